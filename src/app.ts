@@ -1,0 +1,94 @@
+/**
+ * Builds the Fastify application around a database: plugins for infrastructure,
+ * one route plugin per feature. Listening and signals live in server.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { authRoutes } from './features/auth/auth-routes.js';
+import { healthRoutes } from './features/health/health-routes.js';
+import { authenticationPlugin } from './plugins/authentication.js';
+import { openapiPlugin } from './plugins/openapi.js';
+import { problemDetailsPlugin } from './plugins/problem-details.js';
+import { validationPlugin } from './plugins/validation.js';
+import { createServices, type Services } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    database: Database;
+    services: Services;
+  }
+}
+
+export interface BuildAppOptions {
+  config: Config;
+  database: Database;
+  /** Close the database with the app (the server does; tests share one database across apps). */
+  ownsDatabase?: boolean;
+  /** A ready logger (the server's); otherwise one is made from the config. */
+  loggerInstance?: FastifyBaseLogger;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  '*.password',
+  '*.api_key',
+  '*.access_token',
+  '*.refresh_token',
+];
+
+export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+}
+
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const app = Fastify({
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: loggerOptions(config) }),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    // Accept a caller's X-Request-Id when it is harmless, so logs join up across services.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // JSON only: a text/plain body is a 415, not a string.
+  app.removeContentTypeParser(['text/plain']);
+
+  const services = createServices(config, database);
+  app.decorate('config', config);
+  app.decorate('database', database);
+  app.decorate('services', services);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => {
+    await services.stop();
+    if (options.ownsDatabase) await database.close();
+  });
+
+  await app.register(validationPlugin);
+  await app.register(problemDetailsPlugin);
+  await app.register(openapiPlugin);
+  await app.register(authenticationPlugin, {
+    authenticators: {
+      accessToken: (token) => services.auth.authenticateAccessToken(token),
+      apiKey: async () => {
+        throw new Error('not implemented');
+      },
+    },
+  });
+  await app.register(healthRoutes);
+  await app.register(authRoutes);
+  await services.start();
+  return app;
+}

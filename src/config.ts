@@ -1,0 +1,98 @@
+/**
+ * Configuration comes from the environment only, and is read and validated once.
+ * A bad value stops the process with a message naming the variable.
+ */
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** PostgreSQL server; absent means the embedded PGlite database. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  logLevel: string;
+  bodyLimitBytes: number;
+  /** Password hashes computed at once; more wait in a queue of loginQueueLimit. */
+  loginConcurrency: number;
+  loginQueueLimit: number;
+  /** How long a verified API key is trusted from memory (revocation is pushed, this is the fallback). */
+  apiKeyCacheTtlMs: number;
+  /** How often last_used_at updates are written in one batch. */
+  lastUsedFlushMs: number;
+  /** Load the demo data set into an empty embedded database at start. */
+  loadDemoData: boolean;
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function oneOf(env: Env, name: string, fallback: string, allowed: readonly string[]): string {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw;
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a URL such as postgres://user@host:5432/db');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got "${url.protocol}//"`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    host: env.HOST?.trim() || '127.0.0.1',
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    databaseUrl: databaseUrl(env),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    dataDir: path.resolve(env.FEEGATE_DATA_DIR?.trim() || './data'),
+    accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400),
+    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 1, 31_536_000),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    loginConcurrency: integer(env, 'LOGIN_CONCURRENCY', 2, 1, 64),
+    loginQueueLimit: integer(env, 'LOGIN_QUEUE_LIMIT', 32, 0, 10_000),
+    apiKeyCacheTtlMs: integer(env, 'API_KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
+    lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 1000, 10, 5000),
+    loadDemoData: flag(env, 'FEEGATE_DEMO', true),
+    trustProxy: flag(env, 'TRUST_PROXY', false),
+  };
+}
+
+/** Settings for tests and embedding: defaults with overrides, no environment. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({}), logLevel: 'silent', loadDemoData: false, ...overrides };
+}

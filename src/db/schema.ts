@@ -1,0 +1,204 @@
+/**
+ * The whole data model. Later features add behaviour, not tables.
+ * Integrity lives in the database: foreign keys, checks and unique indexes make
+ * corrupt states impossible even if a code path forgets a rule.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow();
+
+export const userType = pgEnum('user_type', ['CUSTOMER', 'MERCHANT']);
+export const apiKeyStatus = pgEnum('api_key_status', ['ENABLED', 'DELETED']);
+export const authTokenKind = pgEnum('auth_token_kind', ['access', 'refresh']);
+
+export const customers = pgTable('customers', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+});
+
+export const merchants = pgTable(
+  'merchants',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    customerId: uuid('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // Target of composite foreign keys: "this merchant belongs to that customer".
+    unique('merchants_id_customer_unique').on(t.id, t.customerId),
+    index('merchants_customer_listing_idx').on(t.customerId, t.createdAt.desc(), t.id.desc()),
+  ],
+);
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    // Stored lower-cased; unique across the platform.
+    email: text('email').notNull().unique('users_email_unique'),
+    type: userType('type').notNull(),
+    customerId: uuid('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    merchantId: uuid('merchant_id'),
+    // PHC string (argon2id); null for integration users that only hold API keys.
+    passwordHash: text('password_hash'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'users_merchant_of_customer_fk',
+      columns: [t.merchantId, t.customerId],
+      foreignColumns: [merchants.id, merchants.customerId],
+    }),
+    check(
+      'users_type_matches_merchant',
+      sql`(${t.type} = 'MERCHANT') = (${t.merchantId} IS NOT NULL)`,
+    ),
+  ],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    customerId: uuid('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    // Null for CUSTOMER keys.
+    merchantId: uuid('merchant_id'),
+    // SHA-256 of the full key, hex. The key itself is never stored.
+    keyHash: text('key_hash').notNull().unique('api_keys_key_hash_unique'),
+    displayPrefix: text('display_prefix').notNull(),
+    last4: text('last4').notNull(),
+    status: apiKeyStatus('status').notNull().default('ENABLED'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    foreignKey({
+      name: 'api_keys_merchant_of_customer_fk',
+      columns: [t.merchantId, t.customerId],
+      foreignColumns: [merchants.id, merchants.customerId],
+    }),
+    index('api_keys_user_status_idx').on(t.userId, t.status),
+    index('api_keys_listing_idx').on(t.customerId, t.merchantId, t.status, t.createdAt.desc(), t.id.desc()),
+  ],
+);
+
+/** One login: the family that every access and refresh token descends from. */
+export const authSessions = pgTable(
+  'auth_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+    revokedReason: text('revoked_reason'),
+  },
+  (t) => [index('auth_sessions_user_idx').on(t.userId)],
+);
+
+export const authTokens = pgTable(
+  'auth_tokens',
+  {
+    // SHA-256 of the opaque token, hex.
+    tokenHash: text('token_hash').primaryKey(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => authSessions.id),
+    kind: authTokenKind('kind').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    // Refresh tokens are good once: set when rotated.
+    consumedAt: timestamp('consumed_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('auth_tokens_session_idx').on(t.sessionId), index('auth_tokens_expiry_idx').on(t.expiresAt)],
+);
+
+export const paymentPlans = pgTable(
+  'payment_plans',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    // Null for a platform plan, offered to every customer.
+    customerId: uuid('customer_id').references(() => customers.id),
+    paymentMethod: text('payment_method').notNull(),
+    cardBrand: text('card_brand').notNull(),
+    term: integer('term').notNull(),
+    // Exact decimal: money-adjacent values are never floats.
+    commission: numeric('commission', { precision: 12, scale: 4 }).notNull(),
+    hasInstallments: boolean('has_installments').notNull(),
+    isInternational: boolean('is_international').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('payment_plans_codes', sql`${t.paymentMethod} ~ '^[A-Z0-9_]{1,32}$' AND ${t.cardBrand} ~ '^[A-Z0-9_]{1,32}$'`),
+    check('payment_plans_term_non_negative', sql`${t.term} >= 0`),
+    check('payment_plans_commission_non_negative', sql`${t.commission} >= 0`),
+    index('payment_plans_customer_idx').on(t.customerId),
+  ],
+);
+
+export const merchantPaymentPlans = pgTable(
+  'merchant_payment_plans',
+  {
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    paymentPlanId: uuid('payment_plan_id')
+      .notNull()
+      .references(() => paymentPlans.id),
+    assignedAt: timestamp('assigned_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'merchant_payment_plans_pk', columns: [t.merchantId, t.paymentPlanId] }),
+    index('merchant_payment_plans_plan_idx').on(t.paymentPlanId),
+  ],
+);
+
+/** Every change, written in the same transaction as the change itself. */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    requestId: text('request_id'),
+    // 'user' (token), 'api_key' or 'operator' (command line).
+    actorType: text('actor_type').notNull(),
+    actorId: text('actor_id'),
+    customerId: uuid('customer_id'),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    details: jsonb('details').notNull().default({}),
+  },
+  (t) => [index('audit_events_customer_idx').on(t.customerId, t.occurredAt)],
+);

@@ -1,0 +1,88 @@
+/**
+ * The one error hierarchy. Services throw these; the error-handler plugin maps
+ * them (and Fastify's own errors) to RFC 9457 problem details in one place.
+ */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  detail?: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+  /** Extra members of the problem document (e.g. the unknown ids). */
+  extensions?: Record<string, unknown>;
+}
+
+export class AppError extends Error {
+  readonly detail: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(options.detail ?? title);
+    this.name = new.target.name;
+    this.detail = options.detail ?? title;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(code: string, detail: string, errors?: FieldError[]) {
+    super(400, code, 'Bad Request', { detail, errors });
+  }
+}
+
+export class ValidationError extends BadRequestError {
+  constructor(errors: FieldError[], detail = 'The request is not valid.') {
+    super('validation_failed', detail, errors);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(code = 'unauthorized', detail = 'Valid credentials are required.') {
+    super(401, code, 'Unauthorized', {
+      detail,
+      headers: { 'www-authenticate': 'Bearer realm="feegate", ApiKey realm="feegate" header="X-Api-Key"' },
+    });
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(detail = 'This kind of caller may not use this operation.', code = 'forbidden') {
+    super(403, code, 'Forbidden', { detail });
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(detail = 'The resource does not exist.', code = 'not_found') {
+    super(404, code, 'Not Found', { detail });
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(code: string, detail: string) {
+    super(409, code, 'Conflict', { detail });
+  }
+}
+
+export class UnprocessableError extends AppError {
+  constructor(code: string, detail: string, extensions: Record<string, unknown> = {}) {
+    super(422, code, 'Unprocessable Content', { detail, extensions });
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(code: string, detail: string, retryAfterSeconds = 1) {
+    super(503, code, 'Service Unavailable', { detail, headers: { 'retry-after': String(retryAfterSeconds) } });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * argon2id with the OWASP parameters. @node-rs/argon2 runs on libuv's thread
+ * pool, so hashing never blocks the event loop; the gate below bounds how many
+ * hashes run and wait at once, so a login storm is answered with 503 +
+ * Retry-After instead of starving every other request.
+ */
+import { hash, verify } from '@node-rs/argon2';
+import { ServiceUnavailableError } from '../../errors.js';
+
+const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum in the typings)
+export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** Verifies against `phc`, or against a dummy hash when the user is unknown, so both take the same time. */
+  verify(phc: string | null, password: string): Promise<boolean>;
+}
+
+export function createPasswordHasher(options: { concurrency: number; queueLimit: number }): PasswordHasher {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  let dummyHash: Promise<string> | undefined;
+
+  async function gated<T>(work: () => Promise<T>): Promise<T> {
+    if (running >= options.concurrency) {
+      if (waiting.length >= options.queueLimit) {
+        throw new ServiceUnavailableError('server_busy', 'Too many logins at once; retry shortly.', 1);
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    } else {
+      running++;
+    }
+    try {
+      return await work();
+    } finally {
+      // Hand the slot straight to the next waiter, or free it.
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  }
+
+  return {
+    // Hashing new passwords is operator work (import), not the login path: not gated.
+    hash: (password) => hash(password, ARGON2_OPTIONS),
+    async verify(phc, password) {
+      dummyHash ??= hash('feegate-dummy-password', ARGON2_OPTIONS);
+      const target = phc ?? (await dummyHash);
+      return gated(async () => {
+        try {
+          const ok = await verify(target, password);
+          return ok && phc !== null;
+        } catch {
+          return false;
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Resolves the caller of a request from exactly one of its credential headers.
+ * Which credentials exist and how they are checked is the services' business;
+ * this plugin only reads headers and attaches the Principal.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { BadRequestError, UnauthorizedError } from '../errors.js';
+import type { Principal } from '../features/auth/principal.js';
+
+export interface Authenticators {
+  accessToken(token: string): Promise<Principal>;
+  apiKey(key: string): Promise<Principal>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    authenticate(request: FastifyRequest): Promise<void>;
+  }
+}
+
+const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
+
+export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { authenticators: Authenticators }) => {
+  app.decorateRequest('principal', null);
+  app.decorate('authenticate', async (request: FastifyRequest) => {
+    const authorization = request.headers.authorization;
+    const apiKey = request.headers['x-api-key'];
+    if (authorization !== undefined && apiKey !== undefined) {
+      throw new BadRequestError('ambiguous_credentials', 'Send either Authorization or X-Api-Key, not both.');
+    }
+    if (typeof apiKey === 'string' && apiKey.length > 0) {
+      request.principal = await opts.authenticators.apiKey(apiKey.trim());
+      return;
+    }
+    if (typeof authorization === 'string') {
+      const token = BEARER.exec(authorization)?.[1];
+      if (!token) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <access_token>".');
+      request.principal = await opts.authenticators.accessToken(token);
+      return;
+    }
+    throw new UnauthorizedError('missing_credentials', 'Send Authorization: Bearer <access_token> or X-Api-Key: <key>.');
+  });
+});
+
+/** The caller of an authenticated route. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new UnauthorizedError('missing_credentials');
+  return request.principal;
+}

@@ -1,0 +1,100 @@
+/**
+ * The one place where errors become HTTP: every AppError, Fastify error and
+ * unexpected failure is answered as RFC 9457 problem details. Nothing internal
+ * (stack, SQL, driver message) ever reaches a body.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { isDatabaseUnavailable } from '../db/database.js';
+import { AppError, type FieldError, ServiceUnavailableError, ValidationError } from '../errors.js';
+
+const TYPE_BASE = 'https://feegate.dev/problems/';
+
+interface AjvError {
+  instancePath: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldOf(context: string | undefined, error: AjvError): string {
+  const path = error.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('')
+    .replace(/^\./, '');
+  const missing = error.params?.missingProperty ?? error.params?.additionalProperty;
+  const leaf = typeof missing === 'string' ? (path ? `${path}.${missing}` : missing) : path;
+  if (context === 'body') return leaf || 'body';
+  return leaf ? leaf : (context ?? 'request');
+}
+
+function messageOf(error: AjvError): string {
+  if (error.params?.additionalProperty) return 'is not an accepted field';
+  return error.message ?? 'is not valid';
+}
+
+/** Translates whatever was thrown into an AppError. */
+export function toAppError(err: FastifyError | AppError | Error): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe.validation) {
+    const errors: FieldError[] = fe.validation.map((v) => ({ field: fieldOf(fe.validationContext, v), message: messageOf(v) }));
+    const where = fe.validationContext === 'querystring' ? 'query parameters are' : `${fe.validationContext ?? 'request'} is`;
+    return new ValidationError(errors, `The ${where} not valid.`);
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError(400, 'malformed_json', 'Bad Request', { detail: 'The body is not valid JSON.' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError(400, 'malformed_json', 'Bad Request', { detail: 'The body is empty but declared as JSON.' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(413, 'payload_too_large', 'Content Too Large', { detail: 'The body is larger than the limit.' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError(415, 'unsupported_media_type', 'Unsupported Media Type', {
+        detail: 'Send the body as application/json.',
+      });
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new ServiceUnavailableError('database_unavailable', 'The database is unavailable; retry shortly.', 2);
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new AppError(fe.statusCode, 'bad_request', 'Bad Request', { detail: 'The request could not be processed.' });
+  }
+  return new AppError(500, 'internal_error', 'Internal Server Error', {
+    detail: 'An unexpected error occurred. Quote the request_id when reporting it.',
+  });
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  const body = {
+    type: `${TYPE_BASE}${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.detail,
+    instance: request.url.split('?')[0] ?? request.url,
+    code: error.code,
+    request_id: String(request.id),
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...error.extensions,
+  };
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .header('cache-control', 'no-store')
+    .type('application/problem+json')
+    .send(JSON.stringify(body));
+}
+
+export const problemDetailsPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const error = toAppError(err);
+    if (error.status >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: error.code, status: error.status }, 'request refused');
+    return sendProblem(request, reply, error);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, new AppError(404, 'not_found', 'Not Found', { detail: `No route ${request.method} ${request.url.split('?')[0]}.` })),
+  );
+});

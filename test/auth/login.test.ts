@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { auditEvents, authTokens, users } from '../../src/db/schema.js';
+import { sha256Hex } from '../../src/lib/secrets.js';
+import { json, useTestApp } from '../helpers/app.js';
+import { seedWorld, uuid } from '../helpers/fixtures.js';
+
+const h = useTestApp();
+
+async function login(payload: unknown, headers: Record<string, string> = {}) {
+  const app = await h.app();
+  return app.inject({ method: 'POST', url: '/v1/login', payload: payload as object, headers });
+}
+
+describe('POST /v1/login: happy', () => {
+  it('answers 200 with the token object and no-store', async () => {
+    const world = await seedWorld(await h.app());
+    const res = await login(world.login);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    const { token } = json(res);
+    assert.deepEqual(Object.keys(token).sort(), ['access_token', 'expires_in', 'refresh_expires_in', 'refresh_token', 'token_type']);
+    assert.equal(token.token_type, 'Bearer');
+    assert.equal(token.expires_in, 3600);
+    assert.equal(token.refresh_expires_in, 2592000);
+    assert.match(token.access_token, /^fga_[A-Za-z0-9_-]{43}$/);
+    assert.match(token.refresh_token, /^fgr_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('takes the TTLs from the configuration', async () => {
+    const app = await h.app({ accessTokenTtlSeconds: 120, refreshTokenTtlSeconds: 600 });
+    const world = await seedWorld(app);
+    const { token } = json(await login(world.login));
+    assert.equal(token.expires_in, 120);
+    assert.equal(token.refresh_expires_in, 600);
+  });
+
+  it('matches the user name case-insensitively', async () => {
+    const world = await seedWorld(await h.app());
+    const res = await login({ user: world.login.user.toUpperCase(), password: world.login.password });
+    assert.equal(res.statusCode, 200);
+  });
+
+  it('stores only SHA-256 hashes of the tokens, and audits the login', async () => {
+    const world = await seedWorld(await h.app());
+    const { token } = json(await login(world.login));
+    const db = h.db.current.database.db;
+    const rows = await db.select().from(authTokens);
+    assert.equal(rows.length, 2);
+    const hashes = rows.map((r) => r.tokenHash).sort();
+    assert.deepEqual(hashes, [sha256Hex(token.access_token), sha256Hex(token.refresh_token)].sort());
+    assert.ok(!JSON.stringify(rows).includes(token.access_token));
+    const audits = await db.select().from(auditEvents).where(eq(auditEvents.action, 'auth.login'));
+    assert.equal(audits.length, 1);
+    assert.equal(audits[0]!.actorType, 'user');
+  });
+
+  it('stores passwords as argon2id PHC strings with the OWASP parameters', async () => {
+    const world = await seedWorld(await h.app());
+    const [user] = await h.db.current.database.db.select().from(users).where(eq(users.email, world.login.user));
+    assert.match(user!.passwordHash!, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  });
+});
+
+describe('POST /v1/login: errors', () => {
+  async function assertInvalidCredentials(res: Awaited<ReturnType<typeof login>>) {
+    assert.equal(res.statusCode, 401);
+    assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+    assert.match(String(res.headers['www-authenticate']), /^Bearer /);
+    const body = json(res);
+    assert.equal(body.code, 'invalid_credentials');
+    assert.equal(body.detail, 'The user or password is not correct.');
+    return body;
+  }
+
+  it('gives the same 401 for a wrong password, an unknown user, a merchant user and a user without a password', async () => {
+    const app = await h.app();
+    const world = await seedWorld(app);
+    const db = h.db.current.database.db;
+    const phc = await app.services.hasher.hash('merchant-password');
+    await db.insert(users).values([
+      { email: 'pos@alpha.test', type: 'MERCHANT', customerId: world.customerId, merchantId: world.merchantIds[0]!, passwordHash: phc },
+      { email: 'integration@alpha.test', type: 'CUSTOMER', customerId: world.customerId, passwordHash: null },
+    ]);
+    const bodies = [];
+    bodies.push(await assertInvalidCredentials(await login({ user: world.login.user, password: 'wrong-password' })));
+    bodies.push(await assertInvalidCredentials(await login({ user: 'nobody@alpha.test', password: 'whatever' })));
+    bodies.push(await assertInvalidCredentials(await login({ user: 'pos@alpha.test', password: 'merchant-password' })));
+    bodies.push(await assertInvalidCredentials(await login({ user: 'integration@alpha.test', password: 'anything' })));
+    const strip = (b: Record<string, unknown>) => ({ ...b, request_id: undefined });
+    for (const b of bodies) assert.deepEqual(strip(b), strip(bodies[0]!));
+  });
+
+  it('hashes even when the user is unknown, so failures take the same work', async () => {
+    const app = await h.app();
+    await seedWorld(app);
+    const verify = mock.method(app.services.hasher, 'verify');
+    await login({ user: 'nobody@alpha.test', password: 'whatever' });
+    await login({ user: 'owner@alpha.test', password: 'wrong' });
+    assert.equal(verify.mock.callCount(), 2);
+    assert.equal(verify.mock.calls[0]!.arguments[0], null);
+    mock.restoreAll();
+  });
+
+  it('creates no session for a failed login', async () => {
+    const world = await seedWorld(await h.app());
+    await login({ user: world.login.user, password: 'wrong-password' });
+    assert.equal((await h.db.current.database.db.select().from(authTokens)).length, 0);
+  });
+
+  const badBodies: Array<[string, unknown, string]> = [
+    ['missing password', { user: 'a@b.test' }, 'password'],
+    ['missing user', { password: 'x' }, 'user'],
+    ['a number as user', { user: 1, password: 'x' }, 'user'],
+    ['an unknown field', { user: 'a@b.test', password: 'x', admin: true }, 'admin'],
+    ['an empty password', { user: 'a@b.test', password: '' }, 'password'],
+  ];
+  for (const [name, payload, field] of badBodies) {
+    it(`answers 400 with the field for ${name}`, async () => {
+      const res = await login(payload);
+      assert.equal(res.statusCode, 400);
+      const body = json(res);
+      assert.equal(body.code, 'validation_failed');
+      assert.equal(body.errors[0].field, field);
+    });
+  }
+
+  it('answers 400 malformed_json for broken JSON', async () => {
+    const app = await h.app();
+    const res = await app.inject({ method: 'POST', url: '/v1/login', headers: { 'content-type': 'application/json' }, payload: '{"user":' });
+    assert.equal(res.statusCode, 400);
+    assert.equal(json(res).code, 'malformed_json');
+  });
+
+  it('answers 415 for a body that is not JSON', async () => {
+    const app = await h.app();
+    const res = await app.inject({ method: 'POST', url: '/v1/login', headers: { 'content-type': 'text/plain' }, payload: 'user=a&password=b' });
+    assert.equal(res.statusCode, 415);
+    assert.equal(json(res).code, 'unsupported_media_type');
+    const form = await app.inject({ method: 'POST', url: '/v1/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'user=a' });
+    assert.equal(form.statusCode, 415);
+  });
+
+  it('answers 413 for a body over the limit', async () => {
+    const app = await h.app({ bodyLimitBytes: 1024 });
+    const res = await app.inject({ method: 'POST', url: '/v1/login', payload: { user: 'a@b.test', password: 'x'.repeat(2000) } });
+    assert.equal(res.statusCode, 413);
+    assert.equal(json(res).code, 'payload_too_large');
+  });
+});
+
+describe('POST /v1/login: security', () => {
+  it('answers 503 with Retry-After when the hashing queue is full, instead of queueing forever', async () => {
+    const app = await h.app({ loginConcurrency: 1, loginQueueLimit: 0 });
+    const world = await seedWorld(app);
+    const results = await Promise.all(Array.from({ length: 4 }, () => login(world.login)));
+    const statuses = results.map((r) => r.statusCode).sort();
+    assert.ok(statuses.includes(200), `some login succeeds: ${statuses}`);
+    const busy = results.find((r) => r.statusCode === 503);
+    assert.ok(busy, `some login is refused: ${statuses}`);
+    assert.equal(busy.headers['retry-after'], '1');
+    assert.equal(json(busy).code, 'server_busy');
+  });
+
+  it('never echoes the password in an error', async () => {
+    const res = await login({ user: uuid(), password: 'super-secret-password', extra: 1 });
+    assert.equal(res.statusCode, 400);
+    assert.ok(!res.body.includes('super-secret-password'));
+  });
+});
