@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { apiKeysRoutes } from './features/api-keys/api-keys-routes.js';
 import { authRoutes } from './features/auth/auth-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
 import { authenticationPlugin } from './plugins/authentication.js';
@@ -64,7 +65,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // JSON only: a text/plain body is a 415, not a string.
   app.removeContentTypeParser(['text/plain']);
 
-  const services = createServices(config, database);
+  const services = createServices(config, database, app.log);
   app.decorate('config', config);
   app.decorate('database', database);
   app.decorate('services', services);
@@ -82,13 +83,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(authenticationPlugin, {
     authenticators: {
       accessToken: (token) => services.auth.authenticateAccessToken(token),
-      apiKey: async () => {
-        throw new Error('not implemented');
-      },
+      apiKey: (key) => services.apiKeys.authenticate(key),
     },
   });
   await app.register(healthRoutes);
   await app.register(authRoutes);
+  await app.register(apiKeysRoutes);
   await services.start();
   return app;
 }

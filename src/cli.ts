@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
+import { AppError } from './errors.js';
+import { OPERATOR_CONTEXT } from './features/audit/audit-dal.js';
 import { ImportError } from './features/operator/import-service.js';
 import { loadDemoData, openConfiguredDatabase, serve } from './server.js';
 import { createServices } from './services.js';
@@ -81,10 +83,12 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function issueKey(user: string, customer: string, merchant: string | undefined): Promise<number> {
-  void user;
-  void customer;
-  void merchant;
-  throw new UsageError('keys issue is not available yet');
+  const record = await withDatabase(({ services }) =>
+    services.apiKeys.issueByOperator({ email: user, customerId: customer, merchantId: merchant ?? null }, OPERATOR_CONTEXT),
+  );
+  console.log(`API key ${record.id} for ${record.user} (${record.user_type}); shown once, store it now:`);
+  console.log(record.api_key);
+  return 0;
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
@@ -94,6 +98,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   } catch (err) {
     if (err instanceof UsageError) console.error(`feegate: ${err.message}\n\n${USAGE}`);
     else if (err instanceof ConfigError) console.error(`feegate: configuration error: ${err.message}`);
+    else if (err instanceof AppError) console.error(`feegate: ${err.code}: ${err.detail}`);
     else if (err instanceof ImportError) console.error(`feegate: import refused, nothing written: ${err.message}`);
     else console.error(`feegate: ${(err as Error).message}`);
     process.exit(1);

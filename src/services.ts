@@ -5,13 +5,23 @@
  */
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { createApiKeysDal } from './features/api-keys/api-keys-dal.js';
+import { createApiKeysService } from './features/api-keys/api-keys-service.js';
+import { createLastUseRecorder } from './features/api-keys/last-use-recorder.js';
+import { createVerifiedKeyCache } from './features/api-keys/verified-key-cache.js';
 import { createAuthDal } from './features/auth/auth-dal.js';
 import { createAuthService } from './features/auth/auth-service.js';
 import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
 import { createImportService } from './features/operator/import-service.js';
 
-export function createServices(config: Config, database: Database) {
+/** Where background work reports trouble it cannot return to a caller. */
+export interface ServiceLog {
+  warn(obj: object, msg: string): void;
+}
+const silent: ServiceLog = { warn() {} };
+
+export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
   const { db } = database;
   const hasher = createPasswordHasher({ concurrency: config.loginConcurrency, queueLimit: config.loginQueueLimit });
   const auth = createAuthService({
@@ -21,16 +31,31 @@ export function createServices(config: Config, database: Database) {
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   });
+  const apiKeysDal = createApiKeysDal(db);
+  const keyCache = createVerifiedKeyCache({ database, ttlMs: config.apiKeyCacheTtlMs });
+  const lastUse = createLastUseRecorder({
+    dal: apiKeysDal,
+    intervalMs: config.lastUsedFlushMs,
+    onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
+  });
+  const apiKeys = createApiKeysService({ db, dal: apiKeysDal, cache: keyCache, lastUse });
   const feeRulesDal = createFeeRulesDal(db);
   const importer = createImportService({ db, hasher, feeRulesDal });
   return {
     hasher,
     auth,
     importer,
+    apiKeys,
     /** Starts background work (pushed revocations, batched writes). */
-    async start(): Promise<void> {},
+    async start(): Promise<void> {
+      await keyCache.start();
+      lastUse.start();
+    },
     /** Stops background work and flushes what is pending. */
-    async stop(): Promise<void> {},
+    async stop(): Promise<void> {
+      await lastUse.stop();
+      await keyCache.stop();
+    },
   };
 }
 

@@ -54,3 +54,12 @@ export async function loginAs(app: FastifyInstance, credentials: { user: string;
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
   return response.json().token as { access_token: string; refresh_token: string; expires_in: number };
 }
+
+/** Issues a key through the operator path (no HTTP caller needed). */
+export async function issueKey(app: FastifyInstance, owner: { user: string; customerId: string; merchantId?: string }) {
+  const record = await app.services.apiKeys.issueByOperator(
+    { email: owner.user, customerId: owner.customerId, merchantId: owner.merchantId ?? null },
+    { requestId: null, actor: { type: 'operator', id: null } },
+  );
+  return { id: record.id, api_key: record.api_key };
+}

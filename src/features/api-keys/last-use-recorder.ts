@@ -1,0 +1,43 @@
+/**
+ * Records when keys are used without making authentication wait on a write:
+ * uses are collected in memory and written in one statement per interval.
+ */
+import type { ApiKeysDal } from './api-keys-dal.js';
+
+export function createLastUseRecorder(options: { dal: ApiKeysDal; intervalMs: number; onError?(err: unknown): void }) {
+  let pending = new Map<string, Date>();
+  let timer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+
+  async function flush(): Promise<void> {
+    if (pending.size === 0) return;
+    const batch = pending;
+    pending = new Map();
+    try {
+      await options.dal.recordLastUse([...batch].map(([id, at]) => ({ id, at })));
+    } catch (err) {
+      // Keep the uses for the next attempt, unless newer ones arrived meanwhile.
+      for (const [id, at] of batch) if (!pending.has(id)) pending.set(id, at);
+      options.onError?.(err);
+    }
+  }
+
+  return {
+    touch(keyId: string, at: Date = new Date()): void {
+      pending.set(keyId, at);
+    },
+    start(): void {
+      timer = setInterval(() => {
+        flushing = flushing.then(flush);
+      }, options.intervalMs);
+      timer.unref();
+    },
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      await flushing;
+      await flush();
+    },
+  };
+}
+
+export type LastUseRecorder = ReturnType<typeof createLastUseRecorder>;

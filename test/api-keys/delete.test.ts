@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+import { apiKeys, auditEvents } from '../../src/db/schema.js';
+import { json, useTestApp } from '../helpers/app.js';
+import { deleteKey, headersFor, listKeys } from '../helpers/api-keys.js';
+import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
+
+const h = useTestApp();
+
+async function setup() {
+  const app = await h.app();
+  const world = await seedWorld(app);
+  const token = (await loginAs(app, world.login)).access_token;
+  return { app, world, token };
+}
+
+const me = (app: Awaited<ReturnType<typeof h.app>>, key: string) => app.inject({ method: 'GET', url: '/v1/users/me', headers: headersFor({ key }) });
+
+describe('DELETE /v1/api-keys/{id}: happy', () => {
+  it('answers 204, refuses the key at once, keeps it in DELETED listings, audits; again 204', async () => {
+    const { app, world, token } = await setup();
+    const key = await issueKey(app, { user: 'a@alpha.test', customerId: world.customerId });
+    assert.equal((await me(app, key.api_key)).statusCode, 200);
+    const res = await deleteKey(app, { token }, key.id);
+    assert.equal(res.statusCode, 204);
+    assert.equal(res.body, '');
+    const refused = await me(app, key.api_key);
+    assert.equal(refused.statusCode, 401);
+    assert.equal(json(refused).code, 'invalid_api_key');
+    const deleted = json(await listKeys(app, { token }, '?status=DELETED'));
+    assert.deepEqual(deleted.data.map((k: { id: string }) => k.id), [key.id]);
+    assert.equal((await deleteKey(app, { token }, key.id)).statusCode, 204);
+    const audit = await h.db.current.database.db.select().from(auditEvents).where(eq(auditEvents.action, 'api_key.deleted'));
+    assert.equal(audit.length, 1, 'deleting twice records one change');
+  });
+
+  it("lets a customer delete its merchants' keys, and a merchant its own", async () => {
+    const { app, world, token } = await setup();
+    const pos = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
+    const pos2 = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
+    assert.equal((await deleteKey(app, { token }, pos.id)).statusCode, 204);
+    assert.equal((await deleteKey(app, { key: pos2.api_key }, pos2.id)).statusCode, 204);
+  });
+});
+
+describe('DELETE /v1/api-keys/{id}: errors and security', () => {
+  it("answers 404 for unknown keys, other customers' keys and, for merchants, other merchants' keys; nothing changes", async () => {
+    const { app, world, token } = await setup();
+    const foreign = await issueKey(app, { user: 'b@beta.test', customerId: world.otherCustomerId });
+    const customerKey = await issueKey(app, { user: 'a@alpha.test', customerId: world.customerId });
+    const pos = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
+    const sibling = await issueKey(app, { user: 'pos2@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[1]! });
+    const unknown = await deleteKey(app, { token }, uuid('f'));
+    const other = await deleteKey(app, { token }, foreign.id);
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(other.statusCode, 404);
+    assert.equal(json(unknown).detail, json(other).detail);
+    assert.equal((await deleteKey(app, { key: pos.api_key }, sibling.id)).statusCode, 404);
+    assert.equal((await deleteKey(app, { key: pos.api_key }, customerKey.id)).statusCode, 404);
+    const statuses = await h.db.current.database.db.select({ status: apiKeys.status }).from(apiKeys);
+    assert.ok(statuses.every((s) => s.status === 'ENABLED'));
+  });
+
+  it('answers 400 for an id that is not a UUID', async () => {
+    const { app, token } = await setup();
+    const res = await deleteKey(app, { token }, 'not-a-uuid');
+    assert.equal(res.statusCode, 400);
+  });
+});
+
+describe('revocation across instances', () => {
+  it('a key deleted through one instance is refused by another within a second', async () => {
+    const { app, world, token } = await setup();
+    // A second, independent instance: its own connection pool and its own LISTEN connection.
+    const url = h.db.current.url;
+    const secondDb = url ? await openDatabase({ databaseUrl: url }) : h.db.current.database;
+    const second = await buildApp({ config: testConfig(), database: secondDb, ownsDatabase: url !== undefined });
+    try {
+      const key = await issueKey(app, { user: 'a@alpha.test', customerId: world.customerId });
+      // Warm the second instance's cache.
+      assert.equal((await me(second, key.api_key)).statusCode, 200);
+      assert.equal((await me(second, key.api_key)).statusCode, 200);
+      assert.equal((await deleteKey(app, { token }, key.id)).statusCode, 204);
+      const deadline = Date.now() + 1000;
+      let status = 200;
+      while (Date.now() < deadline) {
+        status = (await me(second, key.api_key)).statusCode;
+        if (status === 401) break;
+        await sleep(20);
+      }
+      assert.equal(status, 401);
+    } finally {
+      await second.close();
+    }
+  });
+});
