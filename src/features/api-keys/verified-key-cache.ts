@@ -68,7 +68,8 @@ export function createVerifiedKeyCache(options: { database: Database; ttlMs: num
     async stop(): Promise<void> {
       listening = false;
       entries.clear();
-      await unlisten?.();
+      // The database may already be gone; there is nothing left to unsubscribe from then.
+      await unlisten?.().catch(() => {});
     },
   };
 }
