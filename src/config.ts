@@ -2,6 +2,7 @@
  * Configuration comes from the environment only, and is read and validated once.
  * A bad value stops the process with a message naming the variable.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -18,6 +19,9 @@ export interface Config {
   /** Password hashes computed at once; more wait in a queue of loginQueueLimit. */
   loginConcurrency: number;
   loginQueueLimit: number;
+  /** Failed logins per user name within the window before 429 (0 disables). */
+  loginMaxFailures: number;
+  loginFailureWindowSeconds: number;
   /** How long a verified API key is trusted from memory (revocation is pushed, this is the fallback). */
   apiKeyCacheTtlMs: number;
   /** How often last_used_at updates are written in one batch. */
@@ -32,6 +36,16 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * Hashes at once by default: one core fewer than the machine has, so argon2 never
+ * takes every core from the event loop and the database (on 2 cores, a login storm
+ * at 2 made /health p99 ~1.7x worse than at 1 for the same logins/s; see
+ * docs/performance.md), and at most 4, since each hash holds 19 MiB.
+ */
+export function defaultLoginConcurrency(cores = os.availableParallelism()): number {
+  return Math.min(4, Math.max(1, cores - 1));
+}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -83,8 +97,10 @@ export function loadConfig(env: Env = process.env): Config {
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 1, 31_536_000),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
-    loginConcurrency: integer(env, 'LOGIN_CONCURRENCY', 2, 1, 64),
+    loginConcurrency: integer(env, 'LOGIN_CONCURRENCY', defaultLoginConcurrency(), 1, 64),
     loginQueueLimit: integer(env, 'LOGIN_QUEUE_LIMIT', 32, 0, 10_000),
+    loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1000),
+    loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
     apiKeyCacheTtlMs: integer(env, 'API_KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
     lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 1000, 10, 5000),
     loadDemoData: flag(env, 'FEEGATE_DEMO', true),

@@ -11,6 +11,7 @@ import { createLastUseRecorder } from './features/api-keys/last-use-recorder.js'
 import { createVerifiedKeyCache } from './features/api-keys/verified-key-cache.js';
 import { createAuthDal } from './features/auth/auth-dal.js';
 import { createAuthService } from './features/auth/auth-service.js';
+import { createLoginThrottle } from './features/auth/login-throttle.js';
 import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
 import { createImportService } from './features/operator/import-service.js';
@@ -28,6 +29,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     db,
     authDal: createAuthDal(db),
     hasher,
+    throttle: createLoginThrottle({ maxFailures: config.loginMaxFailures, windowSeconds: config.loginFailureWindowSeconds }),
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   });

@@ -163,6 +163,32 @@ describe('POST /v1/login: security', () => {
     assert.equal(json(busy).code, 'server_busy');
   });
 
+  it('locks a user name out with 429 and Retry-After after too many failures, without hashing', async () => {
+    const app = await h.app({ loginMaxFailures: 3, loginFailureWindowSeconds: 600 });
+    const world = await seedWorld(app);
+    for (let i = 0; i < 3; i++) assert.equal((await login({ user: world.login.user, password: `guess-${i}` })).statusCode, 401);
+    const verify = mock.method(app.services.hasher, 'verify');
+    const locked = await login(world.login);
+    mock.restoreAll();
+    assert.equal(locked.statusCode, 429);
+    assert.equal(json(locked).code, 'too_many_login_attempts');
+    assert.ok(Number(locked.headers['retry-after']) > 0 && Number(locked.headers['retry-after']) <= 600);
+    assert.equal(verify.mock.callCount(), 0, 'no hashing while locked out');
+    // Other user names are not affected, and unknown names are locked out alike.
+    assert.equal((await login(world.otherLogin)).statusCode, 200);
+    for (let i = 0; i < 3; i++) await login({ user: 'ghost@alpha.test', password: 'x' });
+    assert.equal((await login({ user: 'ghost@alpha.test', password: 'x' })).statusCode, 429);
+  });
+
+  it('forgets failures after a successful login', async () => {
+    const app = await h.app({ loginMaxFailures: 3 });
+    const world = await seedWorld(app);
+    for (let i = 0; i < 2; i++) await login({ user: world.login.user, password: 'wrong' });
+    assert.equal((await login(world.login)).statusCode, 200);
+    for (let i = 0; i < 2; i++) await login({ user: world.login.user, password: 'wrong' });
+    assert.equal((await login(world.login)).statusCode, 200);
+  });
+
   it('never echoes the password in an error', async () => {
     const res = await login({ user: uuid(), password: 'super-secret-password', extra: 1 });
     assert.equal(res.statusCode, 400);

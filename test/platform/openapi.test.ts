@@ -21,7 +21,7 @@ describe('GET /v1/openapi.json', () => {
     const app = await h.app();
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const expected: Record<string, string[]> = {
-      'post /v1/login': ['200', '400', '401', '413', '415', '500', '503'],
+      'post /v1/login': ['200', '400', '401', '413', '415', '429', '500', '503'],
       'post /v1/login/refresh': ['200', '400', '401', '413', '415', '500', '503'],
       'post /v1/logout': ['204', '400', '401', '403', '500', '503'],
       'get /v1/users/me': ['200', '400', '401', '500', '503'],

@@ -12,9 +12,10 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['auth'],
       summary: 'Log in with user and password',
-      description: 'Only CUSTOMER users with a password can log in. Every failure is the same 401 invalid_credentials.',
+      description:
+        'Only CUSTOMER users with a password can log in. Every failure is the same 401 invalid_credentials. After 10 failures for one user name within 15 minutes: 429 with Retry-After. When too many logins wait for password hashing: 503 server_busy with Retry-After.',
       body: LoginBody,
-      response: { 200: TokenResponse, ...problems(...WITH_BODY, 401, ...ALWAYS) },
+      response: { 200: TokenResponse, ...problems(...WITH_BODY, 401, 429, ...ALWAYS) },
     },
     handler: async (request, reply) => {
       const token = await auth.login(request.body, changeContext(request));

@@ -4,6 +4,7 @@ import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, recordAudit } from '../audit/audit-dal.js';
 import type { AuthDal } from './auth-dal.js';
+import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { Principal } from './principal.js';
 
@@ -19,6 +20,7 @@ export interface AuthServiceDeps {
   db: Db;
   authDal: AuthDal;
   hasher: PasswordHasher;
+  throttle: LoginThrottle;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   now?: () => Date;
@@ -60,10 +62,16 @@ export function createAuthService(deps: AuthServiceDeps) {
   return {
     /** Same answer and the same hashing work for every kind of failure. */
     async login(credentials: { user: string; password: string }, context: ChangeContext): Promise<TokenObject> {
-      const user = await authDal.findUserByEmail(normaliseEmail(credentials.user));
+      const name = normaliseEmail(credentials.user);
+      deps.throttle.check(name);
+      const user = await authDal.findUserByEmail(name);
       const canLogIn = user?.type === 'CUSTOMER' && user.passwordHash !== null;
       const passwordOk = await hasher.verify(canLogIn ? user.passwordHash : null, credentials.password);
-      if (!user || !canLogIn || !passwordOk) throw invalidCredentials();
+      if (!user || !canLogIn || !passwordOk) {
+        deps.throttle.fail(name);
+        throw invalidCredentials();
+      }
+      deps.throttle.succeed(name);
       return db.transaction(async (tx) => {
         const sessionId = await authDal.createSession(user.id, tx);
         await recordAudit(tx, { ...context, actor: { type: 'user', id: user.id } }, {
