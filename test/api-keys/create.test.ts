@@ -5,16 +5,11 @@ import { apiKeys, auditEvents, users } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { createKey, keyCount, listKeys } from '../helpers/api-keys.js';
-import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
+import { customerSession, issueKey, loginAs, uuid } from '../helpers/fixtures.js';
 
 const h = useTestApp();
 
-async function setup() {
-  const app = await h.app();
-  const world = await seedWorld(app);
-  const token = (await loginAs(app, world.login)).access_token;
-  return { app, world, token };
-}
+const setup = () => customerSession(h);
 
 describe('POST /v1/api-keys: happy', () => {
   it('creates a CUSTOMER key with a bearer token: 201, full key once, no-store, audit', async () => {

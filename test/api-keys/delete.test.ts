@@ -8,16 +8,11 @@ import { openDatabase } from '../../src/db/database.js';
 import { apiKeys, auditEvents } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { deleteKey, headersFor, listKeys } from '../helpers/api-keys.js';
-import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
+import { customerSession, issueKey, uuid } from '../helpers/fixtures.js';
 
 const h = useTestApp();
 
-async function setup() {
-  const app = await h.app();
-  const world = await seedWorld(app);
-  const token = (await loginAs(app, world.login)).access_token;
-  return { app, world, token };
-}
+const setup = () => customerSession(h);
 
 const me = (app: Awaited<ReturnType<typeof h.app>>, key: string) => app.inject({ method: 'GET', url: '/v1/users/me', headers: headersFor({ key }) });
 

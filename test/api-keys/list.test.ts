@@ -2,16 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { json, useTestApp } from '../helpers/app.js';
 import { createKey, deleteKey, listKeys } from '../helpers/api-keys.js';
-import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
+import { customerSession, issueKey } from '../helpers/fixtures.js';
 
 const h = useTestApp();
 
-async function setup() {
-  const app = await h.app();
-  const world = await seedWorld(app);
-  const token = (await loginAs(app, world.login)).access_token;
-  return { app, world, token };
-}
+const setup = () => customerSession(h);
 
 describe('GET /v1/api-keys: happy', () => {
   it("lists the customer's CUSTOMER keys only, masked, newest first, with arrays of ids", async () => {

@@ -3,7 +3,9 @@
  * the command line uses), with fixed, readable ids.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../src/config.js';
 import type { ImportDocument } from '../../src/features/operator/import-schema.js';
+import type { Harness } from './app.js';
 
 let counter = 0;
 /** A fresh UUID whose first block says what it is for. */
@@ -62,4 +64,12 @@ export async function issueKey(app: FastifyInstance, owner: { user: string; cust
     { requestId: null, actor: { type: 'operator', id: null } },
   );
   return { id: record.id, api_key: record.api_key };
+}
+
+/** The usual start of a test: the app, two customers, and the first customer's access token. */
+export async function customerSession(h: Harness, overrides: Partial<Config> = {}) {
+  const app = await h.app(overrides);
+  const world = await seedWorld(app);
+  const token = (await loginAs(app, world.login)).access_token;
+  return { app, world, token };
 }
