@@ -21,6 +21,7 @@ export interface ServiceLog {
   warn(obj: object, msg: string): void;
 }
 const silent: ServiceLog = { warn() {} };
+const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
   const { db } = database;
@@ -33,6 +34,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   });
+  let pruneTimer: NodeJS.Timeout | undefined;
   const apiKeysDal = createApiKeysDal(db);
   const keyCache = createVerifiedKeyCache({ database, ttlMs: config.apiKeyCacheTtlMs });
   const lastUse = createLastUseRecorder({
@@ -52,9 +54,14 @@ export function createServices(config: Config, database: Database, log: ServiceL
     async start(): Promise<void> {
       await keyCache.start();
       lastUse.start();
+      pruneTimer = setInterval(() => {
+        auth.pruneExpiredTokens().catch((err) => log.warn({ err }, 'could not prune expired tokens'));
+      }, TOKEN_PRUNE_INTERVAL_MS);
+      pruneTimer.unref();
     },
     /** Stops background work and flushes what is pending. */
     async stop(): Promise<void> {
+      clearInterval(pruneTimer);
       await lastUse.stop();
       await keyCache.stop();
     },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { auditEvents } from '../../src/db/schema.js';
+import { auditEvents, authTokens } from '../../src/db/schema.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';
 
@@ -76,6 +76,19 @@ describe('token expiry', () => {
     const token = await loginAs(app, world.login);
     await sleep(1100);
     assert401(await refresh(token.refresh_token), 'invalid_refresh_token');
+  });
+});
+
+describe('expired token housekeeping', () => {
+  it('prunes expired tokens and keeps live ones', async () => {
+    const app = await h.app({ accessTokenTtlSeconds: 1 });
+    const world = await seedWorld(app);
+    const token = await loginAs(app, world.login);
+    await sleep(1100);
+    assert.equal(await app.services.auth.pruneExpiredTokens(), 1, 'the expired access token');
+    const rows = await h.db.current.database.db.select().from(authTokens);
+    assert.equal(rows.length, 1, 'the refresh token lives on');
+    assert.equal((await refresh(token.refresh_token)).statusCode, 200);
   });
 });
 

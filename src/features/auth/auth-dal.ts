@@ -1,5 +1,5 @@
 /** Queries of logins, sessions and tokens. Every function takes an optional transaction. */
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/database.js';
 import { authSessions, authTokens, users } from '../../db/schema.js';
 import type { Principal } from './principal.js';
@@ -78,6 +78,12 @@ export function createAuthDal(db: Db) {
 
     async consumeToken(tokenHash: string, now: Date, tx: DbOrTx): Promise<void> {
       await tx.update(authTokens).set({ consumedAt: now }).where(eq(authTokens.tokenHash, tokenHash));
+    },
+
+    /** Tokens past their expiry are useless: one statement removes them all. */
+    async deleteExpiredTokens(before: Date, tx: DbOrTx = db): Promise<number> {
+      const rows = await tx.delete(authTokens).where(lt(authTokens.expiresAt, before)).returning({ hash: authTokens.tokenHash });
+      return rows.length;
     },
 
     async revokeSession(sessionId: string, reason: string, tx: DbOrTx = db): Promise<void> {

@@ -125,6 +125,11 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
     },
 
+    /** Housekeeping: drops tokens that expired (sessions stay, for the audit trail). */
+    async pruneExpiredTokens(): Promise<number> {
+      return authDal.deleteExpiredTokens(now());
+    },
+
     async authenticateAccessToken(token: string): Promise<Principal> {
       const principal = await authDal.findPrincipalByAccessToken(sha256Hex(token), now());
       if (!principal) throw new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
