@@ -14,7 +14,12 @@ import { createAuthService } from './features/auth/auth-service.js';
 import { createLoginThrottle } from './features/auth/login-throttle.js';
 import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
+import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
+import { createMerchantsDal } from './features/merchants/merchants-dal.js';
+import { createMerchantsService } from './features/merchants/merchants-service.js';
 import { createImportService } from './features/operator/import-service.js';
+import { createPaymentPlansDal } from './features/payment-plans/payment-plans-dal.js';
+import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
 
 /** Where background work reports trouble it cannot return to a caller. */
 export interface ServiceLog {
@@ -45,10 +50,18 @@ export function createServices(config: Config, database: Database, log: ServiceL
   const apiKeys = createApiKeysService({ db, dal: apiKeysDal, cache: keyCache, lastUse });
   const feeRulesDal = createFeeRulesDal(db);
   const importer = createImportService({ db, hasher, feeRulesDal });
+  const merchantsDal = createMerchantsDal(db);
+  const paymentPlansDal = createPaymentPlansDal(db);
+  const merchants = createMerchantsService({ merchantsDal });
+  const paymentPlans = createPaymentPlansService({ paymentPlansDal, merchants });
+  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, paymentPlansDal });
   return {
     hasher,
     auth,
     importer,
+    merchants,
+    paymentPlans,
+    feeRules,
     apiKeys,
     /** Starts background work (pushed revocations, batched writes). */
     async start(): Promise<void> {

@@ -1,7 +1,12 @@
 /** Schemas shared by every feature: identifiers, timestamps, pages, problems. */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+// The pattern keeps out the `urn:uuid:` form that the uuid format admits but PostgreSQL does not.
+export const Uuid = Type.String({
+  format: 'uuid',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'UUID',
+});
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, milliseconds, Z' });
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address' });
 

@@ -1,0 +1,129 @@
+/**
+ * Bulk assignment of payment plans to merchants (contract section 6): checks
+ * that every id is the caller's and that the plans do not conflict, then applies
+ * the replacement rule and its audit record in one transaction, all or nothing.
+ */
+import type { Db, DbOrTx } from '../../db/database.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { type ChangeContext, recordAudit } from '../audit/audit-dal.js';
+import { isMerchantCaller, type Principal } from '../auth/principal.js';
+import type { MerchantsDal } from '../merchants/merchants-dal.js';
+import type { PaymentPlanKind, PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
+import type { FeeRulesDal, ReplacementResult } from './fee-rules-dal.js';
+
+export const ASSIGN_ALL_PATH = '/v1/fee-rules/bulk-assign/all';
+
+export interface FeeRulesServiceDeps {
+  db: Db;
+  feeRulesDal: FeeRulesDal;
+  merchantsDal: MerchantsDal;
+  paymentPlansDal: PaymentPlansDal;
+}
+
+/** Ids as PostgreSQL prints them, each once, in the order first sent. */
+function distinctIds(ids: readonly string[]): string[] {
+  return [...new Set(ids.map((id) => id.toLowerCase()))];
+}
+
+/** Groups of sent plans that a merchant could not hold together: same kind and same term. */
+function conflictingGroups(plans: PaymentPlanKind[]): string[][] {
+  const byKindAndTerm = new Map<string, string[]>();
+  for (const p of plans) {
+    const key = JSON.stringify([p.cardBrand, p.paymentMethod, p.isInternational, p.hasInstallments, p.term]);
+    byKindAndTerm.set(key, [...(byKindAndTerm.get(key) ?? []), p.id]);
+  }
+  return [...byKindAndTerm.values()].filter((ids) => ids.length > 1);
+}
+
+export function createFeeRulesService(deps: FeeRulesServiceDeps) {
+  const { db, feeRulesDal, merchantsDal, paymentPlansDal } = deps;
+
+  async function checkPlans(customerId: string, planIds: string[], tx: DbOrTx): Promise<void> {
+    const found = await paymentPlansDal.findInCatalogue(customerId, planIds, tx);
+    const known = new Set(found.map((p) => p.id));
+    const unknown = planIds.filter((id) => !known.has(id));
+    if (unknown.length > 0) {
+      throw new UnprocessableError('unknown_payment_plans', 'Some payment plans do not exist for this customer.', { payment_plan_ids: unknown });
+    }
+    const conflicts = conflictingGroups(found);
+    if (conflicts.length > 0) {
+      throw new UnprocessableError(
+        'conflicting_payment_plans',
+        'Some payment plans share card_brand, payment_method, is_international, has_installments and term: a merchant can hold only one of each.',
+        { payment_plan_ids: conflicts.flat(), conflicts: conflicts.map((ids) => ({ payment_plan_ids: ids })) },
+      );
+    }
+  }
+
+  async function checkMerchants(customerId: string, merchantIds: string[], tx: DbOrTx): Promise<void> {
+    const unknown = await merchantsDal.notOfCustomer(customerId, merchantIds, tx);
+    if (unknown.length > 0) {
+      throw new UnprocessableError('unknown_merchants', 'Some merchants do not exist for this customer.', { merchant_ids: unknown });
+    }
+  }
+
+  async function assign(
+    principal: Principal,
+    merchantIds: string[] | 'all',
+    sentPlanIds: string[],
+    context: ChangeContext,
+  ): Promise<ReplacementResult> {
+    assertMayAssign(principal);
+    const { customerId } = principal;
+    const planIds = distinctIds(sentPlanIds);
+    return db.transaction(async (tx) => {
+      // First the lock, then every read: checks and writes see the state left by
+      // the assignment that ran before, as if the two had run one after another.
+      if (!(await feeRulesDal.lockCustomerAssignments(customerId, tx))) throw new NotFoundError('The customer does not exist.');
+      await checkPlans(customerId, planIds, tx);
+      if (merchantIds !== 'all') await checkMerchants(customerId, merchantIds, tx);
+      const result = await feeRulesDal.replacePlans({ customerId, merchantIds }, planIds, tx);
+      await recordAudit(tx, context, {
+        action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
+        customerId,
+        targetType: 'merchants',
+        targetId: null,
+        details: {
+          payment_plan_ids: planIds,
+          merchant_count: merchantIds === 'all' ? 'all' : merchantIds.length,
+          ...result,
+        },
+      });
+      return result;
+    });
+  }
+
+  /** Assignment is a customer's decision: merchant callers only read their plans. */
+  function assertMayAssign(principal: Principal): void {
+    if (isMerchantCaller(principal)) throw new ForbiddenError('Merchant callers may not assign payment plans; a customer caller assigns them.');
+  }
+
+  return {
+    assertMayAssign,
+
+    /** POST /v1/fee-rules/bulk-assign: the named merchants. */
+    async assignToMerchants(
+      principal: Principal,
+      request: { merchant_ids?: string[] | undefined; payment_plan_ids: string[] },
+      context: ChangeContext,
+    ): Promise<ReplacementResult> {
+      assertMayAssign(principal);
+      const merchantIds = distinctIds(request.merchant_ids ?? []);
+      if (merchantIds.length === 0) {
+        throw new BadRequestError(
+          'merchant_ids_required',
+          `merchant_ids must name at least one merchant. To assign the plans to every merchant, use POST ${ASSIGN_ALL_PATH}.`,
+          [{ field: 'merchant_ids', message: `is required and not empty; for every merchant use ${ASSIGN_ALL_PATH}` }],
+        );
+      }
+      return assign(principal, merchantIds, request.payment_plan_ids, context);
+    },
+
+    /** POST /v1/fee-rules/bulk-assign/all: every merchant the customer has when the assignment runs. */
+    async assignToAllMerchants(principal: Principal, request: { payment_plan_ids: string[] }, context: ChangeContext): Promise<ReplacementResult> {
+      return assign(principal, 'all', request.payment_plan_ids, context);
+    },
+  };
+}
+
+export type FeeRulesService = ReturnType<typeof createFeeRulesService>;

@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { Listing, PageQuery, Uuid } from '../../schemas/common.js';
+
+/** Operator-defined codes; filters accept them in any case. */
+const CodeFilter = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_]{1,32}$', description });
+
+export const PaymentPlanListQuery = Type.Object(
+  {
+    ...PageQuery,
+    merchant_id: Type.Optional(
+      Type.String({ ...Uuid, description: 'Merchant whose assignments set is_selected. A merchant caller: defaults to itself, may name only itself.' }),
+    ),
+    card_brand: Type.Optional(CodeFilter('Only plans of this card brand, e.g. VISA')),
+    payment_method: Type.Optional(CodeFilter('Only plans of this payment method, e.g. CREDIT')),
+    is_selected: Type.Optional(Type.Boolean({ description: 'Only plans assigned (true) or not assigned (false) to merchant_id; needs merchant_id' })),
+  },
+  { additionalProperties: false },
+);
+
+export const PaymentPlan = Type.Object({
+  id: Uuid,
+  payment_method: Type.String({ description: 'Upper-case code, e.g. CREDIT, DEBIT, PREPAID, QR' }),
+  term: Type.Integer({ minimum: 0, description: 'Number of installments (0 for debit-like methods, 1 for a single payment)' }),
+  commission: Type.Number({ minimum: 0, description: 'Percentage of the transaction amount, up to 4 decimals, stored exactly' }),
+  card_brand: Type.String({ description: 'Upper-case code, e.g. VISA, MASTERCARD, AMEX, ELO' }),
+  is_selected: Type.Boolean({ description: 'Assigned to merchant_id (always false without merchant_id)' }),
+  has_installments: Type.Boolean(),
+  is_international: Type.Boolean(),
+});
+
+export const PaymentPlanListing = Listing(PaymentPlan);

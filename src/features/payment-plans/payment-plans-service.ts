@@ -1,0 +1,64 @@
+/** The plan catalogue as a caller sees it, with is_selected for one merchant. */
+import { BadRequestError } from '../../errors.js';
+import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
+import type { Principal } from '../auth/principal.js';
+import type { MerchantsService } from '../merchants/merchants-service.js';
+import type { PaymentPlansDal } from './payment-plans-dal.js';
+
+export interface PaymentPlanResource {
+  id: string;
+  payment_method: string;
+  term: number;
+  commission: number;
+  card_brand: string;
+  is_selected: boolean;
+  has_installments: boolean;
+  is_international: boolean;
+}
+
+export interface PlanListRequest extends PageRequest {
+  merchant_id?: string | undefined;
+  card_brand?: string | undefined;
+  payment_method?: string | undefined;
+  is_selected?: boolean | undefined;
+}
+
+export function createPaymentPlansService(deps: { paymentPlansDal: PaymentPlansDal; merchants: MerchantsService }) {
+  const { paymentPlansDal, merchants } = deps;
+
+  return {
+    async list(principal: Principal, request: PlanListRequest): Promise<Page<PaymentPlanResource>> {
+      const merchantId = await merchants.resolveMerchant(principal, request.merchant_id);
+      if (request.is_selected !== undefined && merchantId === null) {
+        throw new BadRequestError('merchant_id_required', 'The is_selected filter needs merchant_id: selection is per merchant.', [
+          { field: 'merchant_id', message: 'is required with is_selected' },
+        ]);
+      }
+      const { rows, total } = await paymentPlansDal.list(
+        principal.customerId,
+        {
+          // Codes are upper-case; the filter accepts them in any case.
+          cardBrand: request.card_brand?.toUpperCase(),
+          paymentMethod: request.payment_method?.toUpperCase(),
+          selectedFor: merchantId,
+          isSelected: request.is_selected,
+        },
+        request,
+      );
+      const data = rows.map((p) => ({
+        id: p.id,
+        payment_method: p.paymentMethod,
+        term: p.term,
+        // NUMERIC(12,4) fits a double exactly enough to print back as the stored decimal.
+        commission: Number(p.commission),
+        card_brand: p.cardBrand,
+        is_selected: p.isSelected,
+        has_installments: p.hasInstallments,
+        is_international: p.isInternational,
+      }));
+      return toPage(data, total, request);
+    },
+  };
+}
+
+export type PaymentPlansService = ReturnType<typeof createPaymentPlansService>;

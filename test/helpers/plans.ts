@@ -1,0 +1,93 @@
+/**
+ * Helpers for payment plan and fee rule tests: plans for the import document,
+ * the assignment endpoints, and what merchant_payment_plans holds.
+ */
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { Database } from '../../src/db/database.js';
+import { merchantPaymentPlans } from '../../src/db/schema.js';
+import type { ImportDocument } from '../../src/features/operator/import-schema.js';
+import { bearer } from './app.js';
+import { loginAs, seedWorld, uuid, type World } from './fixtures.js';
+
+export type PlanInput = NonNullable<ImportDocument['payment_plans']>[number];
+
+/** A plan for the import document: VISA domestic credit 1x unless told otherwise. */
+export function plan(overrides: Partial<PlanInput> = {}): PlanInput {
+  return {
+    id: uuid('e'),
+    payment_method: 'CREDIT',
+    card_brand: 'VISA',
+    term: 1,
+    commission: 2.99,
+    has_installments: false,
+    is_international: false,
+    ...overrides,
+  };
+}
+
+/** Request headers of a caller: `bearer(token)` from app.ts, or `apiKey(key)`. */
+export type Credentials = InjectOptions['headers'];
+
+export function apiKey(key: string): Credentials {
+  return { 'x-api-key': key };
+}
+
+export function bulkAssign(app: FastifyInstance, credentials: Credentials, payload: unknown) {
+  return app.inject({ method: 'POST', url: '/v1/fee-rules/bulk-assign', headers: credentials, payload: payload as object });
+}
+
+export function bulkAssignAll(app: FastifyInstance, credentials: Credentials, payload: unknown) {
+  return app.inject({ method: 'POST', url: '/v1/fee-rules/bulk-assign/all', headers: credentials, payload: payload as object });
+}
+
+/** Every assignment as sorted "merchant plan" lines: equal snapshots mean nothing changed. */
+export async function assignmentSnapshot(database: Database): Promise<string[]> {
+  const rows = await database.db.select().from(merchantPaymentPlans);
+  return rows.map((r) => `${r.merchantId} ${r.paymentPlanId}`).sort();
+}
+
+/** The plans each merchant holds, sorted; merchants without plans are absent. */
+export async function plansByMerchant(database: Database): Promise<Map<string, string[]>> {
+  const byMerchant = new Map<string, string[]>();
+  for (const line of await assignmentSnapshot(database)) {
+    const [merchantId, planId] = line.split(' ') as [string, string];
+    byMerchant.set(merchantId, [...(byMerchant.get(merchantId) ?? []), planId]);
+  }
+  return byMerchant;
+}
+
+/**
+ * The catalogue that fee rule and plan tests share: two customers from
+ * seedWorld, platform plans, one plan of each customer, and assignments to
+ * start from. Returns Alpha's token headers.
+ */
+export async function seedCatalogue(app: FastifyInstance) {
+  const world: World = await seedWorld(app);
+  const plans = {
+    visa1: plan({ card_brand: 'VISA', term: 1, commission: 2.99 }),
+    // Alpha's negotiated rate: same kind and term as visa1.
+    visa1Own: plan({ customer_id: world.customerId, card_brand: 'VISA', term: 1, commission: 2.49 }),
+    visa3: plan({ card_brand: 'VISA', term: 3, commission: 3.89, has_installments: true }),
+    visa6: plan({ card_brand: 'VISA', term: 6, commission: 5.2375, has_installments: true }),
+    visaIntl: plan({ card_brand: 'VISA', term: 1, commission: 4.49, is_international: true }),
+    visaDebit: plan({ card_brand: 'VISA', payment_method: 'DEBIT', term: 0, commission: 1.49 }),
+    master1: plan({ card_brand: 'MASTERCARD', term: 1, commission: 2.89 }),
+    // Beta's own plan: does not exist for Alpha.
+    foreign: plan({ customer_id: world.otherCustomerId, card_brand: 'VISA', term: 1, commission: 1.99 }),
+  };
+  const [m0, m1] = world.merchantIds as [string, string];
+  const [o0, o1] = world.otherMerchantIds as [string, string];
+  await app.services.importer.importDocument({
+    payment_plans: Object.values(plans),
+    assignments: [
+      { merchant_id: m0, payment_plan_ids: [plans.visa1.id, plans.visa3.id, plans.visaDebit.id, plans.master1.id] },
+      { merchant_id: m1, payment_plan_ids: [plans.visa1.id, plans.visaIntl.id] },
+      { merchant_id: o0, payment_plan_ids: [plans.visa1.id] },
+      { merchant_id: o1, payment_plan_ids: [plans.foreign.id, plans.visa3.id] },
+    ],
+  });
+  const token = await loginAs(app, world.login);
+  return { world, plans, m0, m1, o0, o1, headers: bearer(token.access_token) };
+}
+
+export type Catalogue = Awaited<ReturnType<typeof seedCatalogue>>;

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { merchants } from '../../src/db/schema.js';
+import { bearer, json, useTestApp } from '../helpers/app.js';
+import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
+import { apiKey } from '../helpers/plans.js';
+
+const h = useTestApp();
+
+async function setup() {
+  const app = await h.app();
+  const world = await seedWorld(app);
+  const token = await loginAs(app, world.login);
+  const list = (query = '', headers = bearer(token.access_token)) => app.inject({ method: 'GET', url: `/v1/merchants${query}`, headers });
+  return { app, world, list };
+}
+
+describe('GET /v1/merchants: happy', () => {
+  it("lists the customer's merchants, newest first, with the page descriptor", async () => {
+    const { world, list } = await setup();
+    // Same create_date for all: the id breaks the tie, descending.
+    const res = await list();
+    assert.equal(res.statusCode, 200);
+    const body = json(res);
+    assert.deepEqual(body.page, { size: 10, total_elements: 2, total_pages: 1, number: 0 });
+    assert.deepEqual(body.data.map((m: { id: string }) => m.id), [...world.merchantIds].sort().reverse());
+    assert.deepEqual(Object.keys(body.data[0]).sort(), ['create_date', 'customer_id', 'id', 'name']);
+    assert.equal(body.data[0].customer_id, world.customerId);
+    assert.match(body.data[0].create_date, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('orders by create_date before id, and pages', async () => {
+    const { world, list } = await setup();
+    const ids = Array.from({ length: 5 }, () => uuid('d'));
+    await h.db.current.database.db.insert(merchants).values(
+      ids.map((id, i) => ({ id, customerId: world.customerId, name: `Shop ${i}`, createdAt: new Date(Date.UTC(2030, 0, 1 + i)) })),
+    );
+    const first = json(await list('?size=3'));
+    assert.deepEqual(first.data.map((m: { id: string }) => m.id), [ids[4], ids[3], ids[2]]);
+    assert.deepEqual(first.page, { size: 3, total_elements: 7, total_pages: 3, number: 0 });
+    const second = json(await list('?size=3&page=1'));
+    assert.deepEqual(second.data.map((m: { id: string }) => m.id), [ids[1], ids[0], [...world.merchantIds].sort().reverse()[0]]);
+  });
+
+  it('answers an empty page with correct totals past the end', async () => {
+    const { list } = await setup();
+    const body = json(await list('?page=5&size=1'));
+    assert.deepEqual(body, { data: [], page: { size: 1, total_elements: 2, total_pages: 2, number: 5 } });
+  });
+
+  it('accepts size 100', async () => {
+    const { list } = await setup();
+    assert.equal((await list('?size=100')).statusCode, 200);
+  });
+});
+
+describe('GET /v1/merchants: errors', () => {
+  for (const query of ['?size=0', '?size=101', '?page=-1', '?page=1.5', '?size=abc', '?sort=name']) {
+    it(`answers 400 validation_failed for ${query}`, async () => {
+      const { list } = await setup();
+      const res = await list(query);
+      assert.equal(res.statusCode, 400, res.body);
+      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      assert.equal(json(res).code, 'validation_failed');
+    });
+  }
+});
+
+describe('GET /v1/merchants: security', () => {
+  it('answers 401 without credentials', async () => {
+    const { app } = await setup();
+    const res = await app.inject({ method: 'GET', url: '/v1/merchants' });
+    assert.equal(res.statusCode, 401);
+    assert.ok(res.headers['www-authenticate']);
+  });
+
+  it("never shows another customer's merchants", async () => {
+    const { app, world, list } = await setup();
+    const other = await loginAs(app, world.otherLogin);
+    const mine = json(await list()).data.map((m: { id: string }) => m.id);
+    const theirs = json(await list('', bearer(other.access_token))).data.map((m: { id: string }) => m.id);
+    assert.deepEqual([...mine].sort(), [...world.merchantIds].sort());
+    assert.deepEqual([...theirs].sort(), [...world.otherMerchantIds].sort());
+  });
+
+  it('shows a merchant caller only itself', async () => {
+    const { app, world, list } = await setup();
+    const key = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[1]! });
+    const body = json(await list('', apiKey(key.api_key)));
+    assert.deepEqual(body.data.map((m: { id: string }) => m.id), [world.merchantIds[1]]);
+    assert.deepEqual(body.page, { size: 10, total_elements: 1, total_pages: 1, number: 0 });
+  });
+
+  it('shows a customer API key caller every merchant of its customer', async () => {
+    const { app, world, list } = await setup();
+    const key = await issueKey(app, { user: 'integration@alpha.test', customerId: world.customerId });
+    assert.equal(json(await list('', apiKey(key.api_key))).page.total_elements, 2);
+  });
+});
