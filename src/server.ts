@@ -23,7 +23,11 @@ export async function openConfiguredDatabase(config: Config, log = pino({ level:
 
 export async function loadDemoData(config: Config, database: Database): Promise<void> {
   const services = createServices(config, database);
-  await services.importer.importDocument(demoDocument());
+  try {
+    await services.importer.importDocument(demoDocument());
+  } finally {
+    await services.stop();
+  }
 }
 
 async function isEmpty(database: Database): Promise<boolean> {

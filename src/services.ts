@@ -77,6 +77,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
       clearInterval(pruneTimer);
       await lastUse.stop();
       await keyCache.stop();
+      await hasher.close();
     },
   };
 }

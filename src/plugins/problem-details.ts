@@ -90,7 +90,9 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 export const problemDetailsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const error = toAppError(err);
-    if (error.status >= 500) request.log.error({ err }, 'request failed');
+    // Overload and outages are expected states, not bugs: no stack for each of thousands.
+    if (error.status === 503) request.log.warn({ code: error.code, status: error.status }, 'request refused: unavailable');
+    else if (error.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: error.code, status: error.status }, 'request refused');
     return sendProblem(request, reply, error);
   });

@@ -1,11 +1,11 @@
 /**
- * argon2id with the OWASP parameters. @node-rs/argon2 runs on libuv's thread
- * pool, so hashing never blocks the event loop; the gate below bounds how many
- * hashes run and wait at once, so a login storm is answered with 503 +
- * Retry-After instead of starving every other request.
+ * argon2id with the OWASP parameters. Hashing runs in low-priority worker
+ * threads (argon2-pool.ts), so it never blocks or starves the event loop; the
+ * gate below bounds how many verifications run and wait at once, so a login
+ * storm is answered with 503 + Retry-After instead of slowing everything down.
  */
-import { hash, verify } from '@node-rs/argon2';
 import { ServiceUnavailableError } from '../../errors.js';
+import { createArgon2Pool } from './argon2-pool.js';
 
 const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum in the typings)
 export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -14,9 +14,11 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** Verifies against `phc`, or against a dummy hash when the user is unknown, so both take the same time. */
   verify(phc: string | null, password: string): Promise<boolean>;
+  close(): Promise<void>;
 }
 
 export function createPasswordHasher(options: { concurrency: number; queueLimit: number }): PasswordHasher {
+  const pool = createArgon2Pool(options.concurrency);
   let running = 0;
   const waiting: Array<() => void> = [];
   let dummyHash: Promise<string> | undefined;
@@ -42,18 +44,19 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
 
   return {
     // Hashing new passwords is operator work (import), not the login path: not gated.
-    hash: (password) => hash(password, ARGON2_OPTIONS),
+    hash: (password) => pool.hash(password, ARGON2_OPTIONS),
     async verify(phc, password) {
-      dummyHash ??= hash('feegate-dummy-password', ARGON2_OPTIONS);
+      dummyHash ??= pool.hash('feegate-dummy-password', ARGON2_OPTIONS);
       const target = phc ?? (await dummyHash);
       return gated(async () => {
         try {
-          const ok = await verify(target, password);
+          const ok = await pool.verify(target, password);
           return ok && phc !== null;
         } catch {
           return false;
         }
       });
     },
+    close: () => pool.close(),
   };
 }
