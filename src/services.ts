@@ -47,10 +47,10 @@ export function createServices(config: Config, database: Database, log: ServiceL
     intervalMs: config.lastUsedFlushMs,
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
-  const apiKeys = createApiKeysService({ db, dal: apiKeysDal, cache: keyCache, lastUse });
   const feeRulesDal = createFeeRulesDal(db);
   const importer = createImportService({ db, hasher, feeRulesDal });
   const merchantsDal = createMerchantsDal(db);
+  const apiKeys = createApiKeysService({ db, dal: apiKeysDal, merchantsDal, cache: keyCache, lastUse });
   const paymentPlansDal = createPaymentPlansDal(db);
   const merchants = createMerchantsService({ merchantsDal });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal, merchants });

@@ -1,7 +1,7 @@
 /** Queries of API keys and their integration users. Every function takes an optional transaction. */
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { type Db, type DbOrTx } from '../../db/database.js';
-import { apiKeys, merchants, users } from '../../db/schema.js';
+import { apiKeys, users } from '../../db/schema.js';
 import type { UserType } from '../auth/principal.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
@@ -48,15 +48,6 @@ export interface ApiKeyRow {
 
 export function createApiKeysDal(db: Db) {
   return {
-    async merchantBelongsTo(merchantId: string, customerId: string, tx: DbOrTx = db): Promise<boolean> {
-      const [row] = await tx
-        .select({ id: merchants.id })
-        .from(merchants)
-        .where(and(eq(merchants.id, merchantId), eq(merchants.customerId, customerId)))
-        .limit(1);
-      return row !== undefined;
-    },
-
     /** Creates the integration user if the e-mail is new, then locks its row: the key limit is counted under that lock. */
     async lockOrCreateUser(owner: KeyOwner, tx: DbOrTx) {
       await tx.insert(users).values(owner).onConflictDoNothing({ target: users.email });

@@ -9,6 +9,7 @@ import { normaliseEmail } from '../auth/auth-service.js';
 import type { Principal, UserType } from '../auth/principal.js';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour, maskApiKey } from './api-key-format.js';
 import type { ApiKeyRow, ApiKeysDal } from './api-keys-dal.js';
+import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { LastUseRecorder } from './last-use-recorder.js';
 import { REVOCATION_CHANNEL, type VerifiedKeyCache } from './verified-key-cache.js';
 
@@ -29,6 +30,7 @@ export interface ListKeysRequest extends PageRequest {
 export interface ApiKeysServiceDeps {
   db: Db;
   dal: ApiKeysDal;
+  merchantsDal: MerchantsDal;
   cache: VerifiedKeyCache;
   lastUse: LastUseRecorder;
 }
@@ -64,11 +66,11 @@ function listedRecord(row: ApiKeyRow) {
 }
 
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
-  const { db, dal, cache, lastUse } = deps;
+  const { db, dal, merchantsDal, cache, lastUse } = deps;
 
   /** The merchant a caller may act for: its own for merchant callers, one of its customer's otherwise. */
   async function visibleMerchant(caller: Principal, merchantId: string): Promise<string> {
-    const ok = caller.merchantId ? caller.merchantId === merchantId : await dal.merchantBelongsTo(merchantId, caller.customerId);
+    const ok = caller.merchantId ? caller.merchantId === merchantId : await merchantsDal.belongsToCustomer(caller.customerId, merchantId);
     if (!ok) throw new NotFoundError('No such merchant.', 'merchant_not_found');
     return merchantId;
   }
@@ -113,7 +115,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
     /** The operator's `feegate keys issue`: no caller, the same rules otherwise. */
     async issueByOperator(owner: { email: string; customerId: string; merchantId: string | null }, context: ChangeContext) {
-      if (owner.merchantId && !(await dal.merchantBelongsTo(owner.merchantId, owner.customerId))) {
+      if (owner.merchantId && !(await merchantsDal.belongsToCustomer(owner.customerId, owner.merchantId))) {
         throw new NotFoundError(`Merchant ${owner.merchantId} does not belong to customer ${owner.customerId}.`, 'merchant_not_found');
       }
       return issue({ ...owner, email: normaliseEmail(owner.email) }, context);
