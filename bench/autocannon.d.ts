@@ -1,0 +1,45 @@
+/** The part of autocannon 8's programmatic API the bench uses (the package ships no types). */
+declare module 'autocannon' {
+  interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    /** Requests per second across all connections: an open-loop probe instead of a saturating one. */
+    overallRate?: number;
+    ignoreCoordinatedOmission?: boolean;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    timeout?: number;
+    requests?: Array<RequestParams & { setupRequest?(request: RequestParams): RequestParams }>;
+  }
+
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+  }
+
+  interface Result {
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    statusCodeStats: Record<string, { count: number }>;
+    latency: Histogram;
+    requests: Histogram & { total: number };
+  }
+
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

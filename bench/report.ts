@@ -1,0 +1,193 @@
+/**
+ * Turns one run's measurements into the printed table, the budget verdicts and
+ * the JSON file. Ratios to the ceiling are the numbers to compare between
+ * machines: absolute req/s on a shared 2-core box move with its neighbours.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { LoadResult } from './load.js';
+
+export interface Skipped {
+  skipped: string;
+}
+
+export interface BulkRun {
+  merchants: number;
+  plans: number;
+  seconds: number;
+  /** Rows written (added + removed) per second. */
+  rowsPerSec: number;
+  via: string;
+}
+
+export interface StormResult {
+  logins: LoadResult;
+  /** The same fixed-rate /health probe, alone and during the storm. */
+  healthAlone: LoadResult;
+  healthDuring: LoadResult;
+}
+
+export interface BenchReport {
+  driver: 'postgres' | 'pglite';
+  startedAt: string;
+  seconds: number;
+  machine: { cpus: number; node: string; platform: string };
+  settings: { durationSeconds: number; connections: number; loginConcurrency: number; loginQueueLimit: number };
+  ceiling?: LoadResult | Skipped;
+  keyAuth?: LoadResult | Skipped;
+  listing?: LoadResult | Skipped;
+  loginStorm?: StormResult | Skipped;
+  bulk?: BulkRun[] | Skipped;
+  peakRssBytes?: number;
+  /** What the service logged during the run (LOG_LEVEL=warn), by level and message. */
+  serverLog?: Record<string, number>;
+}
+
+export const BUDGETS = {
+  keyAuthRatio: 0.6,
+  listingRatio: 0.3,
+  stormHealthP99Factor: 3,
+  bulk100kSecondsPostgres: 8,
+  peakRssMb: 250,
+} as const;
+
+type Verdict = 'PASS' | 'FAIL' | 'SKIP' | '';
+
+interface Line {
+  measure: string;
+  result: string;
+  ratio: string;
+  budget: string;
+  verdict: Verdict;
+}
+
+export function isSkipped(value: unknown): value is Skipped {
+  return typeof value === 'object' && value !== null && 'skipped' in value;
+}
+
+const num = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const ms = (n: number) => `${num(n, n < 10 ? 1 : 0)} ms`;
+const check = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
+const skippedLine = (measure: string, s: Skipped, budget = ''): Line => ({ measure, result: s.skipped, ratio: '', budget, verdict: budget ? 'SKIP' : '' });
+
+export function lines(report: BenchReport): Line[] {
+  const out: Line[] = [];
+  const ceiling = report.ceiling && !isSkipped(report.ceiling) ? report.ceiling : undefined;
+  const ratioOf = (r: LoadResult) => (ceiling ? r.okPerSec / ceiling.okPerSec : NaN);
+
+  if (report.ceiling) {
+    out.push(
+      isSkipped(report.ceiling)
+        ? skippedLine('1. ceiling GET /health', report.ceiling)
+        : { measure: '1. ceiling GET /health', result: `${num(report.ceiling.okPerSec)} req/s, p99 ${ms(report.ceiling.p99)}`, ratio: '1.00', budget: '', verdict: '' },
+    );
+  }
+  const throughputLine = (measure: string, value: LoadResult | Skipped | undefined, min: number) => {
+    if (!value) return;
+    const budget = `>= ${min.toFixed(2)} x ceiling`;
+    if (isSkipped(value)) return out.push(skippedLine(measure, value, budget));
+    const ratio = ratioOf(value);
+    out.push({
+      measure,
+      result: `${num(value.okPerSec)} req/s, p50 ${ms(value.p50)}, p99 ${ms(value.p99)}${nonOk(value)}`,
+      ratio: Number.isNaN(ratio) ? '' : ratio.toFixed(2),
+      budget,
+      verdict: Number.isNaN(ratio) ? 'SKIP' : check(ratio >= min),
+    });
+  };
+  throughputLine('2. key auth GET /v1/users/me', report.keyAuth, BUDGETS.keyAuthRatio);
+  throughputLine('3. listing GET /v1/api-keys size=10', report.listing, BUDGETS.listingRatio);
+
+  if (report.loginStorm) {
+    const budget = `health p99 <= ${BUDGETS.stormHealthP99Factor} x alone`;
+    if (isSkipped(report.loginStorm)) out.push(skippedLine('4. login storm POST /v1/login', report.loginStorm, budget));
+    else {
+      const { logins, healthAlone, healthDuring } = report.loginStorm;
+      // A p99 below 1 ms is timer noise; comparing against it would fail on jitter alone.
+      const factor = healthDuring.p99 / Math.max(healthAlone.p99, 1);
+      out.push({
+        measure: '4. login storm POST /v1/login',
+        result: `${num(logins.okPerSec, 1)} logins/s, ${num(logins.totalPerSec - logins.okPerSec)} refused/s${nonOk(logins)}`,
+        ratio: '',
+        budget: '',
+        verdict: '',
+      });
+      out.push({
+        measure: '   /health p99 alone -> during storm',
+        result: `${ms(healthAlone.p99)} -> ${ms(healthDuring.p99)} (x${factor.toFixed(1)})`,
+        ratio: '',
+        budget,
+        verdict: check(factor <= BUDGETS.stormHealthP99Factor),
+      });
+    }
+  }
+
+  if (report.bulk) {
+    if (isSkipped(report.bulk)) out.push(skippedLine('5. bulk-assign/all', report.bulk, `100k x 12 <= ${BUDGETS.bulk100kSecondsPostgres} s`));
+    else {
+      for (const run of report.bulk) {
+        const gated = run.merchants === 100_000 && report.driver === 'postgres';
+        out.push({
+          measure: `5. bulk-assign/all ${num(run.merchants)} x ${run.plans}`,
+          result: `${num(run.seconds, 2)} s, ${num(run.rowsPerSec)} rows/s`,
+          ratio: '',
+          budget: gated ? `<= ${BUDGETS.bulk100kSecondsPostgres} s` : '',
+          verdict: gated ? check(run.seconds <= BUDGETS.bulk100kSecondsPostgres) : '',
+        });
+      }
+    }
+  }
+
+  if (report.peakRssBytes !== undefined) {
+    const mb = report.peakRssBytes / 1024 / 1024;
+    out.push({ measure: '6. peak RSS of the server', result: `${num(mb)} MB`, ratio: '', budget: `<= ${BUDGETS.peakRssMb} MB`, verdict: check(mb <= BUDGETS.peakRssMb) });
+  }
+  return out;
+}
+
+function nonOk(result: LoadResult): string {
+  const other = Object.entries(result.statuses).filter(([code]) => !code.startsWith('2'));
+  const parts = other.map(([code, count]) => `${count}x${code}`);
+  if (result.errors) parts.push(`${result.errors} errors`);
+  return parts.length ? ` [${parts.join(', ')}]` : '';
+}
+
+/** A Markdown table: readable in a terminal and pasteable into docs/performance.md. */
+export function renderTable(report: BenchReport): string {
+  const header = ['Measure', 'Result', 'vs ceiling', 'Budget', 'Verdict'];
+  const rows = lines(report).map((l) => [l.measure, l.result, l.ratio, l.budget, l.verdict]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const format = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  const { settings } = report;
+  const title =
+    `feegate bench: ${report.driver}, ${report.machine.cpus} CPUs, Node ${report.machine.node}, ${settings.durationSeconds} s per phase, ` +
+    `${settings.connections} connections, LOGIN_CONCURRENCY=${settings.loginConcurrency}, whole run ${num(report.seconds)} s`;
+  const logged = Object.entries(report.serverLog ?? {}).map(([line, count]) => `  ${count} x ${line}`);
+  return [
+    title,
+    '',
+    format(header),
+    format(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(format),
+    ...(logged.length ? ['', 'Service log lines during the run:', ...logged] : []),
+  ].join('\n');
+}
+
+export function failedBudgets(report: BenchReport): string[] {
+  return lines(report)
+    .filter((l) => l.verdict === 'FAIL')
+    .map((l) => l.measure.trim());
+}
+
+export function machine(): BenchReport['machine'] {
+  return { cpus: os.availableParallelism(), node: process.versions.node, platform: `${os.platform()} ${os.arch()}` };
+}
+
+export function writeJson(report: BenchReport): string {
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const file = `${dir}latest-${report.driver === 'pglite' ? 'embedded' : 'postgres'}.json`;
+  writeFileSync(file, `${JSON.stringify({ ...report, table: lines(report) }, null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,137 @@
+/**
+ * `npm run bench [-- --embedded] [--only keyauth,storm] [--duration 10] [--profile] [--keep-db]`
+ *
+ * One command: a fresh database, the bench data set, the service as a child
+ * process, each phase in turn against it, then a table, budget verdicts and
+ * bench/results/latest-<driver>.json. Everything is cleaned up, also on failure.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import * as phases from './phases.js';
+import { type BenchReport, failedBudgets, machine, renderTable, writeJson } from './report.js';
+import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
+import { type ServerProcess, startServer } from './server-process.js';
+
+const PHASES = ['keyauth', 'listing', 'storm', 'bulk'] as const;
+type Phase = (typeof PHASES)[number];
+
+const { values } = parseArgs({
+  options: {
+    embedded: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    duration: { type: 'string', default: '10' },
+    profile: { type: 'boolean', default: false },
+    // Leave the PostgreSQL database behind for EXPLAIN ANALYZE after the run.
+    'keep-db': { type: 'boolean', default: false },
+  },
+});
+
+const only = new Set((values.only?.split(',') ?? PHASES).map((p) => p.trim()));
+for (const p of only) if (!(PHASES as readonly string[]).includes(p)) throw new Error(`--only takes ${PHASES.join(',')}; got "${p}"`);
+const wanted = (p: Phase) => only.has(p);
+const durationSeconds = Number(values.duration);
+if (!Number.isFinite(durationSeconds) || durationSeconds < 1) throw new Error('--duration takes seconds, at least 1');
+
+const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const BENCH_DB = 'feegate_bench';
+const embedded = values.embedded;
+const log = (message: string) => console.error(`[bench] ${message}`);
+
+const dataDir = embedded ? mkdtempSync(path.join(os.tmpdir(), 'feegate-bench-')) : undefined;
+const dbEnv: Record<string, string> = dataDir
+  ? { DATABASE_URL: '', FEEGATE_DATA_DIR: dataDir, FEEGATE_DEMO: 'false' }
+  : { DATABASE_URL: benchDatabaseUrl() };
+
+function benchDatabaseUrl(): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${BENCH_DB}`;
+  return url.toString();
+}
+const serviceConfig = loadConfig({ LOGIN_CONCURRENCY: process.env.LOGIN_CONCURRENCY, LOGIN_QUEUE_LIMIT: process.env.LOGIN_QUEUE_LIMIT });
+const profileDir = fileURLToPath(new URL('./results/profiles/', import.meta.url));
+
+let server: ServerProcess | undefined;
+let cleaned = false;
+async function cleanup(): Promise<void> {
+  if (cleaned) return;
+  cleaned = true;
+  await server?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  else if (!values['keep-db']) await dropPgDatabase(ADMIN_URL, BENCH_DB).catch((err: Error) => log(`could not drop ${BENCH_DB}: ${err.message}`));
+}
+process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+async function main(): Promise<BenchReport> {
+  const started = performance.now();
+  const report: BenchReport = {
+    driver: embedded ? 'pglite' : 'postgres',
+    startedAt: new Date().toISOString(),
+    seconds: 0,
+    machine: machine(),
+    settings: {
+      durationSeconds,
+      connections: 50,
+      // What the service will use: the environment's values, else its defaults.
+      loginConcurrency: serviceConfig.loginConcurrency,
+      loginQueueLimit: serviceConfig.loginQueueLimit,
+    },
+  };
+
+  if (!dataDir) await recreatePgDatabase(ADMIN_URL, BENCH_DB);
+  log(`seeding ${report.driver} database`);
+  // Before the server starts: an embedded data directory can only be open in one process.
+  const seed = await seedDatabase(dbEnv);
+  log(`starting the service${values.profile ? ` with --cpu-prof into ${profileDir}` : ''}`);
+  server = await startServer({
+    env: { ...dbEnv, LOG_LEVEL: 'warn' },
+    nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
+  const ctx: phases.PhaseContext = { baseUrl: server.baseUrl, durationSeconds, connections: report.settings.connections, seed, log };
+
+  log('1. ceiling: GET /health');
+  report.ceiling = await phases.ceiling(ctx);
+  if (wanted('keyauth') || wanted('listing')) {
+    log('creating 1,000 API keys through POST /v1/api-keys');
+    const keys = await phases.createKeys(ctx);
+    if (wanted('keyauth')) {
+      log('2. key authentication: GET /v1/users/me with X-Api-Key');
+      report.keyAuth = await phases.keyAuth(ctx, keys);
+    }
+    if (wanted('listing')) {
+      log('3. listing: GET /v1/api-keys?size=10 with X-Api-Key');
+      report.listing = await phases.listing(ctx, keys);
+    }
+  }
+  if (wanted('storm')) {
+    log('4. login storm: POST /v1/login beside a fixed-rate /health probe');
+    report.loginStorm = await phases.loginStorm(ctx);
+  }
+  if (wanted('bulk')) {
+    log('5. bulk assignment: POST /v1/fee-rules/bulk-assign/all');
+    report.bulk = await phases.bulkAssign(ctx, { embedded, adminUrl: ADMIN_URL });
+  }
+  report.peakRssBytes = server.peakRss();
+  report.serverLog = server.logCounts();
+  report.seconds = (performance.now() - started) / 1000;
+  return report;
+}
+
+try {
+  const report = await main();
+  await cleanup();
+  console.log(`\n${renderTable(report)}\n`);
+  log(`results written to ${path.relative(process.cwd(), writeJson(report))}`);
+  const failed = failedBudgets(report);
+  if (failed.length) {
+    log(`budgets failed: ${failed.join('; ')}`);
+    process.exitCode = 1;
+  }
+} catch (err) {
+  log(`failed: ${(err as Error).stack ?? err}`);
+  await cleanup();
+  process.exitCode = 2;
+}

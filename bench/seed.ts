@@ -1,0 +1,87 @@
+/**
+ * The bench data set, written before the server starts: the customer, its login
+ * user and the plan catalogue through the operator's import service (the code
+ * path operators use), and its merchants with one set-based INSERT ... SELECT
+ * generate_series. The bulk-assignment populations belong to bench/fee-rules.ts.
+ */
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { sql } from '../src/db/database.js';
+import type { ImportDocument } from '../src/features/operator/import-schema.js';
+import { openConfiguredDatabase } from '../src/server.js';
+import { createServices } from '../src/services.js';
+
+export interface Login {
+  user: string;
+  password: string;
+}
+
+export interface SeedData {
+  /** The customer whose users hold the 1,000 API keys and whose login is stormed. */
+  main: { customerId: string; login: Login };
+}
+
+const MERCHANTS = 50;
+const PASSWORD = 'bench-password-1';
+
+const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+export function benchDocument(): { doc: ImportDocument; data: SeedData } {
+  const main = { customerId: id('c0000000', 1), login: { user: 'owner@bench.test', password: PASSWORD } };
+  const planIds = Array.from({ length: 12 }, (_, i) => id('e0000000', i + 1));
+  const doc: ImportDocument = {
+    customers: [{ id: main.customerId, name: 'Bench main' }],
+    users: [{ email: main.login.user, type: 'CUSTOMER', customer_id: main.customerId, password: main.login.password }],
+    // A catalogue the service carries while it runs: VISA credit, one plan per term.
+    payment_plans: planIds.map((planId, i) => ({
+      id: planId,
+      payment_method: 'CREDIT',
+      card_brand: 'VISA',
+      term: i + 1,
+      commission: Math.round((2.99 + 0.45 * i) * 100) / 100,
+      has_installments: i > 0,
+      is_international: false,
+    })),
+  };
+  return { doc, data: { main } };
+}
+
+/** Seeds the database named by `env` (DATABASE_URL or FEEGATE_DATA_DIR) and closes it again. */
+export async function seedDatabase(env: Record<string, string>): Promise<SeedData> {
+  const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
+  const database = await openConfiguredDatabase(config);
+  try {
+    const { doc, data } = benchDocument();
+    await createServices(config, database).importer.importDocument(doc);
+    await database.db.execute(sql`
+      INSERT INTO merchants (id, customer_id, name)
+      SELECT gen_random_uuid(), ${data.main.customerId}::uuid, 'Bench merchant ' || g
+      FROM generate_series(1, ${MERCHANTS}::int) AS g`);
+    await database.db.execute(sql`ANALYZE`);
+    return data;
+  } finally {
+    await database.close();
+  }
+}
+
+/** Creates (or re-creates) a PostgreSQL database through the server's maintenance database. */
+export async function recreatePgDatabase(adminUrl: string, name: string): Promise<void> {
+  await withAdmin(adminUrl, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  });
+}
+
+export async function dropPgDatabase(adminUrl: string, name: string): Promise<void> {
+  await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
+}
+
+async function withAdmin(adminUrl: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
