@@ -48,7 +48,7 @@ export const merchants = pgTable(
   (t) => [
     // Target of composite foreign keys: "this merchant belongs to that customer".
     unique('merchants_id_customer_unique').on(t.id, t.customerId),
-    index('merchants_customer_listing_idx').on(t.customerId, t.createdAt.desc(), t.id.desc()),
+    index('merchants_customer_listing_idx').on(t.customerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
   ],
 );
 
@@ -108,7 +108,14 @@ export const apiKeys = pgTable(
       foreignColumns: [merchants.id, merchants.customerId],
     }),
     index('api_keys_user_status_idx').on(t.userId, t.status),
-    index('api_keys_listing_idx').on(t.customerId, t.merchantId, t.status, t.createdAt.desc(), t.id.desc()),
+    // Listings read a page in index order: one partial index per kind of listing,
+    // since `merchant_id IS NULL` cannot serve as an equality in a shared index.
+    index('api_keys_customer_listing_idx')
+      .on(t.customerId, t.status, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.merchantId} IS NULL`),
+    index('api_keys_merchant_listing_idx')
+      .on(t.merchantId, t.status, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.merchantId} IS NOT NULL`),
   ],
 );
 

@@ -103,7 +103,10 @@ export function createApiKeysDal(db: Db) {
           .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
           .limit(page.limit)
           .offset(page.offset),
-        tx.select({ n: count() }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(where),
+        // The total needs the users table only to filter by e-mail.
+        filter.email === undefined
+          ? tx.select({ n: count() }).from(apiKeys).where(where)
+          : tx.select({ n: count() }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(where),
       ]);
       return { rows: rows satisfies ApiKeyRow[], total: total?.n ?? 0 };
     },
