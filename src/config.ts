@@ -24,6 +24,8 @@ export interface Config {
   loginFailureWindowSeconds: number;
   /** How long a verified API key is trusted from memory (revocation is pushed, this is the fallback). */
   apiKeyCacheTtlMs: number;
+  /** How long a listing page is served from memory (key changes are pushed; last_used_at may lag this much). */
+  apiKeyListingCacheTtlMs: number;
   /** How often last_used_at updates are written in one batch. */
   lastUsedFlushMs: number;
   /** Load the demo data set into an empty embedded database at start. */
@@ -102,7 +104,8 @@ export function loadConfig(env: Env = process.env): Config {
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1000),
     loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
     apiKeyCacheTtlMs: integer(env, 'API_KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
-    lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 1000, 10, 5000),
+    apiKeyListingCacheTtlMs: integer(env, 'API_KEY_LISTING_CACHE_TTL_MS', 1000, 0, 3000),
+    lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 1000, 10, 2000),
     loadDemoData: flag(env, 'FEEGATE_DEMO', true),
     trustProxy: flag(env, 'TRUST_PROXY', false),
   };

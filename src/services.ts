@@ -7,8 +7,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { createApiKeysDal } from './features/api-keys/api-keys-dal.js';
 import { createApiKeysService } from './features/api-keys/api-keys-service.js';
+import { createKeyCaches } from './features/api-keys/key-change-feed.js';
 import { createLastUseRecorder } from './features/api-keys/last-use-recorder.js';
-import { createVerifiedKeyCache } from './features/api-keys/verified-key-cache.js';
 import { createAuthDal } from './features/auth/auth-dal.js';
 import { createAuthService } from './features/auth/auth-service.js';
 import { createLoginThrottle } from './features/auth/login-throttle.js';
@@ -41,7 +41,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
   });
   let pruneTimer: NodeJS.Timeout | undefined;
   const apiKeysDal = createApiKeysDal(db);
-  const keyCache = createVerifiedKeyCache({ database, ttlMs: config.apiKeyCacheTtlMs });
+  const keyCaches = createKeyCaches({ database, keyTtlMs: config.apiKeyCacheTtlMs, listingTtlMs: config.apiKeyListingCacheTtlMs });
   const lastUse = createLastUseRecorder({
     dal: apiKeysDal,
     intervalMs: config.lastUsedFlushMs,
@@ -50,7 +50,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
   const feeRulesDal = createFeeRulesDal(db);
   const importer = createImportService({ db, hasher, feeRulesDal });
   const merchantsDal = createMerchantsDal(db);
-  const apiKeys = createApiKeysService({ db, dal: apiKeysDal, merchantsDal, cache: keyCache, lastUse });
+  const apiKeys = createApiKeysService({ db, dal: apiKeysDal, merchantsDal, caches: keyCaches, lastUse });
   const paymentPlansDal = createPaymentPlansDal(db);
   const merchants = createMerchantsService({ merchantsDal });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal, merchants });
@@ -65,7 +65,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     apiKeys,
     /** Starts background work (pushed revocations, batched writes). */
     async start(): Promise<void> {
-      await keyCache.start();
+      await keyCaches.start();
       lastUse.start();
       pruneTimer = setInterval(() => {
         auth.pruneExpiredTokens().catch((err) => log.warn({ err }, 'could not prune expired tokens'));
@@ -76,7 +76,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     async stop(): Promise<void> {
       clearInterval(pruneTimer);
       await lastUse.stop();
-      await keyCache.stop();
+      await keyCaches.stop();
       await hasher.close();
     },
   };

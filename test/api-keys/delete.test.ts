@@ -8,7 +8,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { apiKeys, auditEvents } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { deleteKey, headersFor, listKeys } from '../helpers/api-keys.js';
-import { customerSession, issueKey, uuid } from '../helpers/fixtures.js';
+import { customerSession, issueKey, loginAs, uuid } from '../helpers/fixtures.js';
 
 const h = useTestApp();
 
@@ -68,6 +68,15 @@ describe('DELETE /v1/api-keys/{id}: errors and security', () => {
   });
 });
 
+/** Polls for up to a second: pushed changes arrive in milliseconds. */
+async function waitFor(condition: () => Promise<boolean>) {
+  const deadline = Date.now() + 1000;
+  while (!(await condition())) {
+    assert.ok(Date.now() < deadline, 'the other instance saw the change within a second');
+    await sleep(20);
+  }
+}
+
 describe('revocation across instances', () => {
   it('a key deleted through one instance is refused by another within a second', async () => {
     const { app, world, token } = await setup();
@@ -77,9 +86,12 @@ describe('revocation across instances', () => {
     const second = await buildApp({ config: testConfig(), database: secondDb, ownsDatabase: url !== undefined });
     try {
       const key = await issueKey(app, { user: 'a@alpha.test', customerId: world.customerId });
-      // Warm the second instance's cache.
+      // Warm the second instance's caches: the verified key and a listing page.
       assert.equal((await me(second, key.api_key)).statusCode, 200);
       assert.equal((await me(second, key.api_key)).statusCode, 200);
+      const otherToken = (await loginAs(second, world.login)).access_token;
+      const enabledIds = async () => json(await listKeys(second, { token: otherToken })).data.map((k: { id: string }) => k.id);
+      assert.deepEqual(await enabledIds(), [key.id]);
       assert.equal((await deleteKey(app, { token }, key.id)).statusCode, 204);
       const deadline = Date.now() + 1000;
       let status = 200;
@@ -89,6 +101,13 @@ describe('revocation across instances', () => {
         await sleep(20);
       }
       assert.equal(status, 401);
+      // Its listings learn of the change as quickly (they are cached briefly).
+      await waitFor(async () => (await enabledIds()).length === 0);
+      assert.deepEqual(json(await listKeys(second, { token: otherToken }, '?status=DELETED')).data.map((k: { id: string }) => k.id), [key.id]);
+      const fresh = await issueKey(app, { user: 'b@alpha.test', customerId: world.customerId });
+      await waitFor(async () => json(await listKeys(second, { token: otherToken })).data.some((k: { id: string }) => k.id === fresh.id));
+      await deleteKey(app, { token }, fresh.id);
+      await waitFor(async () => json(await listKeys(second, { token: otherToken })).page.total_elements === 0);
     } finally {
       await second.close();
     }

@@ -1,5 +1,4 @@
 /** Rules of API keys: who may create, list and revoke which keys, and key authentication. */
-import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
@@ -11,7 +10,7 @@ import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour, maskApiKe
 import type { ApiKeyRow, ApiKeysDal } from './api-keys-dal.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { LastUseRecorder } from './last-use-recorder.js';
-import { REVOCATION_CHANNEL, type VerifiedKeyCache } from './verified-key-cache.js';
+import { type KeyCaches, keyChangeNotice } from './key-change-feed.js';
 
 export const MAX_ENABLED_KEYS_PER_USER = 10;
 
@@ -31,7 +30,7 @@ export interface ApiKeysServiceDeps {
   db: Db;
   dal: ApiKeysDal;
   merchantsDal: MerchantsDal;
-  cache: VerifiedKeyCache;
+  caches: KeyCaches;
   lastUse: LastUseRecorder;
 }
 
@@ -66,7 +65,7 @@ function listedRecord(row: ApiKeyRow) {
 }
 
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
-  const { db, dal, merchantsDal, cache, lastUse } = deps;
+  const { db, dal, merchantsDal, caches, lastUse } = deps;
 
   /** The merchant a caller may act for: its own for merchant callers, one of its customer's otherwise. */
   async function visibleMerchant(caller: Principal, merchantId: string): Promise<string> {
@@ -98,8 +97,10 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
         targetId: key.id,
         details: { user: owner.email, user_type: type, merchant_id: owner.merchantId },
       });
+      await tx.execute(keyChangeNotice(owner.customerId));
       return createdRecord(key, apiKey, { ...owner, type });
     });
+    caches.changed(owner.customerId);
     return record;
   }
 
@@ -121,29 +122,30 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       return issue({ ...owner, email: normaliseEmail(owner.email) }, context);
     },
 
+    /** Pages are cached briefly per request shape; any key change of the customer drops them. */
     async list(caller: Principal, request: ListKeysRequest) {
-      const merchantId = request.merchant_id
-        ? await visibleMerchant(caller, request.merchant_id)
-        : caller.merchantId;
+      const merchantId = request.merchant_id ? await visibleMerchant(caller, request.merchant_id) : caller.merchantId;
+      const email = request.username === undefined ? undefined : normaliseEmail(request.username);
+      const cacheKey = JSON.stringify([caller.customerId, merchantId, request.status, email, request.page, request.size]);
+      const token = caches.listings.token(caller.customerId);
+      const cached = caches.listings.get(cacheKey) as ReturnType<typeof toPage<ReturnType<typeof listedRecord>>> | undefined;
+      if (cached) return cached;
       const { rows, total } = await dal.list(
-        {
-          customerId: caller.customerId,
-          merchantId,
-          status: request.status,
-          email: request.username === undefined ? undefined : normaliseEmail(request.username),
-        },
+        { customerId: caller.customerId, merchantId, status: request.status, email },
         { limit: request.size, offset: offsetOf(request) },
       );
-      return toPage(rows.map(listedRecord), total, request);
+      const page = toPage(rows.map(listedRecord), total, request);
+      caches.listings.set(cacheKey, caller.customerId, page, token);
+      return page;
     },
 
     /** Idempotent; refused at once by every instance (NOTIFY is sent by the same transaction). */
     async remove(caller: Principal, keyId: string, context: ChangeContext): Promise<void> {
-      const keyHash = await db.transaction(async (tx) => {
+      const revoked = await db.transaction(async (tx) => {
         const key = await dal.lockKey(keyId, tx);
         const visible = key && key.customerId === caller.customerId && (!caller.merchantId || key.merchantId === caller.merchantId);
         if (!visible) throw new NotFoundError('No such API key.', 'api_key_not_found');
-        if (key.status === 'DELETED') return key.keyHash;
+        if (key.status === 'DELETED') return key;
         await dal.markDeleted(key.id, tx);
         await recordAudit(tx, context, {
           action: 'api_key.deleted',
@@ -151,18 +153,18 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           targetType: 'api_key',
           targetId: key.id,
         });
-        await tx.execute(sql`SELECT pg_notify(${REVOCATION_CHANNEL}, ${key.keyHash})`);
-        return key.keyHash;
+        await tx.execute(keyChangeNotice(key.customerId, key.keyHash));
+        return key;
       });
-      cache.evict(keyHash);
+      caches.changed(revoked.customerId, revoked.keyHash);
     },
 
     async authenticate(apiKey: string): Promise<Principal> {
       if (!isWellFormedApiKey(apiKey)) throw invalidKey();
       const keyHash = sha256Hex(apiKey);
-      let principal = cache.get(keyHash);
+      let principal = caches.verifiedKeys.get(keyHash);
       if (!principal) {
-        const epoch = cache.epoch();
+        const token = caches.verifiedKeys.token(keyHash);
         const key = await dal.findByHash(keyHash);
         if (!key || key.status !== 'ENABLED') throw invalidKey();
         principal = {
@@ -175,7 +177,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           sessionId: null,
           apiKeyId: key.id,
         };
-        cache.set(keyHash, principal, epoch);
+        caches.verifiedKeys.set(keyHash, keyHash, principal, token);
       }
       lastUse.touch(principal.apiKeyId!);
       return principal;

@@ -1,0 +1,56 @@
+/**
+ * Every instance learns of API key changes made by any other: the changing
+ * transaction sends NOTIFY (delivered on commit), and each instance invalidates
+ * its caches of verified keys and of listings. One LISTEN connection feeds both.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { Database } from '../../db/database.js';
+import { createPushedCache } from '../../lib/pushed-cache.js';
+import type { Principal } from '../auth/principal.js';
+
+const CHANNEL = 'feegate_api_keys_changed';
+
+/** Statement to run inside the changing transaction. `keyHash` when a key was revoked. */
+export function keyChangeNotice(customerId: string, keyHash?: string): SQL {
+  return sql`SELECT pg_notify(${CHANNEL}, ${keyHash ? `${customerId} ${keyHash}` : customerId})`;
+}
+
+export function createKeyCaches(options: { database: Database; keyTtlMs: number; listingTtlMs: number }) {
+  /** Verified keys by hash; each key is its own scope. */
+  const verifiedKeys = createPushedCache<Principal>({ ttlMs: options.keyTtlMs, maxEntries: 50_000 });
+  /** Listing pages by request; scoped by customer. */
+  const listings = createPushedCache<unknown>({ ttlMs: options.listingTtlMs, maxEntries: 10_000 });
+  let unlisten: (() => Promise<void>) | undefined;
+
+  const changed = (customerId: string, keyHash?: string) => {
+    listings.invalidate(customerId);
+    if (keyHash) verifiedKeys.invalidate(keyHash);
+  };
+
+  return {
+    verifiedKeys,
+    listings,
+    /** What this instance changed itself: invalidated at once, before the answer. */
+    changed,
+    async start(): Promise<void> {
+      unlisten = await options.database.listen(CHANNEL, {
+        onMessage: (payload) => {
+          const [customerId, keyHash] = payload.split(' ');
+          if (customerId) changed(customerId, keyHash);
+        },
+        onConnectedChange: (connected) => {
+          verifiedKeys.setConnected(connected);
+          listings.setConnected(connected);
+        },
+      });
+    },
+    async stop(): Promise<void> {
+      verifiedKeys.setConnected(false);
+      listings.setConnected(false);
+      // The database may already be gone; there is nothing left to unsubscribe from then.
+      await unlisten?.().catch(() => {});
+    },
+  };
+}
+
+export type KeyCaches = ReturnType<typeof createKeyCaches>;

@@ -1,0 +1,60 @@
+/**
+ * A bounded, short-lived cache whose invalidations are pushed (PostgreSQL
+ * NOTIFY) rather than waited out. Entries belong to a scope; invalidating a scope
+ * drops its entries, and a read that raced the invalidation is not stored (the
+ * caller takes a token before reading the database and hands it back to set()).
+ * While the push channel is down nothing is served or stored: a missed
+ * invalidation must never keep stale data alive.
+ */
+interface Entry<V> {
+  value: V;
+  scope: string;
+  token: string;
+  expiresAt: number;
+}
+
+export function createPushedCache<V>(options: { ttlMs: number; maxEntries: number }) {
+  const entries = new Map<string, Entry<V>>();
+  const generations = new Map<string, number>();
+  let connected = false;
+  let epoch = 0;
+
+  const tokenOf = (scope: string) => `${epoch}:${generations.get(scope) ?? 0}`;
+
+  return {
+    /** Take before reading what will be stored. */
+    token(scope: string): string {
+      return tokenOf(scope);
+    },
+
+    get(key: string): V | undefined {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      if (!connected || entry.expiresAt <= Date.now() || entry.token !== tokenOf(entry.scope)) {
+        entries.delete(key);
+        return undefined;
+      }
+      return entry.value;
+    },
+
+    set(key: string, scope: string, value: V, token: string): void {
+      if (!connected || options.ttlMs === 0 || token !== tokenOf(scope)) return;
+      // Oldest first out: a Map iterates in insertion order.
+      if (entries.size >= options.maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value, scope, token, expiresAt: Date.now() + options.ttlMs });
+    },
+
+    invalidate(scope: string): void {
+      generations.set(scope, (generations.get(scope) ?? 0) + 1);
+    },
+
+    setConnected(value: boolean): void {
+      epoch++;
+      connected = value;
+      entries.clear();
+      generations.clear();
+    },
+  };
+}
+
+export type PushedCache<V> = ReturnType<typeof createPushedCache<V>>;
