@@ -11,6 +11,15 @@ export interface ReplacementResult {
   added: number;
 }
 
+/** Locks in id order, so two transactions locking several customers cannot deadlock. */
+async function lockCustomers(customerIds: string[], tx: DbOrTx): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(customerIds)}::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+  );
+  return rows.length;
+}
+
 export function createFeeRulesDal(db: Db) {
   return {
     /**
@@ -22,9 +31,11 @@ export function createFeeRulesDal(db: Db) {
      * rows being inserted for this customer (new merchants, users, API keys).
      */
     async lockCustomerAssignments(customerId: string, tx: DbOrTx): Promise<boolean> {
-      const rows = await queryRows<{ id: string }>(tx, sql`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`);
-      return rows.length > 0;
+      return (await lockCustomers([customerId], tx)) === 1;
     },
+
+    /** The same for several customers (the import). */
+    lockCustomersAssignments: lockCustomers,
 
     /**
      * For each merchant: drop current plans that share (card_brand, payment_method,

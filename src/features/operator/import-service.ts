@@ -54,7 +54,8 @@ export function createImportService(deps: { db: Db; hasher: PasswordHasher; feeR
   }
 
   /** Cross-references inside the document and against what the database already holds. */
-  async function checkReferences(doc: ImportDocument): Promise<void> {
+  /** Returns the owning customer of every merchant the document assigns plans to. */
+  async function checkReferences(doc: ImportDocument): Promise<Set<string>> {
     const ids = (rows: Array<{ id: string }> | undefined) => (rows ?? []).map((r) => r.id.toLowerCase());
     const duplicates = (list: string[], name: string) => {
       const seen = new Set<string>();
@@ -150,12 +151,13 @@ export function createImportService(deps: { db: Db; hasher: PasswordHasher; feeR
         seenKinds.add(kind);
       });
     });
+    return new Set((doc.assignments ?? []).map((a) => merchantOwner.get(a.merchant_id.toLowerCase())!));
   }
 
   return {
     async importDocument(raw: unknown, context: ChangeContext = OPERATOR_CONTEXT): Promise<ImportSummary> {
       const doc = parse(raw);
-      await checkReferences(doc);
+      const assignedCustomers = await checkReferences(doc);
       // Hash before the transaction: slow work must not hold locks.
       const userRows = await Promise.all(
         (doc.users ?? []).map(async (u) => ({
@@ -225,6 +227,8 @@ export function createImportService(deps: { db: Db; hasher: PasswordHasher; feeR
               },
             });
         }
+        // Assignments of these customers run one after another, as through the API.
+        if (assignedCustomers.size) await feeRulesDal.lockCustomersAssignments([...assignedCustomers], tx);
         // One set-based replacement per distinct plan list (not per merchant).
         const byPlanSet = new Map<string, { customerId: string; merchantIds: string[]; planIds: string[] }>();
         for (const a of doc.assignments ?? []) {
