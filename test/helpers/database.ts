@@ -3,10 +3,17 @@
  * TEST_DATABASE_URL when it is set, otherwise an in-memory PGlite. Both migrated
  * with the same migrations the service runs.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { after, before, beforeEach } from 'node:test';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { MIGRATIONS_FOLDER, openDatabase, pgliteDatabase, type Database } from '../../src/db/database.js';
+
+// The installed PGlite build: a new one must not load an older one's snapshot.
+const PGLITE_VERSION = readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8');
 import { sql } from 'drizzle-orm';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || undefined;
@@ -19,10 +26,35 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * Booting PGlite (its initdb) takes seconds; loading a snapshot of a migrated
+ * database takes a fraction. The snapshot is kept in the temp directory, keyed by
+ * the migrations and the PGlite version, and shared by every test process.
+ */
+async function migratedPgliteSnapshot(): Promise<Blob> {
+  const hash = createHash('sha256').update(PGLITE_VERSION);
+  for (const file of readdirSync(MIGRATIONS_FOLDER, { recursive: true }).map(String).sort()) {
+    const full = path.join(MIGRATIONS_FOLDER, file);
+    if (statSync(full).isFile()) hash.update(file).update(readFileSync(full));
+  }
+  const snapshot = path.join(os.tmpdir(), `feegate-test-pglite-${hash.digest('hex').slice(0, 16)}.tar.gz`);
+  if (!existsSync(snapshot)) {
+    const client = await PGlite.create();
+    await pgliteDatabase(client).migrate();
+    const blob = await client.dumpDataDir('gzip');
+    await client.close();
+    // Write then rename: concurrent test processes never read half a file.
+    const partial = `${snapshot}.${process.pid}.partial`;
+    writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+    renameSync(partial, snapshot);
+  }
+  return new Blob([readFileSync(snapshot)]);
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const database = await openDatabase({ dataDir: 'memory://' });
-    await database.migrate();
+    const database = pgliteDatabase(await PGlite.create({ loadDataDir: await migratedPgliteSnapshot() }));
+    await database.migrate(); // a no-op on the snapshot; keeps the migrator honest
     return { database, url: undefined, drop: () => database.close() };
   }
   const name = `feegate_test_${process.pid}_${randomBytes(4).toString('hex')}`;
