@@ -8,6 +8,15 @@ export const Uuid = Type.String({
   description: 'UUID',
 });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, milliseconds, Z' });
+/**
+ * `type: [T, 'null']` rather than anyOf: fast-json-stringify serialises it
+ * directly instead of validating every value against each branch.
+ */
+export function Nullable<T extends TSchema>(schema: T, description?: string) {
+  const { type, ...rest } = schema as unknown as { type: string };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'], ...(description ? { description } : {}) });
+}
+
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address' });
 
 export const ProblemSchema = Type.Object(

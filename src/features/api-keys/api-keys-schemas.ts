@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Email, Listing, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
+import { Email, Listing, Nullable, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
 
 const UserTypeSchema = Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]);
 const Status = Type.Union([Type.Literal('ENABLED'), Type.Literal('DELETED')]);
@@ -34,7 +34,7 @@ export const ListedApiKey = Type.Object({
   status: Status,
   create_date: Timestamp,
   update_date: Timestamp,
-  last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'null until first use; updated within 5 s of a use' }),
+  last_used_at: Nullable(Timestamp, 'null until first use; shows a use within 5 s'),
 });
 
 export const ListApiKeysQuery = Type.Object(

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Uuid } from '../../schemas/common.js';
+import { Nullable, Uuid } from '../../schemas/common.js';
 
 export const LoginBody = Type.Object(
   {
@@ -29,6 +29,6 @@ export const CurrentUser = Type.Object({
   user: Type.String({ description: 'E-mail of the user' }),
   user_type: Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]),
   customer_id: Uuid,
-  merchant_id: Type.Union([Uuid, Type.Null()], { description: 'null for customer users' }),
+  merchant_id: Nullable(Uuid, 'null for customer users'),
   auth: Type.Union([Type.Literal('token'), Type.Literal('api_key')], { description: 'How this request was authenticated' }),
 });
