@@ -87,11 +87,33 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .send(JSON.stringify(body));
 }
 
+/**
+ * Overload and outages are expected states, not bugs, and come by thousands a
+ * second: they are counted and logged once a second per code, not per request.
+ */
+function createRefusalLog(app: FastifyInstance) {
+  const counts = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    for (const [code, count] of counts) app.log.warn({ code, status: 503, count }, 'requests refused: unavailable');
+    counts.clear();
+    timer = undefined;
+  };
+  app.addHook('onClose', async () => {
+    clearTimeout(timer);
+    flush();
+  });
+  return (code: string) => {
+    counts.set(code, (counts.get(code) ?? 0) + 1);
+    timer ??= setTimeout(flush, 1000).unref();
+  };
+}
+
 export const problemDetailsPlugin = fp(async (app: FastifyInstance) => {
+  const countRefusal = createRefusalLog(app);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const error = toAppError(err);
-    // Overload and outages are expected states, not bugs: no stack for each of thousands.
-    if (error.status === 503) request.log.warn({ code: error.code, status: error.status }, 'request refused: unavailable');
+    if (error.status === 503) countRefusal(error.code);
     else if (error.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: error.code, status: error.status }, 'request refused');
     return sendProblem(request, reply, error);

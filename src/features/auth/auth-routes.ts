@@ -9,6 +9,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { auth } = app.services;
 
   app.post('/v1/login', {
+    // Under a storm most logins are refused: refuse them before parsing anything.
+    onRequest: async () => auth.assertLoginCapacity(),
     schema: {
       tags: ['auth'],
       summary: 'Log in with user and password',

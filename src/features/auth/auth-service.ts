@@ -60,6 +60,11 @@ export function createAuthService(deps: AuthServiceDeps) {
   const invalidCredentials = () => new UnauthorizedError('invalid_credentials', 'The user or password is not correct.');
 
   return {
+    /** Refuses a login at once when the hashing queue is full (before its body is even read). */
+    assertLoginCapacity(): void {
+      hasher.assertCapacity();
+    },
+
     /** Same answer and the same hashing work for every kind of failure. */
     async login(credentials: { user: string; password: string }, context: ChangeContext): Promise<TokenObject> {
       const name = normaliseEmail(credentials.user);

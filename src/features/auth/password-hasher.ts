@@ -14,6 +14,8 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** Verifies against `phc`, or against a dummy hash when the user is unknown, so both take the same time. */
   verify(phc: string | null, password: string): Promise<boolean>;
+  /** Throws the same 503 as verify() would, without waiting: lets a full queue refuse before any work. */
+  assertCapacity(): void;
   close(): Promise<void>;
 }
 
@@ -23,11 +25,15 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
   const waiting: Array<() => void> = [];
   let dummyHash: Promise<string> | undefined;
 
+  function assertCapacity(): void {
+    if (running >= options.concurrency && waiting.length >= options.queueLimit) {
+      throw new ServiceUnavailableError('server_busy', 'Too many logins at once; retry shortly.', 1);
+    }
+  }
+
   async function gated<T>(work: () => Promise<T>): Promise<T> {
+    assertCapacity();
     if (running >= options.concurrency) {
-      if (waiting.length >= options.queueLimit) {
-        throw new ServiceUnavailableError('server_busy', 'Too many logins at once; retry shortly.', 1);
-      }
       await new Promise<void>((resolve) => waiting.push(resolve));
     } else {
       running++;
@@ -57,6 +63,7 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
         }
       });
     },
+    assertCapacity,
     close: () => pool.close(),
   };
 }
