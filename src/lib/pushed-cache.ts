@@ -56,5 +56,3 @@ export function createPushedCache<V>(options: { ttlMs: number; maxEntries: numbe
     },
   };
 }
-
-export type PushedCache<V> = ReturnType<typeof createPushedCache<V>>;

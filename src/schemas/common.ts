@@ -36,7 +36,6 @@ export const ProblemSchema = Type.Object(
   },
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
 );
-export type Problem = Static<typeof ProblemSchema>;
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed JSON, schema violation, bad query parameter, or both credential headers',

@@ -19,18 +19,21 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { feeRules } = app.services;
   // Before body validation: a merchant caller learns nothing about the body it sent.
   const customerCallersOnly = async (request: FastifyRequest) => feeRules.assertMayAssign(principalOf(request));
-  const responses = { 201: Created, ...problems(...WITH_BODY, ...AUTHENTICATED, 403, 422, ...ALWAYS) };
+  // What both assignment routes share: who may call them and what they answer.
+  const guards = { onRequest: app.authenticate, preValidation: customerCallersOnly };
+  const shared = {
+    tags: ['fee rules'],
+    security: SECURITY_ANY,
+    response: { 201: Created, ...problems(...WITH_BODY, ...AUTHENTICATED, 403, 422, ...ALWAYS) },
+  };
 
   app.post('/v1/fee-rules/bulk-assign', {
-    onRequest: app.authenticate,
-    preValidation: customerCallersOnly,
+    ...guards,
     schema: {
-      tags: ['fee rules'],
+      ...shared,
       summary: 'Assign payment plans to the named merchants',
       description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422}`,
-      security: SECURITY_ANY,
       body: BulkAssignBody,
-      response: responses,
     },
     handler: async (request, reply) => {
       await feeRules.assignToMerchants(principalOf(request), request.body, changeContext(request));
@@ -39,15 +42,12 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/v1/fee-rules/bulk-assign/all', {
-    onRequest: app.authenticate,
-    preValidation: customerCallersOnly,
+    ...guards,
     schema: {
-      tags: ['fee rules'],
+      ...shared,
       summary: 'Assign payment plans to every merchant of the customer',
       description: `Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422}`,
-      security: SECURITY_ANY,
       body: BulkAssignAllBody,
-      response: responses,
     },
     handler: async (request, reply) => {
       await feeRules.assignToAllMerchants(principalOf(request), request.body, changeContext(request));

@@ -11,7 +11,7 @@ export interface MerchantResource {
   create_date: string;
 }
 
-export function scopeOf(principal: Principal): MerchantScope {
+function scopeOf(principal: Principal): MerchantScope {
   return { customerId: principal.customerId, merchantId: principal.merchantId };
 }
 
