@@ -115,8 +115,8 @@ async function seed(database: Database, merchantCount: number): Promise<void> {
 export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Promise<FeeRulesBenchResult> {
   const log = options.log ?? (() => {});
   const { database, drop } = await scratchDatabase(options);
+  const services = createServices(testConfig(), database);
   try {
-    const services = createServices(testConfig(), database);
     const caller: Principal = {
       auth: 'token',
       userId: '00000000-0000-4000-8000-000000000000',
@@ -149,6 +149,7 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
     }
     return { driver: database.driver, budgetSeconds: FEE_RULES_BUDGET_SECONDS, figures };
   } finally {
+    await services.stop();
     await drop();
   }
 }

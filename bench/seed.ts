@@ -50,9 +50,10 @@ export function benchDocument(): { doc: ImportDocument; data: SeedData } {
 export async function seedDatabase(env: Record<string, string>): Promise<SeedData> {
   const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
   const database = await openConfiguredDatabase(config);
+  const services = createServices(config, database);
   try {
     const { doc, data } = benchDocument();
-    await createServices(config, database).importer.importDocument(doc);
+    await services.importer.importDocument(doc);
     await database.db.execute(sql`
       INSERT INTO merchants (id, customer_id, name)
       SELECT gen_random_uuid(), ${data.main.customerId}::uuid, 'Bench merchant ' || g
@@ -60,6 +61,7 @@ export async function seedDatabase(env: Record<string, string>): Promise<SeedDat
     await database.db.execute(sql`ANALYZE`);
     return data;
   } finally {
+    await services.stop();
     await database.close();
   }
 }
