@@ -1,19 +1,16 @@
 /** The part of autocannon 8's programmatic API the bench uses (the package ships no types). */
 declare module 'autocannon' {
-  interface RequestParams {
+  export interface RequestParams {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
     body?: string;
   }
 
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;
-    /** Requests per second across all connections: an open-loop probe instead of a saturating one. */
-    overallRate?: number;
-    ignoreCoordinatedOmission?: boolean;
     method?: string;
     headers?: Record<string, string>;
     body?: string;
@@ -21,7 +18,7 @@ declare module 'autocannon' {
     requests?: Array<RequestParams & { setupRequest?(request: RequestParams): RequestParams }>;
   }
 
-  interface Histogram {
+  export interface Histogram {
     average: number;
     mean: number;
     p50: number;
@@ -30,7 +27,7 @@ declare module 'autocannon' {
     max: number;
   }
 
-  interface Result {
+  export interface Result {
     duration: number;
     errors: number;
     timeouts: number;

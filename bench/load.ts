@@ -3,7 +3,8 @@
  * the phases need to set themselves up. Throughput counts 2xx answers only: a
  * storm answered with 503s is not a storm of logins.
  */
-import autocannon from 'autocannon';
+import { Worker } from 'node:worker_threads';
+import autocannon, { type Options as AutocannonOptions, type Result as AutocannonResult } from 'autocannon';
 
 export interface LoadOptions {
   path: string;
@@ -12,8 +13,6 @@ export interface LoadOptions {
   body?: unknown;
   connections?: number;
   durationSeconds: number;
-  /** Open loop: this many requests per second in total, whatever the latency. */
-  rate?: number;
   /** A different header set per request, in turn (e.g. many API keys). */
   rotateHeaders?: Array<Record<string, string>>;
 }
@@ -29,11 +28,11 @@ export interface LoadResult {
   errors: number;
 }
 
-export async function runLoad(baseUrl: string, options: LoadOptions): Promise<LoadResult> {
+function autocannonOptions(baseUrl: string, options: LoadOptions): AutocannonOptions {
   const headers = { ...options.headers, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) };
   const rotate = options.rotateHeaders;
   let turn = 0;
-  const result = await autocannon({
+  return {
     url: `${baseUrl}${options.path}`,
     method: options.method ?? 'GET',
     connections: options.connections ?? 50,
@@ -41,13 +40,15 @@ export async function runLoad(baseUrl: string, options: LoadOptions): Promise<Lo
     headers,
     timeout: 30,
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    // autocannon's coordinated-omission correction assumes a 1 ms interval at any rate
-    // (ceil(1 / rate)), which invents samples; the probe paces itself, so it is off.
-    ...(options.rate ? { overallRate: options.rate, ignoreCoordinatedOmission: true } : {}),
     ...(rotate?.length
       ? { requests: [{ setupRequest: (request) => ({ ...request, headers: { ...headers, ...rotate[turn++ % rotate.length] } }) }] }
       : {}),
-  });
+  };
+}
+
+type AutocannonSummary = Pick<AutocannonResult, 'duration' | 'errors' | 'statusCodeStats' | 'latency'>;
+
+function summarize(result: AutocannonSummary): LoadResult {
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
   const ok = Object.entries(statuses).reduce((sum, [code, count]) => (code.startsWith('2') ? sum + count : sum), 0);
   const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
@@ -58,6 +59,76 @@ export async function runLoad(baseUrl: string, options: LoadOptions): Promise<Lo
     p99: result.latency.p99,
     statuses,
     errors: result.errors,
+  };
+}
+
+/** Load from this thread: for the throughput phases, where nothing else is measured beside it. */
+export async function runLoad(baseUrl: string, options: LoadOptions): Promise<LoadResult> {
+  return summarize(await autocannon(autocannonOptions(baseUrl, options)));
+}
+
+/** Runs a worker thread to completion and returns the one message it posts. */
+async function workerResult<T>(file: string, workerData: unknown): Promise<T> {
+  const worker = new Worker(new URL(file, import.meta.url), { workerData });
+  try {
+    return await new Promise<T>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`${file} exited with code ${code} before reporting`)));
+    });
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/**
+ * Load from a worker thread at nice `nice` (bench/load-worker.mjs), for a load
+ * that runs beside a measurement: the generator then takes the CPU the service
+ * leaves, as remote clients would, instead of competing with it.
+ */
+export async function runLoadInBackground(baseUrl: string, options: LoadOptions, nice: number): Promise<LoadResult> {
+  if (options.rotateHeaders) throw new Error('runLoadInBackground cannot rotate headers (functions do not cross threads)');
+  return summarize(await workerResult<AutocannonSummary>('./load-worker.mjs', { options: autocannonOptions(baseUrl, options), nice }));
+}
+
+export interface ProbeInput {
+  url: string;
+  rate: number;
+  connections: number;
+  durationSeconds: number;
+}
+
+export interface ProbeOutput {
+  /** Latency of each answered request in ms, from the moment it was sent. */
+  latenciesMs: number[];
+  statuses: Record<string, number>;
+  errors: number;
+  seconds: number;
+}
+
+/** The value below which `fraction` of the sorted samples lie (nearest rank). */
+export function percentile(sorted: number[], fraction: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+/**
+ * A fixed-rate GET probe in its own worker thread (bench/probe-worker.mjs): its
+ * latencies are not delayed by load the bench generates at the same time, and
+ * are measured in microseconds instead of autocannon's whole milliseconds.
+ */
+export async function runProbe(baseUrl: string, options: { path: string; rate: number; connections: number; durationSeconds: number }): Promise<LoadResult> {
+  const workerData: ProbeInput = { url: `${baseUrl}${options.path}`, rate: options.rate, connections: options.connections, durationSeconds: options.durationSeconds };
+  const output = await workerResult<ProbeOutput>('./probe-worker.mjs', workerData);
+  const sorted = output.latenciesMs.sort((a, b) => a - b);
+  const ok = Object.entries(output.statuses).reduce((sum, [code, count]) => (code.startsWith('2') ? sum + count : sum), 0);
+  return {
+    okPerSec: ok / output.seconds,
+    totalPerSec: sorted.length / output.seconds,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    statuses: output.statuses,
+    errors: output.errors,
   };
 }
 

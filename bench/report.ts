@@ -52,6 +52,9 @@ export const BUDGETS = {
   peakRssMb: 250,
 } as const;
 
+/** The least /health p99 alone the storm ratio divides by. */
+const STORM_P99_FLOOR_MS = 1;
+
 type Verdict = 'PASS' | 'FAIL' | 'SKIP' | '';
 
 interface Line {
@@ -67,7 +70,7 @@ export function isSkipped(value: unknown): value is Skipped {
 }
 
 const num = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const ms = (n: number) => `${num(n, n < 10 ? 1 : 0)} ms`;
+const ms = (n: number) => `${num(n, n < 1 ? 2 : n < 10 ? 1 : 0)} ms`;
 const check = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
 const skippedLine = (measure: string, s: Skipped, budget = ''): Line => ({ measure, result: s.skipped, ratio: '', budget, verdict: budget ? 'SKIP' : '' });
 
@@ -104,8 +107,10 @@ export function lines(report: BenchReport): Line[] {
     if (isSkipped(report.loginStorm)) out.push(skippedLine('4. login storm POST /v1/login', report.loginStorm, budget));
     else {
       const { logins, healthAlone, healthDuring } = report.loginStorm;
-      // A p99 below 1 ms is timer noise; comparing against it would fail on jitter alone.
-      const factor = healthDuring.p99 / Math.max(healthAlone.p99, 1);
+      // A p99 below 1 ms is scheduler noise (one time slice of a busy core is longer):
+      // the alone figure counts as at least 1 ms, and the table says when it did.
+      const floored = healthAlone.p99 < STORM_P99_FLOOR_MS;
+      const factor = healthDuring.p99 / Math.max(healthAlone.p99, STORM_P99_FLOOR_MS);
       out.push({
         measure: '4. login storm POST /v1/login',
         result: `${num(logins.okPerSec, 1)} logins/s, ${num(logins.totalPerSec - logins.okPerSec)} refused/s${nonOk(logins)}`,
@@ -115,7 +120,7 @@ export function lines(report: BenchReport): Line[] {
       });
       out.push({
         measure: '   /health p99 alone -> during storm',
-        result: `${ms(healthAlone.p99)} -> ${ms(healthDuring.p99)} (x${factor.toFixed(1)})`,
+        result: `${ms(healthAlone.p99)}${floored ? ` (as ${ms(STORM_P99_FLOOR_MS)})` : ''} -> ${ms(healthDuring.p99)} (x${factor.toFixed(1)})`,
         ratio: '',
         budget,
         verdict: check(factor <= BUDGETS.stormHealthP99Factor),
