@@ -49,6 +49,15 @@ export function defaultLoginConcurrency(cores = os.availableParallelism()): numb
   return Math.min(4, Math.max(1, cores - 1));
 }
 
+/**
+ * Logins that may wait per hashing thread: about half a second of argon2 each
+ * (~9 ms a hash here). A refused login costs CPU too, since clients that ignore
+ * Retry-After send it again at once: at 32 per thread a 50-client storm got half
+ * the logins through and answered 11,000 refusals a second; at 64 it got twice
+ * the logins and few refusals (docs/performance.md).
+ */
+export const LOGIN_QUEUE_PER_HASHER = 64;
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -89,6 +98,7 @@ function databaseUrl(env: Env): string | undefined {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const loginConcurrency = integer(env, 'LOGIN_CONCURRENCY', defaultLoginConcurrency(), 1, 64);
   return {
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -99,8 +109,8 @@ export function loadConfig(env: Env = process.env): Config {
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 1, 31_536_000),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
-    loginConcurrency: integer(env, 'LOGIN_CONCURRENCY', defaultLoginConcurrency(), 1, 64),
-    loginQueueLimit: integer(env, 'LOGIN_QUEUE_LIMIT', 32, 0, 10_000),
+    loginConcurrency,
+    loginQueueLimit: integer(env, 'LOGIN_QUEUE_LIMIT', LOGIN_QUEUE_PER_HASHER * loginConcurrency, 0, 10_000),
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1000),
     loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
     apiKeyCacheTtlMs: integer(env, 'API_KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),

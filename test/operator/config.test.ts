@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -13,6 +13,19 @@ describe('configuration', () => {
     assert.match(c.dataDir, /\/data$/);
   });
 
+  it('sizes the login queue by the hashing threads unless it is set', () => {
+    assert.equal(LOGIN_QUEUE_PER_HASHER, 64);
+    assert.equal(loadConfig({}).loginQueueLimit, 64 * defaultLoginConcurrency());
+    assert.deepEqual(
+      (({ loginConcurrency, loginQueueLimit }) => ({ loginConcurrency, loginQueueLimit }))(loadConfig({ LOGIN_CONCURRENCY: '3' })),
+      { loginConcurrency: 3, loginQueueLimit: 192 },
+    );
+    assert.equal(loadConfig({ LOGIN_CONCURRENCY: '3', LOGIN_QUEUE_LIMIT: '0' }).loginQueueLimit, 0);
+    assert.equal(defaultLoginConcurrency(1), 1);
+    assert.equal(defaultLoginConcurrency(2), 1);
+    assert.equal(defaultLoginConcurrency(16), 4);
+  });
+
   const bad: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
     [{ PORT: 'abc' }, /PORT must be a whole number/],
@@ -20,6 +33,8 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must start with postgres/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ FEEGATE_DEMO: 'maybe' }, /FEEGATE_DEMO must be true or false/],
+    [{ LOGIN_QUEUE_LIMIT: '-1' }, /LOGIN_QUEUE_LIMIT must be a whole number/],
+    [{ LOGIN_CONCURRENCY: '0' }, /LOGIN_CONCURRENCY/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {
