@@ -46,14 +46,15 @@ function autocannonOptions(baseUrl: string, options: LoadOptions): AutocannonOpt
   };
 }
 
+const countOk = (statuses: Record<string, number>) => Object.entries(statuses).reduce((sum, [code, count]) => (code.startsWith('2') ? sum + count : sum), 0);
+
 type AutocannonSummary = Pick<AutocannonResult, 'duration' | 'errors' | 'statusCodeStats' | 'latency'>;
 
 function summarize(result: AutocannonSummary): LoadResult {
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
-  const ok = Object.entries(statuses).reduce((sum, [code, count]) => (code.startsWith('2') ? sum + count : sum), 0);
   const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
   return {
-    okPerSec: ok / result.duration,
+    okPerSec: countOk(statuses) / result.duration,
     totalPerSec: total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -117,18 +118,24 @@ export function percentile(sorted: number[], fraction: number): number {
  * latencies are not delayed by load the bench generates at the same time, and
  * are measured in microseconds instead of autocannon's whole milliseconds.
  */
-export async function runProbe(baseUrl: string, options: { path: string; rate: number; connections: number; durationSeconds: number }): Promise<LoadResult> {
+export async function runProbe(baseUrl: string, options: { path: string; rate: number; connections: number; durationSeconds: number }): Promise<ProbeOutput> {
   const workerData: ProbeInput = { url: `${baseUrl}${options.path}`, rate: options.rate, connections: options.connections, durationSeconds: options.durationSeconds };
-  const output = await workerResult<ProbeOutput>('./probe-worker.mjs', workerData);
-  const sorted = output.latenciesMs.sort((a, b) => a - b);
-  const ok = Object.entries(output.statuses).reduce((sum, [code, count]) => (code.startsWith('2') ? sum + count : sum), 0);
+  return workerResult<ProbeOutput>('./probe-worker.mjs', workerData);
+}
+
+/** One summary over the samples of several probe runs together (e.g. before and after a storm). */
+export function probeSummary(...runs: ProbeOutput[]): LoadResult {
+  const sorted = runs.flatMap((run) => run.latenciesMs).sort((a, b) => a - b);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  const statuses: Record<string, number> = {};
+  for (const run of runs) for (const [code, count] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
   return {
-    okPerSec: ok / output.seconds,
-    totalPerSec: sorted.length / output.seconds,
+    okPerSec: countOk(statuses) / seconds,
+    totalPerSec: sorted.length / seconds,
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
-    statuses: output.statuses,
-    errors: output.errors,
+    statuses,
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
   };
 }
 

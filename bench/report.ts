@@ -23,7 +23,7 @@ export interface BulkRun {
 
 export interface StormResult {
   logins: LoadResult;
-  /** The same fixed-rate /health probe, alone and during the storm. */
+  /** The same fixed-rate /health probe: alone (before and after the storm, pooled) and during it. */
   healthAlone: LoadResult;
   healthDuring: LoadResult;
 }
