@@ -86,3 +86,10 @@ export class ServiceUnavailableError extends AppError {
     super(503, code, 'Service Unavailable', { detail, headers: { 'retry-after': String(retryAfterSeconds) } });
   }
 }
+
+/** The client closed the connection before the answer: nobody reads this one, it only stops work. */
+export class ClientClosedRequestError extends AppError {
+  constructor() {
+    super(499, 'client_closed_request', 'Client Closed Request', { detail: 'The client closed the connection before the answer was ready.' });
+  }
+}

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it, mock } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { auditEvents, authTokens, users } from '../../src/db/schema.js';
@@ -11,6 +13,24 @@ const h = useTestApp();
 async function login(payload: unknown, headers: Record<string, string> = {}) {
   const app = await h.app();
   return app.inject({ method: 'POST', url: '/v1/login', payload: payload as object, headers });
+}
+
+/** Whether one more login would be queued rather than refused with 503. */
+function canQueue(hasher: { assertCapacity(): void }): boolean {
+  try {
+    hasher.assertCapacity();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(2);
+  }
 }
 
 describe('POST /v1/login: happy', () => {
@@ -161,6 +181,43 @@ describe('POST /v1/login: security', () => {
     assert.ok(busy, `some login is refused: ${statuses}`);
     assert.equal(busy.headers['retry-after'], '1');
     assert.equal(json(busy).code, 'server_busy');
+  });
+
+  it('drops a queued login whose client hung up, freeing its place without hashing or logging in', async () => {
+    const app = await h.app({ loginConcurrency: 1, loginQueueLimit: 1 });
+    const world = await seedWorld(app);
+    const { hasher } = app.services;
+    const db = h.db.current.database.db;
+    const loginsBefore = (await db.select().from(auditEvents).where(eq(auditEvents.action, 'auth.login'))).length;
+    // Keep the one hashing thread busy (operator hashing is not gated), so login A holds the slot a while.
+    const backlog = Promise.all(Array.from({ length: 40 }, () => hasher.hash('backlog')));
+    const verify = mock.method(hasher, 'verify'); // a spy: it calls through
+    let aDone = false;
+    const a = login(world.login).finally(() => (aDone = true));
+    await until(() => verify.mock.callCount() === 1, 'A to reach the hashing gate');
+    assert.ok(canQueue(hasher), 'A holds the slot and the queue has room for one');
+
+    // B waits in the queue over a real socket, then its client hangs up.
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const b = http.request(`${address}/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const bOutcome = new Promise((resolve) => {
+      b.once('response', (res) => resolve(res.statusCode));
+      b.once('error', () => resolve('hung up'));
+    });
+    b.end(JSON.stringify(world.login));
+    await until(() => verify.mock.callCount() === 2, 'B to reach the hashing gate');
+    assert.equal(canQueue(hasher), false, 'B waits in the queue');
+    assert.equal((await login(world.login)).statusCode, 503, 'the queue is full while B waits');
+    b.destroy();
+    await until(() => canQueue(hasher), 'B to leave the queue');
+    assert.equal(aDone, false, 'B left the queue while A was still hashing, not when its turn came');
+
+    assert.equal((await a).statusCode, 200);
+    assert.equal(await bOutcome, 'hung up');
+    await backlog;
+    mock.restoreAll();
+    const loginsAfter = (await db.select().from(auditEvents).where(eq(auditEvents.action, 'auth.login'))).length;
+    assert.equal(loginsAfter - loginsBefore, 1, 'only A logged in');
   });
 
   it('locks a user name out with 429 and Retry-After after too many failures, without hashing', async () => {

@@ -1,7 +1,7 @@
 /** HTTP only: translate requests to the auth service and back. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../plugins/authentication.js';
-import { changeContext } from '../../lib/request-context.js';
+import { changeContext, clientGone } from '../../lib/request-context.js';
 import { ALWAYS, AUTHENTICATED, NoContent, SECURITY_ANY, SECURITY_BEARER, WITH_BODY, problems } from '../../schemas/common.js';
 import { CurrentUser, LoginBody, RefreshBody, TokenResponse } from './auth-schemas.js';
 
@@ -15,12 +15,12 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['auth'],
       summary: 'Log in with user and password',
       description:
-        'Only CUSTOMER users with a password can log in. Every failure is the same 401 invalid_credentials. After 10 failures for one user name within 15 minutes: 429 with Retry-After. When too many logins wait for password hashing: 503 server_busy with Retry-After.',
+        'Only CUSTOMER users with a password can log in. Every failure is the same 401 invalid_credentials. After 10 failures for one user name within 15 minutes: 429 with Retry-After. When too many logins wait for password hashing: 503 server_busy with Retry-After; a waiting login whose client hangs up leaves the queue unhashed.',
       body: LoginBody,
       response: { 200: TokenResponse, ...problems(...WITH_BODY, 401, 429, ...ALWAYS) },
     },
     handler: async (request, reply) => {
-      const token = await auth.login(request.body, changeContext(request));
+      const token = await auth.login(request.body, changeContext(request), clientGone(reply));
       reply.header('cache-control', 'no-store');
       return { token };
     },

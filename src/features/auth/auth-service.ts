@@ -66,12 +66,13 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /** Same answer and the same hashing work for every kind of failure. */
-    async login(credentials: { user: string; password: string }, context: ChangeContext): Promise<TokenObject> {
+    /** `clientGone` aborts when the caller stops waiting: a queued login is then dropped unhashed. */
+    async login(credentials: { user: string; password: string }, context: ChangeContext, clientGone?: AbortSignal): Promise<TokenObject> {
       const name = normaliseEmail(credentials.user);
       deps.throttle.check(name);
       const user = await authDal.findUserByEmail(name);
       const canLogIn = user?.type === 'CUSTOMER' && user.passwordHash !== null;
-      const passwordOk = await hasher.verify(canLogIn ? user.passwordHash : null, credentials.password);
+      const passwordOk = await hasher.verify(canLogIn ? user.passwordHash : null, credentials.password, clientGone);
       if (!user || !canLogIn || !passwordOk) {
         deps.throttle.fail(name);
         throw invalidCredentials();

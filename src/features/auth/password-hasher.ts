@@ -4,7 +4,7 @@
  * gate below bounds how many verifications run and wait at once, so a login
  * storm is answered with 503 + Retry-After instead of slowing everything down.
  */
-import { ServiceUnavailableError } from '../../errors.js';
+import { ClientClosedRequestError, ServiceUnavailableError } from '../../errors.js';
 import { createArgon2Pool } from './argon2-pool.js';
 
 const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum in the typings)
@@ -12,8 +12,12 @@ export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCos
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
-  /** Verifies against `phc`, or against a dummy hash when the user is unknown, so both take the same time. */
-  verify(phc: string | null, password: string): Promise<boolean>;
+  /**
+   * Verifies against `phc`, or against a dummy hash when the user is unknown, so both take the same time.
+   * When `clientGone` aborts while the login waits for a slot, it leaves the queue with
+   * ClientClosedRequestError: a storm's timed-out clients do not keep the hashing busy.
+   */
+  verify(phc: string | null, password: string, clientGone?: AbortSignal): Promise<boolean>;
   /** Throws the same 503 as verify() would, without waiting: lets a full queue refuse before any work. */
   assertCapacity(): void;
   close(): Promise<void>;
@@ -31,13 +35,31 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
     }
   }
 
-  async function gated<T>(work: () => Promise<T>): Promise<T> {
-    assertCapacity();
-    if (running >= options.concurrency) {
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    } else {
+  /** Waits for a free slot; leaves the queue at once if the client goes away meanwhile. */
+  function slot(clientGone: AbortSignal | undefined): Promise<void> {
+    if (running < options.concurrency) {
       running++;
+      return Promise.resolve();
     }
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        const at = waiting.indexOf(admit);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(new ClientClosedRequestError());
+      };
+      const admit = () => {
+        clientGone?.removeEventListener('abort', leave);
+        resolve();
+      };
+      waiting.push(admit);
+      clientGone?.addEventListener('abort', leave, { once: true });
+    });
+  }
+
+  async function gated<T>(work: () => Promise<T>, clientGone: AbortSignal | undefined): Promise<T> {
+    if (clientGone?.aborted) throw new ClientClosedRequestError();
+    assertCapacity();
+    await slot(clientGone);
     try {
       return await work();
     } finally {
@@ -51,7 +73,7 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
   return {
     // Hashing new passwords is operator work (import), not the login path: not gated.
     hash: (password) => pool.hash(password, ARGON2_OPTIONS),
-    async verify(phc, password) {
+    async verify(phc, password, clientGone) {
       dummyHash ??= pool.hash('feegate-dummy-password', ARGON2_OPTIONS);
       const target = phc ?? (await dummyHash);
       return gated(async () => {
@@ -61,7 +83,7 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
         } catch {
           return false;
         }
-      });
+      }, clientGone);
     },
     assertCapacity,
     close: () => pool.close(),
