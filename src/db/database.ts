@@ -47,9 +47,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPglite(options.dataDir ?? 'memory://');
 }
 
+/**
+ * PostgreSQL's default of 128MB lives in the service's own memory when the
+ * database is embedded, and the data files are in the OS page cache anyway: in
+ * the bench, 16MB took the peak RSS from 492 to 344 MB at the same throughput.
+ */
+const PGLITE_SHARED_BUFFERS = '16MB';
+
 async function openPglite(dataDir: string): Promise<Database> {
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  return pgliteDatabase(await PGlite.create(dataDir));
+  return pgliteDatabase(await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] }));
 }
 
 /** A Database over a PGlite client made elsewhere (tests start from a migrated snapshot). */
