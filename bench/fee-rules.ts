@@ -10,11 +10,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { testConfig } from '../src/config.js';
 import { type Database, openDatabase, sql } from '../src/db/database.js';
 import type { Principal } from '../src/features/auth/principal.js';
 import { createServices } from '../src/services.js';
+import { dropPgDatabase, recreatePgDatabase } from './seed.js';
 
 export interface FeeRulesBenchOptions {
   /** In-memory PGlite instead of a PostgreSQL server. */
@@ -42,7 +42,8 @@ export interface FeeRulesBenchResult {
   figures: FeeRulesBenchFigure[];
 }
 
-const DB_NAME = 'feegate_bench_fee';
+// One per process: two bench runs on one server must not drop each other's database.
+const DB_NAME = `feegate_bench_fee_${process.pid}`;
 const CUSTOMER = 'c0000000-0000-4000-8000-00000000bec0';
 const PLANS_SENT = 12;
 export const FEE_RULES_BUDGET_SECONDS = 8;
@@ -57,17 +58,7 @@ async function scratchDatabase(options: FeeRulesBenchOptions): Promise<{ databas
     return { database, drop: () => database.close() };
   }
   const adminUrl = options.adminUrl ?? process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${DB_NAME}`);
+  await recreatePgDatabase(adminUrl, DB_NAME);
   const url = new URL(adminUrl);
   url.pathname = `/${DB_NAME}`;
   const database = await openDatabase({ databaseUrl: url.toString() });
@@ -76,7 +67,7 @@ async function scratchDatabase(options: FeeRulesBenchOptions): Promise<{ databas
     database,
     async drop() {
       await database.close();
-      await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+      await dropPgDatabase(adminUrl, DB_NAME);
     },
   };
 }

@@ -37,7 +37,8 @@ const durationSeconds = Number(values.duration);
 if (!Number.isFinite(durationSeconds) || durationSeconds < 1) throw new Error('--duration takes seconds, at least 1');
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const BENCH_DB = 'feegate_bench';
+// One per process: two bench runs on one server must not drop each other's database.
+const BENCH_DB = `feegate_bench_${process.pid}`;
 const embedded = values.embedded;
 const log = (message: string) => console.error(`[bench] ${message}`);
 
@@ -61,7 +62,8 @@ async function cleanup(): Promise<void> {
   cleaned = true;
   await server?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  else if (!values['keep-db']) await dropPgDatabase(ADMIN_URL, BENCH_DB).catch((err: Error) => log(`could not drop ${BENCH_DB}: ${err.message}`));
+  else if (values['keep-db']) log(`kept database ${BENCH_DB}`);
+  else await dropPgDatabase(ADMIN_URL, BENCH_DB).catch((err: Error) => log(`could not drop ${BENCH_DB}: ${err.message}`));
 }
 process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 
