@@ -93,27 +93,30 @@ async function main(): Promise<BenchReport> {
     nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });
   const ctx: phases.PhaseContext = { baseUrl: server.baseUrl, durationSeconds, connections: report.settings.connections, seed, log };
+  const running = server;
+  // Which phase raises the server's memory: the peak so far, as each one starts.
+  const step = (label: string) => log(`${label}   [server peak RSS so far ${Math.round(running.peakRss() / 1024 / 1024)} MB]`);
 
-  log('1. ceiling: GET /health');
+  step('1. ceiling: GET /health');
   report.ceiling = await phases.ceiling(ctx);
   if (wanted('keyauth') || wanted('listing')) {
-    log('creating 1,000 API keys through POST /v1/api-keys');
+    step('creating 1,000 API keys through POST /v1/api-keys');
     const keys = await phases.createKeys(ctx);
     if (wanted('keyauth')) {
-      log('2. key authentication: GET /v1/users/me with X-Api-Key');
+      step('2. key authentication: GET /v1/users/me with X-Api-Key');
       report.keyAuth = await phases.keyAuth(ctx, keys);
     }
     if (wanted('listing')) {
-      log('3. listing: GET /v1/api-keys?size=10 with X-Api-Key');
+      step('3. listing: GET /v1/api-keys?size=10 with X-Api-Key');
       report.listing = await phases.listing(ctx, keys);
     }
   }
   if (wanted('storm')) {
-    log('4. login storm: POST /v1/login beside a fixed-rate /health probe');
+    step('4. login storm: POST /v1/login beside a fixed-rate /health probe');
     report.loginStorm = await phases.loginStorm(ctx);
   }
   if (wanted('bulk')) {
-    log('5. bulk assignment: POST /v1/fee-rules/bulk-assign/all');
+    step('5. bulk assignment: POST /v1/fee-rules/bulk-assign/all');
     report.bulk = await phases.bulkAssign(ctx, { embedded, adminUrl: ADMIN_URL });
   }
   report.peakRssBytes = server.peakRss();
