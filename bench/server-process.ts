@@ -1,9 +1,10 @@
 /**
- * The service under test as a child process: the same `node bin/feegate.js serve`
- * an operator runs, so the bench measures the real startup path, logger and
- * process, and its memory can be read from /proc without the bench's own heap.
+ * The service under test as a child process: what `npm start` runs (the bundle
+ * built by scripts/build.mjs, then `node dist/feegate.mjs serve`), so the bench
+ * measures the real startup path, logger and process, and its memory can be read
+ * from /proc without the bench's own heap.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -50,9 +51,10 @@ export interface StartOptions {
 }
 
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'bin/feegate.js', 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'dist/feegate.mjs', 'serve'], {
     cwd: ROOT,
     env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,8 @@
  * One interface over both drivers: `pg` for a PostgreSQL server, PGlite for the
  * embedded default. Everything above this file sees only `Database`.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -18,7 +19,16 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** A transaction is a Db too: every data function takes either. */
 export type DbOrTx = Db;
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+/** The package's migrations/, found upwards from this module: from src/db/ as from the bundle in dist/. */
+function findMigrationsFolder(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'migrations');
+    if (existsSync(path.join(candidate, 'meta', '_journal.json'))) return candidate;
+    if (path.dirname(dir) === dir) throw new Error('migrations/ not found above the feegate sources');
+  }
+}
+
+export const MIGRATIONS_FOLDER = findMigrationsFolder();
 
 export interface ListenHandlers {
   onMessage(payload: string): void;

@@ -56,6 +56,14 @@ async function withDb<T>(work: (db: Awaited<ReturnType<typeof openDatabase>>) =>
 const customerCount = () => withDb(async (d) => (await d.db.select({ n: count() }).from(customers))[0]!.n);
 
 describe('feegate command line', () => {
+  it('runs from the bundle npm start builds, which finds the migrations from dist/', async () => {
+    await run(process.execPath, ['scripts/build.mjs'], { timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['dist/feegate.mjs', 'migrate'], { env, timeout: 60_000 });
+    assert.match(stdout, /migrations applied/);
+    const help = await run(process.execPath, ['dist/feegate.mjs', 'help'], { env, timeout: 60_000 }).catch((err) => err as { stdout: string });
+    assert.match(help.stdout, /migrate\s+apply database migrations/);
+  });
+
   it('migrate applies migrations and exits 0', async () => {
     const res = await feegate('migrate');
     assert.equal(res.code, 0, res.stderr);

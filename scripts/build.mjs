@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+/**
+ * `npm run build` (and before `npm start`): the service as one JavaScript bundle,
+ * dist/feegate.mjs, with the npm packages left as imports. Running the sources
+ * through tsx costs about 80 MB of memory per process (docs/performance.md);
+ * tests, the bench's in-process parts and `npm run feegate` still run the sources.
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = `${root}dist`;
+mkdirSync(outdir, { recursive: true });
+await build({
+  stdin: { contents: "import { main } from './src/cli.ts';\nawait main();\n", resolveDir: root, sourcefile: 'feegate-entry.ts', loader: 'ts' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.19',
+  packages: 'external',
+  outfile: `${outdir}/feegate.mjs`,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+// Loaded by URL next to the bundle (src/features/auth/argon2-pool.ts), so it is copied, not bundled.
+copyFileSync(`${root}src/features/auth/argon2-worker.mjs`, `${outdir}/argon2-worker.mjs`);
