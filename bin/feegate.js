@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx: one artefact, no build step.
+// The operator command line on the TypeScript sources, through tsx. `npm start`
+// runs the same code bundled (scripts/build.mjs), without the loader's memory.
 import { register } from 'tsx/esm/api';
 
 register();
