@@ -125,7 +125,7 @@ export function lines(report: BenchReport): Line[] {
       });
       out.push({
         measure: '   /health p99 alone -> during storm',
-        result: `${ms(healthAlone.p99)}${floored ? ` (as ${ms(STORM_P99_FLOOR_MS)})` : ''} -> ${ms(healthDuring.p99)} (x${factor.toFixed(1)})`,
+        result: `${ms(healthAlone.p99)}${floored ? ` (as ${ms(STORM_P99_FLOOR_MS)})` : ''} -> ${ms(healthDuring.p99)} (x${factor.toFixed(2)})`,
         ratio: '',
         budget,
         verdict: check(factor <= BUDGETS.stormHealthP99Factor),
