@@ -108,7 +108,7 @@ export interface ProbeOutput {
 }
 
 /** The value below which `fraction` of the sorted samples lie (nearest rank). */
-export function percentile(sorted: number[], fraction: number): number {
+function percentile(sorted: number[], fraction: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }
@@ -118,8 +118,8 @@ export function percentile(sorted: number[], fraction: number): number {
  * latencies are not delayed by load the bench generates at the same time, and
  * are measured in microseconds instead of autocannon's whole milliseconds.
  */
-export async function runProbe(baseUrl: string, options: { path: string; rate: number; connections: number; durationSeconds: number }): Promise<ProbeOutput> {
-  const workerData: ProbeInput = { url: `${baseUrl}${options.path}`, rate: options.rate, connections: options.connections, durationSeconds: options.durationSeconds };
+export async function runProbe(baseUrl: string, { path, ...pace }: Omit<ProbeInput, 'url'> & { path: string }): Promise<ProbeOutput> {
+  const workerData: ProbeInput = { url: `${baseUrl}${path}`, ...pace };
   return workerResult<ProbeOutput>('./probe-worker.mjs', workerData);
 }
 

@@ -65,8 +65,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       hasher.assertCapacity();
     },
 
-    /** Same answer and the same hashing work for every kind of failure. */
-    /** `clientGone` aborts when the caller stops waiting: a queued login is then dropped unhashed. */
+    /**
+     * Same answer and the same hashing work for every kind of failure. `clientGone`
+     * aborts when the caller stops waiting: a queued login is then dropped unhashed.
+     */
     async login(credentials: { user: string; password: string }, context: ChangeContext, clientGone?: AbortSignal): Promise<TokenObject> {
       const name = normaliseEmail(credentials.user);
       deps.throttle.check(name);
