@@ -9,6 +9,7 @@ import { apiKeys, auditEvents } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { deleteKey, headersFor, listKeys } from '../helpers/api-keys.js';
 import { customerSession, issueKey, loginAs, uuid } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
 
@@ -69,13 +70,8 @@ describe('DELETE /v1/api-keys/{id}: errors and security', () => {
 });
 
 /** Polls for up to a second: pushed changes arrive in milliseconds. */
-async function waitFor(condition: () => Promise<boolean>) {
-  const deadline = Date.now() + 1000;
-  while (!(await condition())) {
-    assert.ok(Date.now() < deadline, 'the other instance saw the change within a second');
-    await sleep(20);
-  }
-}
+const seenBySecond = (condition: () => Promise<boolean>) =>
+  waitFor(condition, 'the other instance saw the change within a second', { timeoutMs: 1000 });
 
 describe('revocation across instances', () => {
   it('a key deleted through one instance is refused by another within a second', async () => {
@@ -102,12 +98,12 @@ describe('revocation across instances', () => {
       }
       assert.equal(status, 401);
       // Its listings learn of the change as quickly (they are cached briefly).
-      await waitFor(async () => (await enabledIds()).length === 0);
+      await seenBySecond(async () => (await enabledIds()).length === 0);
       assert.deepEqual(json(await listKeys(second, { token: otherToken }, '?status=DELETED')).data.map((k: { id: string }) => k.id), [key.id]);
       const fresh = await issueKey(app, { user: 'b@alpha.test', customerId: world.customerId });
-      await waitFor(async () => json(await listKeys(second, { token: otherToken })).data.some((k: { id: string }) => k.id === fresh.id));
+      await seenBySecond(async () => json(await listKeys(second, { token: otherToken })).data.some((k: { id: string }) => k.id === fresh.id));
       await deleteKey(app, { token }, fresh.id);
-      await waitFor(async () => json(await listKeys(second, { token: otherToken })).page.total_elements === 0);
+      await seenBySecond(async () => json(await listKeys(second, { token: otherToken })).page.total_elements === 0);
     } finally {
       await second.close();
     }

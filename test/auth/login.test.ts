@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it, mock } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { auditEvents, authTokens, users } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { seedWorld, uuid } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
 
@@ -25,13 +25,7 @@ function canQueue(hasher: { assertCapacity(): void }): boolean {
   }
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
+const until = (condition: () => boolean, what: string) => waitFor(condition, `timed out waiting for ${what}`, { intervalMs: 2 });
 
 describe('POST /v1/login: happy', () => {
   it('answers 200 with the token object and no-store', async () => {
