@@ -139,6 +139,27 @@ export function probeSummary(...runs: ProbeOutput[]): LoadResult {
   };
 }
 
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Several runs of one load as one: rates averaged, statuses and errors summed, latencies by their median. */
+export function mergeLoads(runs: LoadResult[]): LoadResult {
+  const statuses: Record<string, number> = {};
+  for (const run of runs) for (const [code, count] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  const mean = (pick: (run: LoadResult) => number) => runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
+  return {
+    okPerSec: mean((r) => r.okPerSec),
+    totalPerSec: mean((r) => r.totalPerSec),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    statuses,
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+  };
+}
+
 /** A short run first, so JIT, connection pools and caches are warm for the measured one. */
 export async function warmThenRun(baseUrl: string, options: LoadOptions, warmSeconds = 2): Promise<LoadResult> {
   await runLoad(baseUrl, { ...options, durationSeconds: warmSeconds });

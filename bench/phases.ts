@@ -3,10 +3,15 @@
  * reports "skipped (endpoint not available: <status>)" instead of failing, so
  * the harness runs on a service that has only part of the contract built.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEMO_LOGINS } from '../src/features/operator/demo-data.js';
 import { runFeeRulesBench } from './fee-rules.js';
-import { type LoadResult, login, mapConcurrent, request, runLoad, probeSummary, runLoadInBackground, runProbe, warmThenRun } from './load.js';
-import type { BulkRun, Skipped, StormResult } from './report.js';
+import { type LoadResult, login, mapConcurrent, median, mergeLoads, type ProbeOutput, probeSummary, request, runLoadInBackground, runProbe, warmThenRun } from './load.js';
+import { type BulkRun, type FirstStart, type Skipped, type StormResult, stormFactor } from './report.js';
 import type { SeedData } from './seed.js';
+import { startServer } from './server-process.js';
 
 export interface PhaseContext {
   baseUrl: string;
@@ -25,19 +30,23 @@ export async function ceiling(ctx: PhaseContext): Promise<LoadResult> {
 export const KEY_USERS = 100;
 export const KEYS_PER_USER = 10; // the contract's limit of ENABLED keys per user
 
-/** 1,000 customer keys through the public API, spread over 100 integration users. */
-export async function createKeys(ctx: PhaseContext): Promise<string[] | Skipped> {
+/**
+ * 1,000 customer keys through the public API, spread over 100 integration users
+ * (`users` of them); `settings` are sent with each (e.g. a rate_limit).
+ */
+export async function createKeys(ctx: PhaseContext, options: { users?: number; userPrefix?: string; settings?: object } = {}): Promise<string[] | Skipped> {
+  const users = options.users ?? KEY_USERS;
   const token = await login(ctx.baseUrl, ctx.seed.main.login);
   const create = async (n: number) =>
     request(ctx.baseUrl, 'POST', '/v1/api-keys', {
       headers: { authorization: `Bearer ${token}` },
-      body: { user: `bench-${n % KEY_USERS}@bench.test`, customer_id: ctx.seed.main.customerId },
+      body: { user: `${options.userPrefix ?? 'bench'}-${n % users}@bench.test`, customer_id: ctx.seed.main.customerId, ...options.settings },
     });
   const first = await create(0);
   if (first.status !== 201) return unavailable(first.status);
   const started = performance.now();
   // Modest concurrency: the per-user limit serialises creations for one user anyway.
-  const rest = await mapConcurrent(Array.from({ length: KEY_USERS * KEYS_PER_USER - 1 }, (_, i) => i + 1), 8, create);
+  const rest = await mapConcurrent(Array.from({ length: users * KEYS_PER_USER - 1 }, (_, i) => i + 1), 8, create);
   const responses = [first, ...rest];
   const failed = responses.filter((r) => r.status !== 201);
   if (failed.length) throw new Error(`${failed.length} key creations failed, first with ${failed[0]!.status}: ${JSON.stringify(failed[0]!.body)}`);
@@ -60,10 +69,73 @@ async function keyed(ctx: PhaseContext, keys: string[] | Skipped, path: string):
 }
 
 export const keyAuth = (ctx: PhaseContext, keys: string[] | Skipped) => keyed(ctx, keys, '/v1/users/me');
+
+/**
+ * GET /v1/merchants/{id}/fee-rules?at= an instant whose answer comes from both
+ * the present and the history: every merchant of the main customer is given the
+ * 12 bench plans, then 10 of them are replaced; `at` lies between the two, so
+ * the answer is 2 present assignments and 10 ended ones. With a customer token.
+ */
+export async function feeRulesAt(ctx: PhaseContext): Promise<LoadResult | Skipped> {
+  const token = await login(ctx.baseUrl, ctx.seed.main.login);
+  const headers = { authorization: `Bearer ${token}` };
+  const assignAll = (planIds: string[]) => request(ctx.baseUrl, 'POST', '/v1/fee-rules/bulk-assign/all', { headers, body: { payment_plan_ids: planIds } });
+  const first = await assignAll(ctx.seed.main.planIds);
+  if (first.status !== 201) return unavailable(first.status);
+  // Times are kept to the millisecond: pauses keep `at` strictly between the two changes.
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const at = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const second = await assignAll(ctx.seed.main.planIds.slice(0, 2));
+  if (second.status !== 201) throw new Error(`bulk-assign/all answered ${second.status}: ${JSON.stringify(second.body)}`);
+  const merchants = await request(ctx.baseUrl, 'GET', '/v1/merchants?size=1', { headers });
+  const merchantId = (merchants.body as { data: Array<{ id: string }> }).data[0]!.id;
+  const path = `/v1/merchants/${merchantId}/fee-rules?at=${encodeURIComponent(at)}`;
+  const probe = await request(ctx.baseUrl, 'GET', path, { headers });
+  if (probe.status !== 200) return unavailable(probe.status);
+  const held = (probe.body as { data: unknown[] }).data.length;
+  if (held !== ctx.seed.main.planIds.length) throw new Error(`fee-rules?at= answered ${held} plans, expected ${ctx.seed.main.planIds.length}`);
+  return warmThenRun(ctx.baseUrl, { path, connections: ctx.connections, durationSeconds: ctx.durationSeconds, headers });
+}
 export const listing = (ctx: PhaseContext, keys: string[] | Skipped) => keyed(ctx, keys, '/v1/api-keys?size=10');
+
+/**
+ * Key authentication with keys that have their own rate_limit, on a service
+ * whose counters are in Redis: every request is one Redis round trip. The limit
+ * is high enough never to refuse, so this measures the cost of counting.
+ */
+export async function rateLimitedKeyAuth(ctx: PhaseContext): Promise<LoadResult | Skipped> {
+  const keys = await createKeys(ctx, { users: 10, userPrefix: 'bench-limited', settings: { rate_limit: { limit: 100_000, window_seconds: 60 } } });
+  return keyed(ctx, keys, '/v1/users/me');
+}
+
+/** Logins whose access tokens the Bearer phase rotates through (each its own session). */
+export const BEARER_TOKENS = 20;
+
+/**
+ * GET /v1/users/me with access tokens (JWTs): signature, claims and revocation
+ * are checked in memory, so this should stay close to key authentication.
+ */
+export async function bearerAuth(ctx: PhaseContext): Promise<LoadResult | Skipped> {
+  const probe = await request(ctx.baseUrl, 'POST', '/v1/login', { body: ctx.seed.main.login });
+  if (probe.status !== 200) return unavailable(probe.status);
+  const tokens = await mapConcurrent(Array.from({ length: BEARER_TOKENS }, (_, i) => i), 2, () => login(ctx.baseUrl, ctx.seed.main.login));
+  const check = await request(ctx.baseUrl, 'GET', '/v1/users/me', { headers: { authorization: `Bearer ${tokens[0]}` } });
+  if (check.status !== 200) return unavailable(check.status);
+  return warmThenRun(ctx.baseUrl, {
+    path: '/v1/users/me',
+    connections: ctx.connections,
+    durationSeconds: ctx.durationSeconds,
+    rotateHeaders: tokens.map((token) => ({ authorization: `Bearer ${token}` })),
+  });
+}
 
 /** The storm's load generator yields CPU to the service and the probe, as clients on other machines would. */
 const STORM_GENERATOR_NICE = 10;
+
+/** Storm rounds: one quiet run's or one storm's p99 on a shared VM moves by 2x, the median of several does not. */
+export const STORM_ROUNDS = 5;
+const STORM_PROBE = { path: '/health', connections: 10, rate: 400 };
 
 /**
  * Logins at full concurrency while a fixed-rate /health probe runs beside them.
@@ -71,21 +143,68 @@ const STORM_GENERATOR_NICE = 10;
  * own thread, so its latency shows how long a cheap request waits in the
  * service, not how fast a saturated server can go or how busy the load
  * generator is.
+ *
+ * Quiet and storm runs alternate, `rounds` of each plus a last quiet run: each
+ * round's factor divides its storm's p99 by the p99 of the quiet runs on either
+ * side of it (pooled), so the machine's drift over the phase touches both, and
+ * the verdict takes the median of the rounds' factors.
  */
-export async function loginStorm(ctx: PhaseContext): Promise<StormResult | Skipped> {
+export async function loginStorm(ctx: PhaseContext, rounds = STORM_ROUNDS): Promise<StormResult | Skipped> {
   const probe = await request(ctx.baseUrl, 'POST', '/v1/login', { body: ctx.seed.main.login });
   if (probe.status !== 200) return unavailable(probe.status);
-  const health = { path: '/health', connections: 10, rate: 200, durationSeconds: ctx.durationSeconds };
+  const seconds = Math.max(3, Math.ceil(ctx.durationSeconds / 2));
+  const health = { ...STORM_PROBE, durationSeconds: seconds };
+  const storm = { path: '/v1/login', method: 'POST' as const, body: ctx.seed.main.login, connections: ctx.connections, durationSeconds: seconds };
   await runProbe(ctx.baseUrl, { ...health, durationSeconds: 2 });
-  const before = await runProbe(ctx.baseUrl, health);
-  const storm = { path: '/v1/login', method: 'POST' as const, body: ctx.seed.main.login, connections: ctx.connections, durationSeconds: ctx.durationSeconds };
   await runLoadInBackground(ctx.baseUrl, { ...storm, durationSeconds: 2 }, STORM_GENERATOR_NICE);
-  const [logins, during] = await Promise.all([runLoadInBackground(ctx.baseUrl, storm, STORM_GENERATOR_NICE), runProbe(ctx.baseUrl, health)]);
-  // Quiet again: logins still queued from the storm finish first.
-  await new Promise((resolve) => setTimeout(resolve, 2000));
-  const after = await runProbe(ctx.baseUrl, health);
-  // "Alone" pools the runs before and after the storm: one quiet run's p99 on a shared VM moves by 2x.
-  return { logins, healthAlone: probeSummary(before, after), healthDuring: probeSummary(during) };
+  await settle();
+  const quiet: ProbeOutput[] = [await runProbe(ctx.baseUrl, health)];
+  const during: ProbeOutput[] = [];
+  const logins: LoadResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const [load, probed] = await Promise.all([runLoadInBackground(ctx.baseUrl, storm, STORM_GENERATOR_NICE), runProbe(ctx.baseUrl, health)]);
+    logins.push(load);
+    during.push(probed);
+    await settle();
+    quiet.push(await runProbe(ctx.baseUrl, health));
+    ctx.log(`   storm round ${round + 1}/${rounds}: /health p99 ${probeSummary(quiet[round]!, quiet[round + 1]!).p99.toFixed(2)} -> ${probeSummary(probed).p99.toFixed(2)} ms`);
+  }
+  const perRound = during.map((probed, round) => {
+    const alone = probeSummary(quiet[round]!, quiet[round + 1]!).p99;
+    const stormy = probeSummary(probed).p99;
+    return { aloneP99: alone, duringP99: stormy, factor: stormFactor(alone, stormy) };
+  });
+  return {
+    logins: mergeLoads(logins),
+    healthAlone: probeSummary(...quiet),
+    healthDuring: probeSummary(...during),
+    rounds: perRound,
+    factor: median(perRound.map((r) => r.factor)),
+  };
+}
+
+/** Quiet again: logins still queued from a storm finish first. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 2000));
+
+/**
+ * A new user's first `npm start`: a fresh server on an empty embedded data
+ * directory, which creates the database, migrates it and loads the demo data
+ * before it answers /ready. Its peak RSS is the figure (VmHWM of the process).
+ */
+export async function firstStart(log: (message: string) => void): Promise<FirstStart> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'feegate-first-start-'));
+  const started = performance.now();
+  const server = await startServer({ env: { DATABASE_URL: '', FEEGATE_DATA_DIR: path.join(dir, 'data'), FEEGATE_DEMO: 'true', LOG_LEVEL: 'warn' } });
+  try {
+    const readySeconds = (performance.now() - started) / 1000;
+    const demo = await request(server.baseUrl, 'POST', '/v1/login', { body: { user: DEMO_LOGINS[0].user, password: DEMO_LOGINS[0].password } });
+    if (demo.status !== 200) throw new Error(`the demo login failed after a first start: ${demo.status}`);
+    log(`first start ready in ${readySeconds.toFixed(1)} s, demo login works`);
+    return { peakRssBytes: server.peakRss(), readySeconds };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -96,5 +215,13 @@ export async function loginStorm(ctx: PhaseContext): Promise<StormResult | Skipp
  */
 export async function bulkAssign(ctx: PhaseContext, options: { embedded: boolean; adminUrl: string }): Promise<BulkRun[]> {
   const result = await runFeeRulesBench({ ...options, log: ctx.log });
-  return result.figures.map((f) => ({ merchants: f.merchants, plans: f.plans, seconds: f.seconds, rowsPerSec: f.rowsPerSecond, via: 'bench/fee-rules.ts' }));
+  return result.figures.map((f) => ({
+    merchants: f.merchants,
+    plans: f.plans,
+    seconds: f.seconds,
+    rowsPerSec: f.rowsPerSecond,
+    dryRunSeconds: f.dryRunSeconds,
+    historyRows: f.historyRows,
+    via: 'bench/fee-rules.ts',
+  }));
 }

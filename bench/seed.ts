@@ -18,7 +18,7 @@ export interface Login {
 
 export interface SeedData {
   /** The customer whose users hold the 1,000 API keys and whose login is stormed. */
-  main: { customerId: string; login: Login };
+  main: { customerId: string; login: Login; planIds: string[] };
 }
 
 const MERCHANTS = 50;
@@ -27,8 +27,8 @@ const PASSWORD = 'bench-password-1';
 const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 export function benchDocument(): { doc: ImportDocument; data: SeedData } {
-  const main = { customerId: id('c0000000', 1), login: { user: 'owner@bench.test', password: PASSWORD } };
   const planIds = Array.from({ length: 12 }, (_, i) => id('e0000000', i + 1));
+  const main = { customerId: id('c0000000', 1), login: { user: 'owner@bench.test', password: PASSWORD }, planIds };
   const doc: ImportDocument = {
     customers: [{ id: main.customerId, name: 'Bench main' }],
     users: [{ email: main.login.user, type: 'CUSTOMER', customer_id: main.customerId, password: main.login.password }],

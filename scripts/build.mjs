@@ -23,5 +23,11 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
-// Loaded by URL next to the bundle (src/features/auth/argon2-pool.ts), so it is copied, not bundled.
+// Worker threads loaded by URL next to the bundle (src/features/auth/argon2-pool.ts,
+// src/db/pglite-rpc.ts), so they are copied, not bundled.
 copyFileSync(`${root}src/features/auth/argon2-worker.mjs`, `${outdir}/argon2-worker.mjs`);
+copyFileSync(`${root}src/db/pglite-worker.mjs`, `${outdir}/pglite-worker.mjs`);
+
+// The back-office console (console/, served at /console by src/plugins/console.ts).
+const { build: viteBuild } = await import('vite');
+await viteBuild({ configFile: `${root}console/vite.config.ts`, logLevel: 'warn' });

@@ -8,14 +8,19 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { apiKeysRoutes } from './features/api-keys/api-keys-routes.js';
+import { auditRoutes } from './features/audit/audit-routes.js';
 import { authRoutes } from './features/auth/auth-routes.js';
 import { feeRulesRoutes } from './features/fee-rules/fee-rules-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { paymentPlansRoutes } from './features/payment-plans/payment-plans-routes.js';
+import { keyVerifications, countOutcome } from './lib/metrics.js';
 import { authenticationPlugin } from './plugins/authentication.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { consolePlugin } from './plugins/console.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { problemDetailsPlugin } from './plugins/problem-details.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { validationPlugin } from './plugins/validation.js';
 import { createServices, type Services } from './services.js';
 
@@ -86,19 +91,23 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(validationPlugin);
   await app.register(problemDetailsPlugin);
+  await app.register(metricsPlugin, { sources: { loginQueueDepth: () => services.hasher.queued(), databasePool: () => database.poolStats?.() } });
   await app.register(openapiPlugin);
   await app.register(authenticationPlugin, {
     authenticators: {
       accessToken: (token) => services.auth.authenticateAccessToken(token),
-      apiKey: (key) => services.apiKeys.authenticate(key),
+      apiKey: (key) => countOutcome(keyVerifications, services.apiKeys.authenticate(key)),
     },
   });
+  await app.register(rateLimitPlugin, { counters: services.rateLimits, anonymousPerMinute: config.rateLimitAnonymousPerMinute });
   await app.register(healthRoutes);
   await app.register(authRoutes);
   await app.register(merchantsRoutes);
   await app.register(paymentPlansRoutes);
   await app.register(feeRulesRoutes);
   await app.register(apiKeysRoutes);
+  await app.register(auditRoutes);
+  await app.register(consolePlugin);
   await services.start();
   return app;
 }

@@ -1,26 +1,31 @@
-/** The operator's command line: `feegate <command>` (npm run feegate -- <command>). */
+/**
+ * The operator's command line: `feegate <command>` (npm run feegate -- <command>).
+ * Each command is one entry of COMMANDS with its own small function; help is
+ * made from the table. Errors print one line (cli-errors.ts) and exit 1.
+ */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
-import { AppError } from './errors.js';
-import { OPERATOR_CONTEXT } from './features/audit/audit-dal.js';
-import { ImportError } from './features/operator/import-service.js';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type TSchema, Type } from '@sinclair/typebox';
+import { describeError } from './cli-errors.js';
+import { loadConfig } from './config.js';
+import { ImportError, UsageError } from './errors.js';
+import { CreateApiKeyBody } from './features/api-keys/api-keys-schemas.js';
+import { OPERATOR_CONTEXT } from './lib/change-context.js';
+import { createStrictAjv } from './plugins/validation.js';
+import { Uuid } from './schemas/common.js';
 import { loadDemoData, openConfiguredDatabase, serve } from './server.js';
 import { createServices } from './services.js';
 
-const USAGE = `Usage: feegate <command>
+/** Exit status, or SERVING when the command keeps the process running. */
+const SERVING = -1;
 
-Commands:
-  serve                         run the HTTP service (default)
-  migrate                       apply database migrations
-  demo                          load the demo data set
-  import <file.json>            import customers, merchants, users, plans and assignments
-  keys issue --user <email> --customer <uuid> [--merchant <uuid>]
-                                issue an API key; prints the full key once
-
-Database: DATABASE_URL=postgres://... or the embedded database in FEEGATE_DATA_DIR (./data).`;
-
-class UsageError extends Error {}
+interface Command {
+  /** Arguments after the command's name, as shown in help. */
+  args?: string;
+  summary: string;
+  run(args: string[]): Promise<number>;
+}
 
 async function withDatabase<T>(work: (ctx: { config: ReturnType<typeof loadConfig>; services: ReturnType<typeof createServices>; database: Awaited<ReturnType<typeof openConfiguredDatabase>> }) => Promise<T>): Promise<T> {
   const config = { ...loadConfig(), logLevel: 'warn' };
@@ -34,73 +39,186 @@ async function withDatabase<T>(work: (ctx: { config: ReturnType<typeof loadConfi
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const [command = 'serve', ...rest] = argv;
-  switch (command) {
-    case 'serve':
-      await serve(loadConfig());
-      return -1; // keeps running
-    case 'migrate':
-      await withDatabase(async () => {});
-      console.log('migrations applied');
-      return 0;
-    case 'demo':
-      await withDatabase(({ config, database }) => loadDemoData(config, database));
-      console.log('demo data loaded');
-      return 0;
-    case 'import': {
-      const file = rest[0];
-      if (!file) throw new UsageError('import needs a file: feegate import <file.json>');
-      let doc: unknown;
-      try {
-        doc = JSON.parse(await readFile(file, 'utf8'));
-      } catch (err) {
-        throw new ImportError('$', `cannot read ${file} as JSON: ${(err as Error).message}`);
-      }
-      const summary = await withDatabase(({ services }) => services.importer.importDocument(doc));
-      console.log(`imported ${JSON.stringify(summary)}`);
-      return 0;
-    }
-    case 'keys': {
-      const { positionals, values } = parseArgs({
-        args: rest,
-        allowPositionals: true,
-        options: { user: { type: 'string' }, customer: { type: 'string' }, merchant: { type: 'string' } },
-      });
-      if (positionals[0] !== 'issue' || !values.user || !values.customer) {
-        throw new UsageError('keys issue --user <email> --customer <uuid> [--merchant <uuid>]');
-      }
-      return issueKey(values.user, values.customer, values.merchant);
-    }
-    case 'help':
-    case '--help':
-    case '-h':
-      console.log(USAGE);
-      return 0;
-    default:
-      throw new UsageError(`unknown command "${command}"`);
+/** parseArgs with its errors (unknown option, missing value) as one usage line. */
+function options<T extends NonNullable<ParseArgsConfig['options']>>(name: string, args: string[], spec: T, positionals = 0) {
+  const usage = `usage: feegate ${name}${COMMANDS[name]?.args ? ` ${COMMANDS[name].args}` : ''}`;
+  try {
+    const parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true });
+    if (parsed.positionals.length > positionals) throw new Error(`unexpected argument "${parsed.positionals[positionals]}"`);
+    return parsed;
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.split('. ')[0]?.replace(/\.$/, '')}; ${usage}`);
   }
 }
 
-async function issueKey(user: string, customer: string, merchant: string | undefined): Promise<number> {
+const ajv = createStrictAjv();
+const FORMAT_NAMES: Record<string, string> = { email: 'an e-mail address', uuid: 'a UUID' };
+
+/** Checks input with the API's own schema, naming the option a bad field came from. */
+function validate(schema: TSchema, value: Record<string, unknown>, flags: Record<string, string>): void {
+  const check = ajv.compile(schema);
+  if (check(value)) return;
+  const error = check.errors?.[0];
+  const field = error?.instancePath.split('/')[1] ?? '';
+  // Uuid is a format and a pattern: either failing means "not a UUID".
+  const declared = (schema as { properties?: Record<string, { format?: string }> }).properties?.[field]?.format;
+  const format = error && ['format', 'pattern'].includes(error.keyword) && declared ? FORMAT_NAMES[declared] : undefined;
+  throw new UsageError(`${flags[field] ?? field} ${JSON.stringify(value[field])} is ${format ? `not ${format}` : `not valid (${error?.message ?? 'refused'})`}`);
+}
+
+async function serveCommand(args: string[]): Promise<number> {
+  options('serve', args, {});
+  await serve(loadConfig());
+  return SERVING;
+}
+
+async function migrateCommand(args: string[]): Promise<number> {
+  options('migrate', args, {});
+  await withDatabase(async () => {});
+  console.log('migrations applied');
+  return 0;
+}
+
+async function demoCommand(args: string[]): Promise<number> {
+  options('demo', args, {});
+  await withDatabase(({ config, database }) => loadDemoData(config, database));
+  console.log('demo data loaded');
+  return 0;
+}
+
+async function importCommand(args: string[]): Promise<number> {
+  const file = options('import', args, {}, 1).positionals[0];
+  if (!file) throw new UsageError(`import needs a file; usage: feegate import ${COMMANDS.import!.args}`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new ImportError('$', `cannot read ${file} as JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const summary = await withDatabase(({ services }) => services.importer.importDocument(doc));
+  console.log(`imported ${JSON.stringify(summary)}`);
+  return 0;
+}
+
+async function keysIssueCommand(args: string[]): Promise<number> {
+  const { values } = options('keys issue', args, { user: { type: 'string' }, customer: { type: 'string' }, merchant: { type: 'string' } });
+  if (!values.user || !values.customer) throw new UsageError(`--user and --customer are required; usage: feegate keys issue ${COMMANDS['keys issue']!.args}`);
+  const body = { user: values.user, customer_id: values.customer, ...(values.merchant === undefined ? {} : { merchant_id: values.merchant }) };
+  validate(CreateApiKeyBody, body, { user: '--user', customer_id: '--customer', merchant_id: '--merchant' });
   const record = await withDatabase(({ services }) =>
-    services.apiKeys.issueByOperator({ email: user, customerId: customer, merchantId: merchant ?? null }, OPERATOR_CONTEXT),
+    services.apiKeys.issueByOperator({ email: body.user, customerId: body.customer_id, merchantId: body.merchant_id ?? null }, OPERATOR_CONTEXT),
   );
   console.log(`API key ${record.id} for ${record.user} (${record.user_type}); shown once, store it now:`);
   console.log(record.api_key);
   return 0;
 }
 
+const KeyOwnerIds = Type.Object({ customer_id: Uuid, merchant_id: Type.Optional(Uuid) });
+const KeyId = Type.Object({ id: Uuid });
+
+async function keysListCommand(args: string[]): Promise<number> {
+  const { values } = options('keys list', args, { customer: { type: 'string' }, merchant: { type: 'string' } });
+  if (!values.customer) throw new UsageError(`--customer is required; usage: feegate keys list ${COMMANDS['keys list']!.args}`);
+  const ids = { customer_id: values.customer, ...(values.merchant === undefined ? {} : { merchant_id: values.merchant }) };
+  validate(KeyOwnerIds, ids, { customer_id: '--customer', merchant_id: '--merchant' });
+  const records = await withDatabase(({ services }) => services.apiKeys.listByOperator(ids.customer_id.toLowerCase(), ids.merchant_id?.toLowerCase() ?? null));
+  console.log(['id', 'key', 'user', 'status', 'access', 'expires_at', 'name'].join('\t'));
+  for (const k of records) console.log([k.id, k.api_key, k.user, k.status, k.access, k.expires_at ?? '-', k.name ?? '-'].join('\t'));
+  console.log(`${records.length} key(s)`);
+  return 0;
+}
+
+async function keysRevokeCommand(args: string[]): Promise<number> {
+  const { positionals } = options('keys revoke', args, {}, 1);
+  if (!positionals[0]) throw new UsageError(`the key's id is required; usage: feegate keys revoke ${COMMANDS['keys revoke']!.args}`);
+  validate(KeyId, { id: positionals[0] }, { id: '<id>' });
+  const id = positionals[0].toLowerCase();
+  await withDatabase(({ services }) => services.apiKeys.remove(null, id, OPERATOR_CONTEXT));
+  console.log(`API key ${id} revoked`);
+  return 0;
+}
+
+async function signingKeysRotateCommand(args: string[]): Promise<number> {
+  options('signing-keys rotate', args, {});
+  const kid = await withDatabase(({ services }) => services.auth.rotateSigningKey());
+  console.log(`signing key ${kid} signs access tokens from now on; running instances were told`);
+  return 0;
+}
+
+async function helpCommand(): Promise<number> {
+  console.log(usage());
+  return 0;
+}
+
+async function versionCommand(): Promise<number> {
+  console.log(version());
+  return 0;
+}
+
+/** Keyed by the words a user types; two-word names (`keys issue`) are subcommands. */
+const COMMANDS: Record<string, Command> = {
+  serve: { summary: 'run the HTTP service (what npm start does)', run: serveCommand },
+  migrate: { summary: 'apply database migrations', run: migrateCommand },
+  demo: { summary: 'load the demo data set', run: demoCommand },
+  import: { args: '<file.json>', summary: 'import customers, merchants, users, plans and assignments', run: importCommand },
+  'keys issue': { args: '--user <email> --customer <uuid> [--merchant <uuid>]', summary: 'issue an API key; prints the full key once', run: keysIssueCommand },
+  'keys list': { args: '--customer <uuid> [--merchant <uuid>]', summary: "list a customer's (or one merchant's) keys, every status, masked", run: keysListCommand },
+  'keys revoke': { args: '<id>', summary: 'revoke (delete) an API key, at once on every instance', run: keysRevokeCommand },
+  'signing-keys rotate': { summary: 'add a key that signs access tokens from now on; the old one verifies until its tokens expire', run: signingKeysRotateCommand },
+  help: { summary: 'print this help', run: helpCommand },
+  version: { summary: 'print the version', run: versionCommand },
+};
+
+const ALIASES: Record<string, string> = { '--help': 'help', '-h': 'help', '--version': 'version', '-v': 'version' };
+
+function version(): string {
+  // ../package.json from src/cli.ts and from the bundle in dist/ alike.
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+function usage(): string {
+  const width = 22;
+  const rows = Object.entries(COMMANDS).map(([name, c]) => {
+    const left = `${name}${c.args ? ` ${c.args}` : ''}`;
+    // A long synopsis gets its own line, the summary under it.
+    return left.length < width - 1 ? `  ${left.padEnd(width)}${c.summary}` : `  ${left}\n  ${''.padEnd(width)}${c.summary}`;
+  });
+  return [
+    `feegate ${version()}: access and payment-plan administration API`,
+    '',
+    'Usage: feegate <command>   (from a clone: npm run feegate -- <command>)',
+    '',
+    'Commands:',
+    ...rows,
+    '',
+    'Database: DATABASE_URL=postgres://... or the embedded database in FEEGATE_DATA_DIR (./data),',
+    'which one process at a time may open. Configuration: see README.md.',
+  ].join('\n');
+}
+
+/** The command named by the first one or two words, and the arguments after it. */
+function findCommand(argv: string[]): { command: Command; args: string[] } {
+  const [first = 'help', second] = argv;
+  const two = `${first} ${second}`;
+  if (second !== undefined && COMMANDS[two]) return { command: COMMANDS[two], args: argv.slice(2) };
+  const one = ALIASES[first] ?? first;
+  if (COMMANDS[one]) return { command: COMMANDS[one], args: argv.slice(1) };
+  const known = Object.keys(COMMANDS).join(', ');
+  const typed = Object.keys(COMMANDS).some((name) => name.startsWith(`${first} `)) && second !== undefined ? two : first;
+  throw new UsageError(`unknown command "${typed}"; commands: ${known} (feegate help)`);
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { command, args } = findCommand(argv);
+  return command.run(args);
+}
+
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   try {
     const code = await run(argv);
-    if (code >= 0) process.exit(code);
+    if (code !== SERVING) process.exit(code);
   } catch (err) {
-    if (err instanceof UsageError) console.error(`feegate: ${err.message}\n\n${USAGE}`);
-    else if (err instanceof ConfigError) console.error(`feegate: configuration error: ${err.message}`);
-    else if (err instanceof AppError) console.error(`feegate: ${err.code}: ${err.detail}`);
-    else if (err instanceof ImportError) console.error(`feegate: import refused, nothing written: ${err.message}`);
-    else console.error(`feegate: ${(err as Error).message}`);
+    console.error(`feegate: ${describeError(err)}`);
     process.exit(1);
   }
 }

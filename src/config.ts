@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { ConfigError } from './errors.js';
 
 export interface Config {
   host: string;
@@ -14,6 +15,8 @@ export interface Config {
   dataDir: string;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** `iss` of the access tokens (JWT) this service signs and accepts. */
+  issuer: string;
   logLevel: string;
   bodyLimitBytes: number;
   /** Password hashes computed at once; more wait in a queue of loginQueueLimit. */
@@ -31,11 +34,17 @@ export interface Config {
   /** Load the demo data set into an empty embedded database at start. */
   loadDemoData: boolean;
   trustProxy: boolean;
+  /** Redis for counters shared by every instance (rate limits, failed logins); absent: each instance counts alone. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key, so several deployments (or tests) can share one Redis. */
+  redisKeyPrefix: string;
+  /** Login and refresh requests per client address per minute (0 disables). */
+  rateLimitAnonymousPerMinute: number;
+  /** Prometheus metrics at /metrics on this port (off when undefined); never the API's port. */
+  metricsPort: number | undefined;
+  metricsHost: string;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 type Env = Record<string, string | undefined>;
 
@@ -82,6 +91,13 @@ function oneOf(env: Env, name: string, fallback: string, allowed: readonly strin
   return raw;
 }
 
+function metricsPort(env: Env, apiPort: number): number | undefined {
+  if (!env.METRICS_PORT?.trim()) return undefined;
+  const port = integer(env, 'METRICS_PORT', 0, 1, 65535);
+  if (port === apiPort) throw new ConfigError(`METRICS_PORT must differ from PORT (${apiPort}): metrics are never served on the API port`);
+  return port;
+}
+
 function databaseUrl(env: Env): string | undefined {
   const raw = env.DATABASE_URL?.trim();
   if (!raw) return undefined;
@@ -97,16 +113,25 @@ function databaseUrl(env: Env): string | undefined {
   return raw;
 }
 
+function redisUrl(env: Env): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return undefined;
+  if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError('REDIS_URL must be a URL such as redis://127.0.0.1:6379');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const loginConcurrency = integer(env, 'LOGIN_CONCURRENCY', defaultLoginConcurrency(), 1, 64);
+  const port = integer(env, 'PORT', 3000, 0, 65535);
   return {
     host: env.HOST?.trim() || '127.0.0.1',
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     databaseUrl: databaseUrl(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     dataDir: path.resolve(env.FEEGATE_DATA_DIR?.trim() || './data'),
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 1, 31_536_000),
+    issuer: env.FEEGATE_ISSUER?.trim() || 'feegate',
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     loginConcurrency,
@@ -118,6 +143,11 @@ export function loadConfig(env: Env = process.env): Config {
     lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 1000, 10, 2000),
     loadDemoData: flag(env, 'FEEGATE_DEMO', true),
     trustProxy: flag(env, 'TRUST_PROXY', false),
+    redisUrl: redisUrl(env),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'feegate:',
+    rateLimitAnonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60, 0, 1_000_000),
+    metricsPort: metricsPort(env, port),
+    metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
   };
 }
 

@@ -58,13 +58,13 @@ export class UnauthorizedError extends AppError {
 }
 
 export class ForbiddenError extends AppError {
-  constructor(detail = 'This kind of caller may not use this operation.', code = 'forbidden') {
+  constructor(code = 'forbidden', detail = 'This kind of caller may not use this operation.') {
     super(403, code, 'Forbidden', { detail });
   }
 }
 
 export class NotFoundError extends AppError {
-  constructor(detail = 'The resource does not exist.', code = 'not_found') {
+  constructor(code = 'not_found', detail = 'The resource does not exist.') {
     super(404, code, 'Not Found', { detail });
   }
 }
@@ -92,4 +92,49 @@ export class ClientClosedRequestError extends AppError {
   constructor() {
     super(499, 'client_closed_request', 'Client Closed Request', { detail: 'The client closed the connection before the answer was ready.' });
   }
+}
+
+export class TooManyAttemptsError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'too_many_login_attempts', 'Too Many Requests', {
+      detail: 'Too many failed logins for this user; retry later.',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    });
+  }
+}
+
+/** A key's own rate limit, or the per-address limit of login and refresh, is used up. */
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'rate_limited', 'Too Many Requests', {
+      detail: 'Too many requests; retry after the number of seconds in Retry-After.',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    });
+  }
+}
+
+/** A bad setting in the environment: the process stops with a message naming the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** An operator's import document that cannot be imported; `path` is a JSON path into it. */
+export class ImportError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+    this.name = 'ImportError';
+  }
+}
+
+/** A command line the operator typed wrong. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The embedded data directory is held by another process: this one must not touch it. */
+export class DataDirLockedError extends Error {
+  override name = 'DataDirLockedError';
 }

@@ -9,10 +9,15 @@ import { createApiKeysDal } from './features/api-keys/api-keys-dal.js';
 import { createApiKeysService } from './features/api-keys/api-keys-service.js';
 import { createKeyCaches } from './features/api-keys/key-change-feed.js';
 import { createLastUseRecorder } from './features/api-keys/last-use-recorder.js';
+import { createAccessTokens } from './features/auth/access-tokens.js';
+import { listenForAuthChanges } from './features/auth/auth-change-feed.js';
 import { createAuthDal } from './features/auth/auth-dal.js';
 import { createAuthService } from './features/auth/auth-service.js';
-import { createLoginThrottle } from './features/auth/login-throttle.js';
+import { createLoginThrottle, MAX_TRACKED_NAMES } from './features/auth/login-throttle.js';
 import { createPasswordHasher } from './features/auth/password-hasher.js';
+import { createSigningKeysDal } from './features/auth/signing-keys-dal.js';
+import { createAuditDal } from './features/audit/audit-dal.js';
+import { createAuditService } from './features/audit/audit-service.js';
 import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
 import { createMerchantsDal } from './features/merchants/merchants-dal.js';
@@ -20,22 +25,38 @@ import { createMerchantsService } from './features/merchants/merchants-service.j
 import { createImportService } from './features/operator/import-service.js';
 import { createPaymentPlansDal } from './features/payment-plans/payment-plans-dal.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
+import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 
 /** Where background work reports trouble it cannot return to a caller. */
 export interface ServiceLog {
   warn(obj: object, msg: string): void;
+  info?(obj: object, msg: string): void;
 }
 const silent: ServiceLog = { warn() {} };
+/** Rate-limited keys and client addresses an instance counts in memory (oldest dropped first). */
+const MAX_LOCAL_RATE_COUNTERS = 100_000;
 const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
   const { db } = database;
   const hasher = createPasswordHasher({ concurrency: config.loginConcurrency, queueLimit: config.loginQueueLimit });
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const counterLog = { warn: (obj: object, msg: string) => log.warn(obj, msg), info: (obj: object, msg: string) => (log.info ?? log.warn).call(log, obj, msg) };
+  const counters = (name: string, localEntries: number) =>
+    createSharedCounters({ redis, prefix: `${config.redisKeyPrefix}${name}:`, name, log: counterLog, localEntries });
+  const rateLimits = counters('rate', MAX_LOCAL_RATE_COUNTERS);
   const auth = createAuthService({
     db,
     authDal: createAuthDal(db),
     hasher,
-    throttle: createLoginThrottle({ maxFailures: config.loginMaxFailures, windowSeconds: config.loginFailureWindowSeconds }),
+    throttle: createLoginThrottle({
+      maxFailures: config.loginMaxFailures,
+      windowSeconds: config.loginFailureWindowSeconds,
+      counters: counters('auth', MAX_TRACKED_NAMES),
+    }),
+    accessTokens: createAccessTokens({ dal: createSigningKeysDal(db), issuer: config.issuer, ttlSeconds: config.accessTokenTtlSeconds }),
+    listen: (handlers) => listenForAuthChanges(database, handlers),
+    onBackgroundError: (err, what) => log.warn({ err }, what),
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   });
@@ -54,7 +75,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
   const paymentPlansDal = createPaymentPlansDal(db);
   const merchants = createMerchantsService({ merchantsDal });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal, merchants });
-  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, paymentPlansDal });
+  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, merchants, paymentPlansDal });
+  const audit = createAuditService({ auditDal: createAuditDal(db) });
   return {
     hasher,
     auth,
@@ -63,8 +85,12 @@ export function createServices(config: Config, database: Database, log: ServiceL
     paymentPlans,
     feeRules,
     apiKeys,
+    /** Counters of the rate limits (src/plugins/rate-limit.ts). */
+    rateLimits,
+    audit,
     /** Starts background work (pushed revocations, batched writes). */
     async start(): Promise<void> {
+      await auth.start();
       await keyCaches.start();
       lastUse.start();
       pruneTimer = setInterval(() => {
@@ -77,7 +103,9 @@ export function createServices(config: Config, database: Database, log: ServiceL
       clearInterval(pruneTimer);
       await lastUse.stop();
       await keyCaches.stop();
+      await auth.stop();
       await hasher.close();
+      redis?.disconnect();
     },
   };
 }

@@ -28,6 +28,7 @@ const createdAt = () => timestamp('created_at', { withTimezone: true, precision:
 export const userType = pgEnum('user_type', ['CUSTOMER', 'MERCHANT']);
 export const apiKeyStatus = pgEnum('api_key_status', ['ENABLED', 'DELETED']);
 export const authTokenKind = pgEnum('auth_token_kind', ['access', 'refresh']);
+export const apiKeyAccess = pgEnum('api_key_access', ['full', 'read_only']);
 
 export const customers = pgTable('customers', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -100,8 +101,22 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 3 }),
+    // Lifecycle (contract section 9). A key past expires_at is EXPIRED: computed, never stored.
+    name: text('name'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
+    access: apiKeyAccess('access').notNull().default('full'),
+    rateLimit: integer('rate_limit'),
+    rateLimitWindowSeconds: integer('rate_limit_window_seconds'),
+    // Set when the key was rolled: it cannot be rolled again (two rolls at once: one wins).
+    replacedBy: uuid('replaced_by'),
   },
   (t) => [
+    foreignKey({ name: 'api_keys_replaced_by_fk', columns: [t.replacedBy], foreignColumns: [t.id] }),
+    check('api_keys_name_length', sql`${t.name} IS NULL OR char_length(${t.name}) BETWEEN 1 AND 64`),
+    check(
+      'api_keys_rate_limit_valid',
+      sql`(${t.rateLimit} IS NULL) = (${t.rateLimitWindowSeconds} IS NULL) AND (${t.rateLimit} IS NULL OR (${t.rateLimit} BETWEEN 1 AND 100000 AND ${t.rateLimitWindowSeconds} BETWEEN 1 AND 86400))`,
+    ),
     foreignKey({
       name: 'api_keys_merchant_of_customer_fk',
       columns: [t.merchantId, t.customerId],
@@ -131,7 +146,24 @@ export const authSessions = pgTable(
     revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
     revokedReason: text('revoked_reason'),
   },
-  (t) => [index('auth_sessions_user_idx').on(t.userId)],
+  (t) => [
+    index('auth_sessions_user_idx').on(t.userId),
+    index('auth_sessions_revoked_idx').on(t.revokedAt).where(sql`${t.revokedAt} IS NOT NULL`),
+  ],
+);
+
+/** Keys that sign access tokens (JWT). The unretired one signs; retired ones verify until their tokens expire. */
+export const signingKeys = pgTable(
+  'signing_keys',
+  {
+    kid: text('kid').primaryKey(),
+    algorithm: text('algorithm').notNull(),
+    publicJwk: jsonb('public_jwk').notNull().$type<Record<string, unknown>>(),
+    privateJwk: jsonb('private_jwk').notNull().$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+    retiredAt: timestamp('retired_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [uniqueIndex('signing_keys_one_active_idx').on(sql`(true)`).where(sql`${t.retiredAt} IS NULL`)],
 );
 
 export const authTokens = pgTable(
@@ -187,12 +219,43 @@ export const merchantPaymentPlans = pgTable(
   {
     merchantId: uuid('merchant_id').notNull(),
     paymentPlanId: uuid('payment_plan_id').notNull(),
-    assignedAt: timestamp('assigned_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    // The statement's time, not the transaction's: see merchantPaymentPlanHistory.
+    assignedAt: timestamp('assigned_at', { withTimezone: true, precision: 3 })
+      .notNull()
+      .default(sql`statement_timestamp()`),
   },
   (t) => [
     // No index by plan: nothing on the request path asks "who holds plan X", and
     // each index costs every assignment row (about 2 s per 1.2 million).
     primaryKey({ name: 'merchant_payment_plans_pk', columns: [t.merchantId, t.paymentPlanId] }),
+  ],
+);
+
+/**
+ * Fee rules over time (migration 0006): every assignment that ended, as the
+ * closed interval [assigned_at, removed_at). merchant_payment_plans stays the
+ * present (is_selected and the catalogue read only it); a past instant T is
+ * the present rows with assigned_at <= T plus the history rows with
+ * assigned_at <= T < removed_at, both by merchant through an index: one query.
+ * Only removals write here (a statement-level trigger on merchant_payment_plans,
+ * in the transaction of the change, whatever deletes the rows), so assigning
+ * costs nothing more; replacing costs one row per plan replaced. Updates of
+ * merchant_payment_plans are refused, and a merchant or plan named here cannot
+ * be deleted. Times are the statement's, taken after the customer's assignment
+ * lock: successive changes never overlap. docs/fee-rules-history.md has the costs.
+ */
+export const merchantPaymentPlanHistory = pgTable(
+  'merchant_payment_plan_history',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    paymentPlanId: uuid('payment_plan_id').notNull(),
+    assignedAt: timestamp('assigned_at', { withTimezone: true, precision: 3 }).notNull(),
+    removedAt: timestamp('removed_at', { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    check('merchant_payment_plan_history_interval', sql`${t.removedAt} >= ${t.assignedAt}`),
+    // From the most recent end, with every column the query reads: index-only.
+    index('merchant_payment_plan_history_at_idx').on(t.merchantId, t.removedAt, t.assignedAt, t.paymentPlanId),
   ],
 );
 
@@ -212,5 +275,9 @@ export const auditEvents = pgTable(
     targetId: text('target_id'),
     details: jsonb('details').notNull().default({}),
   },
-  (t) => [index('audit_events_customer_idx').on(t.customerId, t.occurredAt)],
+  (t) => [
+    // GET /v1/audit-events: a customer's events newest first, all or of one action.
+    index('audit_events_customer_listing_idx').on(t.customerId, t.occurredAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('audit_events_customer_action_idx').on(t.customerId, t.action, t.occurredAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+  ],
 );

@@ -6,6 +6,8 @@
  * While the push channel is down nothing is served or stored: a missed
  * invalidation must never keep stale data alive.
  */
+import { cacheLookups } from './metrics.js';
+
 interface Entry<V> {
   value: V;
   scope: string;
@@ -13,7 +15,9 @@ interface Entry<V> {
   expiresAt: number;
 }
 
-export function createPushedCache<V>(options: { ttlMs: number; maxEntries: number }) {
+export function createPushedCache<V>(options: { ttlMs: number; maxEntries: number; name: string }) {
+  const hit = cacheLookups.labels({ cache: options.name, result: 'hit' });
+  const miss = cacheLookups.labels({ cache: options.name, result: 'miss' });
   const entries = new Map<string, Entry<V>>();
   const generations = new Map<string, number>();
   let connected = false;
@@ -29,11 +33,16 @@ export function createPushedCache<V>(options: { ttlMs: number; maxEntries: numbe
 
     get(key: string): V | undefined {
       const entry = entries.get(key);
-      if (!entry) return undefined;
-      if (!connected || entry.expiresAt <= Date.now() || entry.token !== tokenOf(entry.scope)) {
-        entries.delete(key);
+      if (!entry) {
+        miss.inc();
         return undefined;
       }
+      if (!connected || entry.expiresAt <= Date.now() || entry.token !== tokenOf(entry.scope)) {
+        entries.delete(key);
+        miss.inc();
+        return undefined;
+      }
+      hit.inc();
       return entry.value;
     },
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { actorOf, type ChangeContext } from '../features/audit/audit-dal.js';
+import { actorOf, type ChangeContext } from './change-context.js';
 
 /** Who asks for a change and under which request id: what the audit trail records. */
 export function changeContext(request: FastifyRequest): ChangeContext {

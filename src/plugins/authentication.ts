@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { BadRequestError, UnauthorizedError } from '../errors.js';
-import type { Principal } from '../features/auth/principal.js';
+import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors.js';
+import type { Principal } from '../lib/principal.js';
 
 export interface Authenticators {
   accessToken(token: string): Promise<Principal>;
@@ -34,6 +34,9 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     }
     if (typeof apiKey === 'string' && apiKey.length > 0) {
       request.principal = await opts.authenticators.apiKey(apiKey.trim());
+      if (request.principal.readOnly && request.method !== 'GET' && request.method !== 'HEAD') {
+        throw new ForbiddenError('read_only_key', 'This API key is read-only: it may use GET operations only.');
+      }
       return;
     }
     if (typeof authorization === 'string') {

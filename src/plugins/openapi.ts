@@ -1,31 +1,172 @@
-/** The OpenAPI 3.1 document, generated from the same schemas that validate and serialise. */
+/**
+ * The OpenAPI 3.1 document, generated from the same schemas that validate and
+ * serialise. It is a product: clients are generated from it
+ * (clients/typescript/, `npm run client:generate`) and Redocly lints it in CI
+ * (`npm run lint:openapi`, recommended rules, no warnings).
+ *
+ * How to add an operation properly:
+ * 1. In its *-schemas.ts, declare every request body, record and listing with
+ *    `Component('PascalName', Type.Object(..., { description, examples: [...] }))`
+ *    (listings: `Listing(Item, 'ItemListing', { examples })`). The first example
+ *    becomes the example of every request and response that uses the schema.
+ *    Query strings and path parameters stay plain Type.Object (no name).
+ * 2. In its *-routes.ts, the schema has: `operationId` (camelCase, unique),
+ *    `summary`, `description` (the rules a client must know), `tags` (one of
+ *    TAGS below; add a tag there with its description), `security`
+ *    (SECURITY_ANY / SECURITY_BEARER; leave it out on a public operation: it
+ *    becomes `security: []`), `body: Ref(Body)`, and every response:
+ *    `{ 200: Ref(Record), ...problems(...WITH_BODY, ...AUTHENTICATED, { 404: ['merchant_not_found'] }, ...ALWAYS) }`
+ *    with the exact error `code`s of each status (src/schemas/common.ts).
+ * 3. Run `npm run lint:openapi` and `npm run client:generate`, and commit
+ *    clients/typescript/schema.d.ts.
+ * A query parameter with a default is optional in the document (filled in by
+ * the validator); error examples are made here from the codes of each response.
+ */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ProblemSchema } from '../schemas/common.js';
+import packageJson from '../../package.json' with { type: 'json' };
+import { componentSchemas } from '../schemas/common.js';
+
+const TAGS = [
+  { name: 'auth', description: 'Log in with user and password, refresh and revoke tokens, and verify access tokens (JWKS).' },
+  { name: 'api-keys', description: 'API keys for integrations: create, list, rename, roll and revoke. A key authenticates with the X-Api-Key header.' },
+  { name: 'merchants', description: "The caller's merchants." },
+  { name: 'payment plans', description: 'The catalogue of payment plans (fee rules) a customer may assign.' },
+  { name: 'fee rules', description: 'Bulk assignment of payment plans to merchants (with dry runs), and the plans a merchant held at any instant.' },
+  { name: 'audit', description: "The audit trail of the caller's customer: every change, recorded in the transaction that made it." },
+  { name: 'operations', description: 'Liveness and readiness probes for the operator.' },
+];
+
+const PROBLEM_TYPE_BASE = 'https://feegate.dev/problems/';
+
+/** What a person reads in `detail` for a code; the document's error examples use it. */
+const EXAMPLE_DETAIL: Record<string, string> = {
+  validation_failed: 'The body is not valid.',
+  malformed_json: 'The body is not valid JSON.',
+  ambiguous_credentials: 'Send either Authorization or X-Api-Key, not both.',
+  missing_credentials: 'Send Authorization: Bearer <access_token> or X-Api-Key: <key>.',
+  invalid_token: 'The access token is not valid or has expired.',
+  invalid_api_key: 'The API key is not valid.',
+  invalid_credentials: 'The user or password is not correct.',
+  invalid_refresh_token: 'The refresh token is not valid.',
+  refresh_token_reused: 'This refresh token was already used; the login has been revoked.',
+  too_many_login_attempts: 'Too many failed logins for this user; retry later.',
+  server_busy: 'Too many logins are waiting; retry shortly.',
+  forbidden: 'This kind of caller may not use this operation.',
+  not_found: 'No such route.',
+  payload_too_large: 'The body is larger than the limit.',
+  unsupported_media_type: 'Send the body as application/json.',
+  internal_error: 'An unexpected error occurred. Quote the request_id when reporting it.',
+  database_unavailable: 'The database is unavailable; retry shortly.',
+};
+
+const EXAMPLE_EXTENSIONS: Record<string, Record<string, unknown>> = {
+  validation_failed: { errors: [{ field: 'payment_plan_ids', message: 'must NOT have fewer than 1 items' }] },
+  unknown_payment_plans: { payment_plan_ids: ['7d0c7a52-3b8e-4f4e-9c61-0b2f5d8a9e13'] },
+  unknown_merchants: { merchant_ids: ['c4a1e2f3-6b7d-4e8f-a9b0-1c2d3e4f5a6b'] },
+  conflicting_payment_plans: {
+    payment_plan_ids: ['0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', '1f7a2b3c-4d5e-4f6a-9b0c-1d2e3f4a5b6c'],
+    conflicts: [{ payment_plan_ids: ['0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', '1f7a2b3c-4d5e-4f6a-9b0c-1d2e3f4a5b6c'] }],
+  },
+};
+
+const REASON: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+type Json = Record<string, any>;
+
+function problemExamples(path: string, status: number, codes: string[]): Json {
+  const examples: Json = {};
+  for (const code of codes) {
+    examples[code] = {
+      value: {
+        type: `${PROBLEM_TYPE_BASE}${code}`,
+        title: REASON[status] ?? 'Error',
+        status,
+        detail: EXAMPLE_DETAIL[code] ?? code.replaceAll('_', ' '),
+        instance: path.replace(/\{id\}/g, '3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90'),
+        code,
+        request_id: '5b7e1f0a-8c2d-4e3f-9a1b-6c4d2e8f0a17',
+        ...EXAMPLE_EXTENSIONS[code],
+      },
+    };
+  }
+  return examples;
+}
+
+/** The first example of the schema (or of the component it names) becomes the media example. */
+function exampleOf(doc: Json, media: Json): void {
+  if (media.example !== undefined || media.examples !== undefined || !media.schema) return;
+  const ref: unknown = media.schema.$ref;
+  const schema = typeof ref === 'string' ? doc.components?.schemas?.[ref.replace('#/components/schemas/', '')] : media.schema;
+  if (Array.isArray(schema?.examples) && schema.examples.length > 0) media.example = schema.examples[0];
+}
+
+/** What the generator cannot know: public operations, optional defaulted parameters, examples. */
+function finishDocument(doc: Json): Json {
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const operation of Object.values(operations)) {
+      operation.security ??= [];
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
+      }
+      for (const media of Object.values((operation.requestBody?.content ?? {}) as Record<string, Json>)) exampleOf(doc, media);
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+        for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
+          const codes: unknown = media.schema?.allOf?.[1]?.properties?.code?.enum;
+          if (type === 'application/problem+json' && Array.isArray(codes)) media.examples ??= problemExamples(path, Number(status), codes);
+          else exampleOf(doc, media);
+        }
+      }
+    }
+  }
+  return doc;
+}
 
 export const openapiPlugin = fp(async (app: FastifyInstance) => {
-  app.addSchema(ProblemSchema);
+  for (const schema of componentSchemas()) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'feegate',
-        version: '1.0.0',
+        version: packageJson.version,
         description:
           'Access and payment-plan administration API: login and tokens, API keys, and bulk assignment of payment plans (fee rules) to merchants. Errors are RFC 9457 problem details (application/problem+json) with a stable `code` and the `request_id`.',
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
+      servers: [
+        {
+          url: '{origin}',
+          description: 'The deployment: its scheme, host and port (npm start listens on http://127.0.0.1:3000)',
+          variables: { origin: { default: 'http://127.0.0.1:3000' } },
+        },
+      ],
+      tags: TAGS,
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'access_token from POST /v1/login' },
-          apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'access_token from POST /v1/login' },
+          apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'A key from POST /v1/api-keys or `feegate keys issue`' },
         },
       },
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
+    transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: Json }).openapiObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

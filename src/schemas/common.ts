@@ -1,5 +1,33 @@
 /** Schemas shared by every feature: identifiers, timestamps, pages, problems. */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+
+/**
+ * Named schemas: every record, listing and request body is a component of the
+ * OpenAPI document (`#/components/schemas/<name>`), so generated clients get
+ * named types. Declare one with `Component('Name', schema)` in a *-schemas.ts
+ * and use it in a route (or in another schema) as `Ref(schema)`; src/plugins/
+ * openapi.ts registers them all. Give it `examples: [...]`: the first one is
+ * the example of every request and response that uses it.
+ */
+const components = new Map<string, TSchema>();
+
+export function Component<T extends TSchema>(name: string, schema: T): T {
+  if (components.has(name)) throw new Error(`schema ${name} is declared twice`);
+  const named = { ...schema, $id: name } as T;
+  components.set(name, named);
+  return named;
+}
+
+/** Every schema declared with Component(), for app.addSchema. */
+export function componentSchemas(): TSchema[] {
+  return [...components.values()];
+}
+
+/** A reference to a named schema, typed as the schema itself. */
+export function Ref<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
+  if (!schema.$id || !components.has(schema.$id)) throw new Error('Ref() needs a schema declared with Component()');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+}
 
 // The pattern keeps out the `urn:uuid:` form that the uuid format admits but PostgreSQL does not.
 export const Uuid = Type.String({
@@ -19,22 +47,48 @@ export function Nullable<T extends TSchema>(schema: T, description?: string) {
 
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address' });
 
-export const ProblemSchema = Type.Object(
-  {
-    type: Type.String({ description: 'URI identifying the problem type' }),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    instance: Type.String({ description: 'The request path' }),
-    code: Type.String({ description: 'Stable snake_case error code' }),
-    request_id: Type.String(),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
-        description: 'Present on input errors',
-      }),
-    ),
-  },
-  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
+export const ProblemSchema = Component(
+  'Problem',
+  Type.Object(
+    {
+      type: Type.String({ description: 'URI identifying the problem type: https://feegate.dev/problems/<code>' }),
+      title: Type.String({ description: 'The HTTP reason phrase' }),
+      status: Type.Integer({ description: 'The HTTP status' }),
+      detail: Type.String({ description: 'What went wrong, for a person' }),
+      instance: Type.String({ description: 'The request path' }),
+      code: Type.String({ description: 'Stable snake_case error code; each response lists the codes it can carry' }),
+      request_id: Type.String({ description: 'Also in the X-Request-Id header; quote it when reporting a problem' }),
+      errors: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+          description: 'On validation_failed: each field that is not valid',
+        }),
+      ),
+      payment_plan_ids: Type.Optional(
+        Type.Array(Uuid, { description: 'On unknown_payment_plans: the unknown ids; on conflicting_payment_plans: every conflicting id' }),
+      ),
+      merchant_ids: Type.Optional(Type.Array(Uuid, { description: 'On unknown_merchants: the ids that are not merchants of the caller customer' })),
+      conflicts: Type.Optional(
+        Type.Array(Type.Object({ payment_plan_ids: Type.Array(Uuid) }), {
+          description: 'On conflicting_payment_plans: each group of plans of the same kind and term',
+        }),
+      ),
+    },
+    {
+      additionalProperties: true,
+      description: 'RFC 9457 problem details (application/problem+json)',
+      examples: [
+        {
+          type: 'https://feegate.dev/problems/invalid_token',
+          title: 'Unauthorized',
+          status: 401,
+          detail: 'The access token is not valid or has expired.',
+          instance: '/v1/users/me',
+          code: 'invalid_token',
+          request_id: '5b7e1f0a-8c2d-4e3f-9a1b-6c4d2e8f0a17',
+        },
+      ],
+    },
+  ),
 );
 
 const STATUS_TEXT: Record<number, string> = {
@@ -51,13 +105,56 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Database unavailable or server busy; see Retry-After',
 };
 
-/** Problem-details responses for the given statuses, with a description per status. */
-export function problems(...statuses: number[]): Record<number, TSchema> {
+const seconds = (description: string) => ({ type: 'integer', minimum: 0, description });
+/** Headers of a rate-limited answer (contract section 9). */
+const RATE_LIMIT_HEADERS = {
+  'Retry-After': seconds('Seconds until a retry can succeed'),
+  'RateLimit-Limit': seconds('Requests allowed in the window'),
+  'RateLimit-Remaining': seconds('Requests left in the window (0)'),
+  'RateLimit-Reset': seconds('Seconds until the window ends'),
+};
+
+/** The codes a status can carry when an operation names none of its own. */
+const DEFAULT_CODES: Record<number, string[]> = {
+  400: ['validation_failed'],
+  401: ['missing_credentials', 'invalid_token', 'invalid_api_key', 'api_key_expired'],
+  403: ['forbidden'],
+  404: ['not_found'],
+  409: ['conflict'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+  429: ['rate_limited'],
+  500: ['internal_error'],
+  503: ['database_unavailable'],
+};
+
+/** A status, or statuses with the exact `code`s the operation can answer with them. */
+export type ProblemSpec = number | Readonly<Record<number, readonly string[]>>;
+
+/**
+ * Problem-details responses. `problems(401, { 404: ['merchant_not_found'] })`:
+ * a bare status carries its default codes; codes named for a status replace
+ * them (several lists for one status add up). The codes become the enum of
+ * `code` in that response and one example each (src/plugins/openapi.ts).
+ */
+export function problems(...specs: ProblemSpec[]): Record<number, TSchema> {
+  const named = new Map<number, Set<string>>();
+  const bare = new Set<number>();
+  for (const spec of specs) {
+    if (typeof spec === 'number') bare.add(spec);
+    else for (const [status, codes] of Object.entries(spec)) named.set(Number(status), new Set([...(named.get(Number(status)) ?? []), ...codes]));
+  }
   const out: Record<number, TSchema> = {};
-  for (const status of statuses) {
+  for (const status of [...new Set([...bare, ...named.keys()])].sort()) {
+    const codes = [...(named.get(status) ?? DEFAULT_CODES[status] ?? ['error'])];
     out[status] = {
-      description: STATUS_TEXT[status] ?? 'Error',
-      content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+      description: `${STATUS_TEXT[status] ?? 'Error'}. code: ${codes.join(', ')}`,
+      ...(status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
+      content: {
+        'application/problem+json': {
+          schema: { allOf: [Type.Ref('Problem'), { type: 'object', properties: { code: { type: 'string', enum: codes } } }] },
+        },
+      },
     } as unknown as TSchema;
   }
   return out;
@@ -66,25 +163,41 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
 /** Statuses any operation can answer, whatever it does. */
 export const ALWAYS = [500, 503] as const;
 /** Statuses of an operation that takes a JSON body. */
-export const WITH_BODY = [400, 413, 415] as const;
-/** Statuses of an authenticated operation. */
-export const AUTHENTICATED = [400, 401] as const;
+export const WITH_BODY: ProblemSpec[] = [{ 400: ['validation_failed', 'malformed_json'] }, 413, 415];
+/** Statuses of an authenticated operation (429: a key with its own rate limit). */
+export const AUTHENTICATED: ProblemSpec[] = [{ 400: ['validation_failed', 'ambiguous_credentials'] }, 401, { 429: ['rate_limited'] }];
+/** Statuses of an authenticated operation that changes something (a read_only key may only GET). */
+export const AUTHENTICATED_WRITE: ProblemSpec[] = [...AUTHENTICATED, { 403: ['read_only_key'] }];
 
-export const PageDescriptor = Type.Object({
-  size: Type.Integer({ description: 'Results per page' }),
-  total_elements: Type.Integer(),
-  total_pages: Type.Integer(),
-  number: Type.Integer({ description: 'Zero-based number of the returned page' }),
-});
+export const PageDescriptor = Component(
+  'Page',
+  Type.Object(
+    {
+      size: Type.Integer({ description: 'Results per page' }),
+      total_elements: Type.Integer(),
+      total_pages: Type.Integer(),
+      number: Type.Integer({ description: 'Zero-based number of the returned page' }),
+    },
+    { description: 'Where a listing page sits in the whole result', examples: [{ size: 10, total_elements: 1, total_pages: 1, number: 0 }] },
+  ),
+);
 
 export const PageQuery = {
-  page: Type.Integer({ minimum: 0, default: 0, description: 'Zero-based page number' }),
+  page: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'Zero-based page number (0..2147483647)' }),
   size: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Results per page (1..100)' }),
 };
 
-export function Listing<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item), page: PageDescriptor });
+/** A page of `item`s; named (a component) when `name` is given, as every listing of the API should be. */
+export function Listing<T extends TSchema>(item: T, name?: string, options: { description?: string; examples?: unknown[] } = {}) {
+  const listing = Type.Object({ data: Type.Array(item.$id ? Ref(item) : item), page: Ref(PageDescriptor) }, options);
+  return name ? Component(name, listing) : listing;
 }
+
+/** The query string of an operation that takes none: an unknown parameter is a 400, as everywhere. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/** PostgreSQL cannot store U+0000: text containing it is refused as input (a 400), never sent to the database. */
+export const NO_NUL = '^[^\\u0000]*$';
 
 export const NoContent = Type.Null({ description: 'No body' });
 

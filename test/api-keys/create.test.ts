@@ -18,7 +18,7 @@ describe('POST /v1/api-keys: happy', () => {
     assert.equal(res.statusCode, 201);
     assert.equal(res.headers['cache-control'], 'no-store');
     const body = json(res);
-    assert.deepEqual(Object.keys(body).sort(), ['api_key', 'create_date', 'customer_id', 'id', 'status', 'user', 'user_type']);
+    assert.deepEqual(Object.keys(body).sort(), ['access', 'api_key', 'create_date', 'customer_id', 'expires_at', 'id', 'name', 'rate_limit', 'status', 'user', 'user_type']);
     assert.equal(body.user, 'integration@alpha.test');
     assert.equal(body.user_type, 'CUSTOMER');
     assert.equal(body.customer_id, world.customerId);

@@ -20,7 +20,7 @@ describe('GET /v1/api-keys: happy', () => {
     assert.deepEqual(body.page, { size: 10, total_elements: 2, total_pages: 1, number: 0 });
     assert.deepEqual(body.data.map((k: { id: string }) => k.id), [b.id, a.id]);
     const record = body.data[1];
-    assert.deepEqual(Object.keys(record).sort(), ['api_key', 'create_date', 'customer_id', 'id', 'last_used_at', 'status', 'update_date', 'user', 'user_type']);
+    assert.deepEqual(Object.keys(record).sort(), ['access', 'api_key', 'create_date', 'customer_id', 'expires_at', 'id', 'last_used_at', 'name', 'rate_limit', 'status', 'update_date', 'user', 'user_type']);
     assert.equal(record.user_type, 'CUSTOMER');
     assert.deepEqual(record.customer_id, [world.customerId]);
     assert.equal(record.status, 'ENABLED');

@@ -80,15 +80,16 @@ describe('token expiry', () => {
 });
 
 describe('expired token housekeeping', () => {
-  it('prunes expired tokens and keeps live ones', async () => {
-    const app = await h.app({ accessTokenTtlSeconds: 1 });
+  it('prunes expired refresh tokens and keeps live ones', async () => {
+    const app = await h.app({ refreshTokenTtlSeconds: 1 });
     const world = await seedWorld(app);
-    const token = await loginAs(app, world.login);
+    await loginAs(app, world.login);
     await sleep(1100);
-    assert.equal(await app.services.auth.pruneExpiredTokens(), 1, 'the expired access token');
+    const live = await loginAs(app, world.login);
+    assert.equal(await app.services.auth.pruneExpiredTokens(), 1, 'the expired refresh token');
     const rows = await h.db.current.database.db.select().from(authTokens);
-    assert.equal(rows.length, 1, 'the refresh token lives on');
-    assert.equal((await refresh(token.refresh_token)).statusCode, 200);
+    assert.equal(rows.length, 1, 'the live refresh token stays; access tokens are not stored');
+    assert.equal((await refresh(live.refresh_token)).statusCode, 200);
   });
 });
 

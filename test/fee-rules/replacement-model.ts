@@ -40,3 +40,15 @@ export function applyReplacement(state: Assignments, catalogue: Map<string, Mode
 export function linesOf(state: Assignments): string[] {
   return [...state].flatMap(([m, held]) => [...held].map((p) => `${m} ${p}`)).sort();
 }
+
+/** Per merchant, the plan ids gained and lost from `before` to `after` (sorted); unchanged merchants are absent. */
+export function changesOf(before: Assignments, after: Assignments): Array<{ merchant_id: string; added: string[]; removed: string[] }> {
+  const merchants = [...new Set([...before.keys(), ...after.keys()])].sort();
+  return merchants.flatMap((merchant_id) => {
+    const was = before.get(merchant_id) ?? new Set<string>();
+    const is = after.get(merchant_id) ?? new Set<string>();
+    const added = [...is].filter((id) => !was.has(id)).sort();
+    const removed = [...was].filter((id) => !is.has(id)).sort();
+    return added.length || removed.length ? [{ merchant_id, added, removed }] : [];
+  });
+}

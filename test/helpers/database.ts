@@ -7,13 +7,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { after, before, beforeEach } from 'node:test';
 import pg from 'pg';
-import { MIGRATIONS_FOLDER, openDatabase, pgliteDatabase, type Database } from '../../src/db/database.js';
+import { findInPackage, MIGRATIONS_FOLDER, openDatabase, pgliteDatabase, type Database } from '../../src/db/database.js';
+import { PGLITE_TEMPLATE, PGLITE_VERSION, startPgliteWorker } from '../../src/db/pglite.js';
 
-// The installed PGlite build: a new one must not load an older one's snapshot.
-const PGLITE_VERSION = readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8');
 import { sql } from 'drizzle-orm';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || undefined;
@@ -29,7 +29,8 @@ export interface TestDatabase {
 /**
  * Booting PGlite (its initdb) takes seconds; loading a snapshot of a migrated
  * database takes a fraction. The snapshot is kept in the temp directory, keyed by
- * the migrations and the PGlite version, and shared by every test process.
+ * the migrations and the PGlite version (a new build must not load an older
+ * one's snapshot), and shared by every test process.
  */
 async function migratedPgliteSnapshot(): Promise<Blob> {
   const hash = createHash('sha256').update(PGLITE_VERSION);
@@ -39,7 +40,9 @@ async function migratedPgliteSnapshot(): Promise<Blob> {
   }
   const snapshot = path.join(os.tmpdir(), `feegate-test-pglite-${hash.digest('hex').slice(0, 16)}.tar.gz`);
   if (!existsSync(snapshot)) {
-    const client = await PGlite.create();
+    // From the shipped initdb template when there is one: seconds faster, and no second PostgreSQL in memory.
+    const template = findInPackage(PGLITE_TEMPLATE);
+    const client = await PGlite.create(template ? { loadDataDir: new Blob([brotliDecompressSync(readFileSync(template))]) } : {});
     await pgliteDatabase(client).migrate();
     const blob = await client.dumpDataDir('gzip');
     await client.close();
@@ -53,7 +56,12 @@ async function migratedPgliteSnapshot(): Promise<Blob> {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const database = pgliteDatabase(await PGlite.create({ loadDataDir: await migratedPgliteSnapshot() }));
+    const snapshot = await migratedPgliteSnapshot();
+    // PGlite in this thread by default (fastest); TEST_PGLITE_WORKER=1 runs it as the service does, in its worker thread.
+    const client = process.env.TEST_PGLITE_WORKER
+      ? await startPgliteWorker('memory://', new Uint8Array(await snapshot.arrayBuffer()))
+      : await PGlite.create({ loadDataDir: snapshot });
+    const database = pgliteDatabase(client);
     await database.migrate(); // a no-op on the snapshot; keeps the migrator honest
     return { database, url: undefined, drop: () => database.close() };
   }
@@ -82,9 +90,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 const TABLES = [
   'audit_events',
   'merchant_payment_plans',
+  'merchant_payment_plan_history',
   'payment_plans',
   'auth_tokens',
   'auth_sessions',
+  'signing_keys',
   'api_keys',
   'users',
   'merchants',

@@ -32,12 +32,19 @@ export function apiKey(key: string): Credentials {
   return { 'x-api-key': key };
 }
 
-export function bulkAssign(app: FastifyInstance, credentials: Credentials, payload: unknown) {
-  return app.inject({ method: 'POST', url: '/v1/fee-rules/bulk-assign', headers: credentials, payload: payload as object });
+/** `query` is appended as it is, e.g. '?dry_run=true'. */
+export function bulkAssign(app: FastifyInstance, credentials: Credentials, payload: unknown, query = '') {
+  return app.inject({ method: 'POST', url: `/v1/fee-rules/bulk-assign${query}`, headers: credentials, payload: payload as object });
 }
 
-export function bulkAssignAll(app: FastifyInstance, credentials: Credentials, payload: unknown) {
-  return app.inject({ method: 'POST', url: '/v1/fee-rules/bulk-assign/all', headers: credentials, payload: payload as object });
+export function bulkAssignAll(app: FastifyInstance, credentials: Credentials, payload: unknown, query = '') {
+  return app.inject({ method: 'POST', url: `/v1/fee-rules/bulk-assign/all${query}`, headers: credentials, payload: payload as object });
+}
+
+/** GET /v1/merchants/{id}/fee-rules, at an instant or now. */
+export function feeRulesAt(app: FastifyInstance, credentials: Credentials, merchantId: string, at?: Date | string) {
+  const query = at === undefined ? '' : `?at=${encodeURIComponent(typeof at === 'string' ? at : at.toISOString())}`;
+  return app.inject({ method: 'GET', url: `/v1/merchants/${merchantId}/fee-rules${query}`, headers: credentials });
 }
 
 /** Every assignment as sorted "merchant plan" lines: equal snapshots mean nothing changed. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig } from '../../src/config.js';
+import { defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -11,6 +12,15 @@ describe('configuration', () => {
     assert.equal(c.accessTokenTtlSeconds, 3600);
     assert.equal(c.refreshTokenTtlSeconds, 2592000);
     assert.match(c.dataDir, /\/data$/);
+  });
+
+  it('counts alone without REDIS_URL, and limits login and refresh to 60 a minute per address', () => {
+    const c = loadConfig({});
+    assert.equal(c.redisUrl, undefined);
+    assert.equal(c.redisKeyPrefix, 'feegate:');
+    assert.equal(c.rateLimitAnonymousPerMinute, 60);
+    const set = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'prod:', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0' });
+    assert.deepEqual([set.redisUrl, set.redisKeyPrefix, set.rateLimitAnonymousPerMinute], ['redis://127.0.0.1:6379', 'prod:', 0]);
   });
 
   it('sizes the login queue by the hashing threads unless it is set', () => {
@@ -35,6 +45,8 @@ describe('configuration', () => {
     [{ FEEGATE_DEMO: 'maybe' }, /FEEGATE_DEMO must be true or false/],
     [{ LOGIN_QUEUE_LIMIT: '-1' }, /LOGIN_QUEUE_LIMIT must be a whole number/],
     [{ LOGIN_CONCURRENCY: '0' }, /LOGIN_CONCURRENCY/],
+    [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL must be a URL such as redis:/],
+    [{ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '-5' }, /RATE_LIMIT_ANONYMOUS_PER_MINUTE must be a whole number/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { count } from 'drizzle-orm';
 import { customers, merchantPaymentPlans, merchants, paymentPlans, users } from '../../src/db/schema.js';
 import { demoDocument, DEMO_LOGINS } from '../../src/features/operator/demo-data.js';
-import { ImportError } from '../../src/features/operator/import-service.js';
+import { ImportError } from '../../src/errors.js';
 import { useTestApp } from '../helpers/app.js';
 import { loginAs, uuid } from '../helpers/fixtures.js';
 

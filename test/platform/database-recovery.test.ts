@@ -1,51 +1,21 @@
 /**
- * On PostgreSQL: the server goes away (a TCP proxy in front of it is cut) and
+ * On PostgreSQL: the server goes away (a TCP proxy in front of it is stopped) and
  * comes back; the service answers 503 meanwhile and recovers by itself.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, ON_POSTGRES } from '../helpers/database.js';
-
-function proxyTo(target: URL) {
-  const sockets = new Set<net.Socket>();
-  let server: net.Server | undefined;
-  return {
-    async start(port = 0): Promise<number> {
-      server = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 5432), target.hostname);
-        sockets.add(client).add(upstream);
-        client.pipe(upstream).pipe(client);
-        const drop = () => {
-          client.destroy();
-          upstream.destroy();
-        };
-        client.on('error', drop).on('close', drop);
-        upstream.on('error', drop).on('close', drop);
-      });
-      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-      return (server.address() as net.AddressInfo).port;
-    },
-    async stop(): Promise<void> {
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-      await new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve());
-    },
-  };
-}
+import { startTcpProxy, viaProxy } from '../helpers/tcp-proxy.js';
 
 describe('database recovery', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)' }, () => {
   it('answers 503 while PostgreSQL is unreachable and recovers when it returns', async () => {
     const test = await createTestDatabase();
     const target = new URL(test.url!);
-    const proxy = proxyTo(target);
-    const port = await proxy.start();
-    const viaProxy = new URL(test.url!);
-    viaProxy.port = String(port);
-    const database = await openDatabase({ databaseUrl: viaProxy.toString() });
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const database = await openDatabase({ databaseUrl: viaProxy(test.url!, proxy) });
     const app = await buildApp({ config: testConfig(), database, ownsDatabase: true });
     try {
       assert.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200);
@@ -55,7 +25,7 @@ describe('database recovery', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (
       const login = await app.inject({ method: 'POST', url: '/v1/login', payload: { user: 'a@b.test', password: 'x' } });
       assert.equal(login.statusCode, 503);
       assert.equal(login.json().code, 'database_unavailable');
-      await proxy.start(port);
+      await proxy.restart();
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i++) {
         status = (await app.inject({ method: 'GET', url: '/ready' })).statusCode;

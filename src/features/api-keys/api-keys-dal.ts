@@ -2,7 +2,7 @@
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { type Db, type DbOrTx } from '../../db/database.js';
 import { apiKeys, users } from '../../db/schema.js';
-import type { UserType } from '../auth/principal.js';
+import type { UserType } from '../../lib/principal.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
 export interface KeyOwner {
@@ -12,13 +12,40 @@ export interface KeyOwner {
   merchantId: string | null;
 }
 
+export type ApiKeyStatus = 'ENABLED' | 'DELETED' | 'EXPIRED';
+
 export interface ApiKeyFilter {
   customerId: string;
   /** null: the customer's CUSTOMER keys; a merchant id: that merchant's keys. */
   merchantId: string | null;
-  status: 'ENABLED' | 'DELETED';
+  /** Absent: every status (the operator's listing). */
+  status?: ApiKeyStatus | undefined;
   email?: string | undefined;
 }
+
+/** What a key is created with beyond its owner (contract section 9). */
+export interface KeyLifecycle {
+  name: string | null;
+  expiresAt: Date | null;
+  access: 'full' | 'read_only';
+  rateLimit: number | null;
+  rateLimitWindowSeconds: number | null;
+}
+
+/** EXPIRED is not stored: an ENABLED key is EXPIRED once the database clock passes expires_at. */
+const isExpired = sql`(${apiKeys.expiresAt} IS NOT NULL AND ${apiKeys.expiresAt} <= now())`;
+const statusCondition: Record<ApiKeyStatus, SQL> = {
+  ENABLED: sql`${apiKeys.status} = 'ENABLED' AND NOT ${isExpired}`,
+  EXPIRED: sql`${apiKeys.status} = 'ENABLED' AND ${isExpired}`,
+  DELETED: sql`${apiKeys.status} = 'DELETED'`,
+};
+const lifecycleColumns = {
+  name: apiKeys.name,
+  expiresAt: apiKeys.expiresAt,
+  access: apiKeys.access,
+  rateLimit: apiKeys.rateLimit,
+  rateLimitWindowSeconds: apiKeys.rateLimitWindowSeconds,
+};
 
 const keyColumns = {
   id: apiKeys.id,
@@ -27,10 +54,11 @@ const keyColumns = {
   merchantId: apiKeys.merchantId,
   displayPrefix: apiKeys.displayPrefix,
   last4: apiKeys.last4,
-  status: apiKeys.status,
+  status: sql<ApiKeyStatus>`CASE WHEN ${apiKeys.status} = 'ENABLED' AND ${isExpired} THEN 'EXPIRED' ELSE ${apiKeys.status}::text END`,
   createdAt: apiKeys.createdAt,
   updatedAt: apiKeys.updatedAt,
   lastUsedAt: apiKeys.lastUsedAt,
+  ...lifecycleColumns,
 };
 
 export interface ApiKeyRow {
@@ -40,11 +68,13 @@ export interface ApiKeyRow {
   merchantId: string | null;
   displayPrefix: string;
   last4: string;
-  status: 'ENABLED' | 'DELETED';
+  status: ApiKeyStatus;
   createdAt: Date;
   updatedAt: Date;
   lastUsedAt: Date | null;
 }
+
+export type ApiKeyRecordRow = ApiKeyRow & KeyLifecycle;
 
 export function createApiKeysDal(db: Db) {
   return {
@@ -63,12 +93,12 @@ export function createApiKeysDal(db: Db) {
       const [row] = await tx
         .select({ n: count() })
         .from(apiKeys)
-        .where(and(eq(apiKeys.userId, userId), eq(apiKeys.status, 'ENABLED')));
+        .where(and(eq(apiKeys.userId, userId), statusCondition.ENABLED));
       return row?.n ?? 0;
     },
 
     async insertKey(
-      key: { userId: string; customerId: string; merchantId: string | null; keyHash: string; displayPrefix: string; last4: string },
+      key: { userId: string; customerId: string; merchantId: string | null; keyHash: string; displayPrefix: string; last4: string } & KeyLifecycle,
       tx: DbOrTx,
     ) {
       const [row] = await tx.insert(apiKeys).values(key).returning({ id: apiKeys.id, status: apiKeys.status, createdAt: apiKeys.createdAt });
@@ -78,7 +108,15 @@ export function createApiKeysDal(db: Db) {
     /** The key behind a hash, with its owner: one indexed lookup. */
     async findByHash(keyHash: string, tx: DbOrTx = db) {
       const [row] = await tx
-        .select({ id: apiKeys.id, status: apiKeys.status, userId: apiKeys.userId, email: users.email, customerId: apiKeys.customerId, merchantId: apiKeys.merchantId })
+        .select({
+          id: apiKeys.id,
+          status: apiKeys.status,
+          userId: apiKeys.userId,
+          email: users.email,
+          customerId: apiKeys.customerId,
+          merchantId: apiKeys.merchantId,
+          ...lifecycleColumns,
+        })
         .from(apiKeys)
         .innerJoin(users, eq(users.id, apiKeys.userId))
         .where(eq(apiKeys.keyHash, keyHash))
@@ -90,8 +128,8 @@ export function createApiKeysDal(db: Db) {
       const conditions: SQL[] = [
         eq(apiKeys.customerId, filter.customerId),
         filter.merchantId === null ? isNull(apiKeys.merchantId) : eq(apiKeys.merchantId, filter.merchantId),
-        eq(apiKeys.status, filter.status),
       ];
+      if (filter.status !== undefined) conditions.push(statusCondition[filter.status]);
       if (filter.email !== undefined) conditions.push(eq(users.email, filter.email));
       const where = and(...conditions);
       const [rows, [total]] = await Promise.all([
@@ -108,16 +146,53 @@ export function createApiKeysDal(db: Db) {
           ? tx.select({ n: count() }).from(apiKeys).where(where)
           : tx.select({ n: count() }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(where),
       ]);
-      return { rows: rows satisfies ApiKeyRow[], total: total?.n ?? 0 };
+      return { rows: rows satisfies ApiKeyRecordRow[], total: total?.n ?? 0 };
     },
 
+    /** One key's record, as listings show it. */
+    async findRecord(id: string, tx: DbOrTx = db): Promise<ApiKeyRecordRow | undefined> {
+      const [row] = await tx.select(keyColumns).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.id, id));
+      return row;
+    },
+
+    /** Locks a key for a change; `expired` by the database clock. */
     async lockKey(id: string, tx: DbOrTx) {
       const [row] = await tx
-        .select({ id: apiKeys.id, keyHash: apiKeys.keyHash, customerId: apiKeys.customerId, merchantId: apiKeys.merchantId, status: apiKeys.status })
+        .select({
+          id: apiKeys.id,
+          keyHash: apiKeys.keyHash,
+          userId: apiKeys.userId,
+          email: users.email,
+          customerId: apiKeys.customerId,
+          merchantId: apiKeys.merchantId,
+          status: apiKeys.status,
+          expired: sql<boolean>`${isExpired}`,
+          replacedBy: apiKeys.replacedBy,
+          ...lifecycleColumns,
+        })
         .from(apiKeys)
+        .innerJoin(users, eq(users.id, apiKeys.userId))
         .where(eq(apiKeys.id, id))
-        .for('update');
+        .for('update', { of: apiKeys });
       return row;
+    },
+
+    async updateKey(id: string, changes: { name?: string | null; expiresAt?: Date | null }, tx: DbOrTx): Promise<void> {
+      await tx.update(apiKeys).set({ ...changes, updatedAt: sql`now()` }).where(eq(apiKeys.id, id));
+    },
+
+    /** The old key of a roll: replaced, and expiring after the grace period (never later than it already did). */
+    async markRolled(id: string, replacedBy: string, graceSeconds: number, tx: DbOrTx): Promise<Date> {
+      const [row] = await tx
+        .update(apiKeys)
+        .set({
+          replacedBy,
+          expiresAt: sql`LEAST(${apiKeys.expiresAt}, now() + make_interval(secs => ${graceSeconds}))`,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(apiKeys.id, id))
+        .returning({ expiresAt: apiKeys.expiresAt });
+      return row!.expiresAt!;
     },
 
     async markDeleted(id: string, tx: DbOrTx): Promise<void> {

@@ -2,8 +2,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, NoContent, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
-import { ApiKeyListing, ApiKeyParams, CreateApiKeyBody, CreatedApiKey, ListApiKeysQuery } from './api-keys-schemas.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
+import type { ApiKeyStatus } from './api-keys-dal.js';
+import {
+  ApiKeyListing,
+  ApiKeyParams,
+  CreateApiKeyBody,
+  CreatedApiKey,
+  ListApiKeysQuery,
+  ListedApiKey,
+  RollApiKeyBody,
+  UpdateApiKeyBody,
+} from './api-keys-schemas.js';
+
+/** Said once for every operation of this feature. */
+const COMMON_ERRORS =
+  ' Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).';
+const WRITE_ERRORS = ' 403 read_only_key (a read_only key may use GET operations only).';
 
 export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { apiKeys } = app.services;
@@ -11,13 +26,21 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/v1/api-keys', {
     onRequest: app.authenticate,
     schema: {
+      operationId: 'createApiKey',
       tags: ['api-keys'],
       summary: 'Create an API key',
       description:
-        'Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). Unknown e-mails become integration users; at most 10 ENABLED keys per user. The full key is returned only here.',
+        'Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). Unknown e-mails become integration users; at most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). The full key is returned only here.' +
+        ' Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key),' +
+        WRITE_ERRORS +
+        ' 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict.' +
+        COMMON_ERRORS,
       security: SECURITY_ANY,
-      body: CreateApiKeyBody,
-      response: { 201: CreatedApiKey, ...problems(...WITH_BODY, ...AUTHENTICATED, 403, 404, 409, ...ALWAYS) },
+      body: Ref(CreateApiKeyBody),
+      response: {
+        201: Ref(CreatedApiKey),
+        ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, { 403: ['forbidden'], 404: ['customer_not_found', 'merchant_not_found'], 409: ['user_conflict', 'api_key_limit_reached'] }, ...ALWAYS),
+      },
     },
     handler: async (request, reply) => {
       const record = await apiKeys.create(principalOf(request), request.body, changeContext(request));
@@ -28,29 +51,85 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/api-keys', {
     onRequest: app.authenticate,
     schema: {
+      operationId: 'listApiKeys',
       tags: ['api-keys'],
       summary: 'List API keys',
       description:
-        "Customer callers: the customer's CUSTOMER keys (or one merchant's keys with merchant_id). Merchant callers: their merchant's keys. Newest first; keys are masked.",
+        "Customer callers: the customer's CUSTOMER keys (or one merchant's keys with merchant_id). Merchant callers: their merchant's keys. status: ENABLED (default), DELETED or EXPIRED (an ENABLED key whose expires_at has passed), any case. Newest first; keys are masked." +
+        ' Errors: 400 validation_failed; 404 merchant_not_found.' +
+        COMMON_ERRORS,
       security: SECURITY_ANY,
       querystring: ListApiKeysQuery,
-      response: { 200: ApiKeyListing, ...problems(...AUTHENTICATED, 404, ...ALWAYS) },
+      response: { 200: Ref(ApiKeyListing), ...problems(...AUTHENTICATED, { 404: ['merchant_not_found'] }, ...ALWAYS) },
     },
     handler: async (request) => {
       const { status, ...rest } = request.query;
-      return apiKeys.list(principalOf(request), { ...rest, status: status.toUpperCase() as 'ENABLED' | 'DELETED' });
+      return apiKeys.list(principalOf(request), { ...rest, status: status.toUpperCase() as ApiKeyStatus });
+    },
+  });
+
+  app.patch('/v1/api-keys/:id', {
+    onRequest: app.authenticate,
+    schema: {
+      operationId: 'updateApiKey',
+      tags: ['api-keys'],
+      summary: 'Rename an API key or change its expiry',
+      description:
+        'Changes name and/or expires_at (null removes either). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry reaches every instance at once.' +
+        ' Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name);' +
+        WRITE_ERRORS +
+        ' 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED or EXPIRED).' +
+        COMMON_ERRORS,
+      security: SECURITY_ANY,
+      params: ApiKeyParams,
+      body: Ref(UpdateApiKeyBody),
+      response: { 200: Ref(ListedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, { 404: ['api_key_not_found'], 409: ['api_key_not_enabled'] }, ...ALWAYS) },
+    },
+    handler: async (request) => apiKeys.update(principalOf(request), request.params.id, request.body, changeContext(request)),
+  });
+
+  app.post('/v1/api-keys/:id/roll', {
+    onRequest: app.authenticate,
+    // Every field is optional, so the body is too (curl -X POST with no body).
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+    schema: {
+      operationId: 'rollApiKey',
+      tags: ['api-keys'],
+      summary: 'Roll an API key: a new key, the old one retired after a grace period',
+      description:
+        "Creates a new key with the same user, type, customer, merchant, name, access, rate limit and expiry, and answers it with its full value (shown only here). The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it cannot be rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE." +
+        ' Errors: 400 validation_failed (grace_period_seconds outside 0..604800);' +
+        WRITE_ERRORS +
+        ' 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED or already rolled).' +
+        COMMON_ERRORS,
+      security: SECURITY_ANY,
+      params: ApiKeyParams,
+      body: Ref(RollApiKeyBody),
+      response: { 201: Ref(CreatedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, { 404: ['api_key_not_found'], 409: ['api_key_not_enabled'] }, ...ALWAYS) },
+    },
+    handler: async (request, reply) => {
+      const grace = request.body.grace_period_seconds ?? 0;
+      const record = await apiKeys.roll(principalOf(request), request.params.id, grace, changeContext(request));
+      return reply.code(201).header('cache-control', 'no-store').send(record);
     },
   });
 
   app.delete('/v1/api-keys/:id', {
     onRequest: app.authenticate,
     schema: {
+      operationId: 'deleteApiKey',
       tags: ['api-keys'],
       summary: 'Delete (revoke) an API key',
-      description: 'The key becomes DELETED and is refused at once by every instance. Deleting a deleted key is again 204.',
+      description:
+        'The key becomes DELETED and is refused at once by every instance. Deleting a deleted key is again 204. Errors: 400 validation_failed;' +
+        WRITE_ERRORS +
+        ' 404 api_key_not_found.' +
+        COMMON_ERRORS,
       security: SECURITY_ANY,
       params: ApiKeyParams,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED, 404, ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, { 404: ['api_key_not_found'] }, ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await apiKeys.remove(principalOf(request), request.params.id, changeContext(request));

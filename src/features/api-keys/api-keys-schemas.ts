@@ -1,56 +1,169 @@
 import { Type } from '@sinclair/typebox';
-import { Email, Listing, Nullable, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
+import { Component, NO_NUL, Email, Listing, Nullable, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
 
 const UserTypeSchema = Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]);
-const Status = Type.Union([Type.Literal('ENABLED'), Type.Literal('DELETED')]);
+const Status = Type.Union([Type.Literal('ENABLED'), Type.Literal('DELETED'), Type.Literal('EXPIRED')], {
+  description: 'EXPIRED: an ENABLED key whose expires_at has passed',
+});
 
-export const CreateApiKeyBody = Type.Object(
+export const MAX_KEY_LIFETIME_YEARS = 5;
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+
+const Name = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001F\\u007F]+$', description: 'A label for people, 1..64 characters, no control characters' });
+const ExpiresAt = { ...Timestamp, description: `When the key stops working: in the future, at most ${MAX_KEY_LIFETIME_YEARS} years ahead` };
+const Access = Type.Union([Type.Literal('full'), Type.Literal('read_only')], { description: 'read_only keys may use GET operations only' });
+const RateLimit = Type.Object(
   {
-    user: { ...Email, description: 'E-mail of the integration user the key is for' },
-    customer_id: { ...Uuid, description: "The caller's customer" },
-    merchant_id: Type.Optional({ ...Uuid, description: 'Sent when the key is for a merchant user' }),
+    limit: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Requests allowed per window' }),
+    window_seconds: Type.Integer({ minimum: 1, maximum: 86_400, description: 'Length of the window in seconds' }),
   },
   { additionalProperties: false },
 );
 
-export const CreatedApiKey = Type.Object({
-  id: Uuid,
-  api_key: Type.String({ description: 'The full key. Shown only in this response.' }),
-  user: Type.String(),
-  user_type: UserTypeSchema,
-  customer_id: Uuid,
-  merchant_id: Type.Optional({ ...Uuid, description: 'Only on MERCHANT keys' }),
-  status: Status,
-  create_date: Timestamp,
-});
+/** What every key record carries about its lifecycle (null when unset). */
+const lifecycleFields = {
+  name: Nullable(Type.String(), 'null when unset'),
+  expires_at: Nullable(Timestamp, 'null: the key does not expire'),
+  access: Access,
+  rate_limit: Nullable(RateLimit, 'null: no limit of its own'),
+};
 
-export const ListedApiKey = Type.Object({
-  id: Uuid,
-  api_key: Type.String({ description: 'Masked: the prefix and the last 4 characters only' }),
-  user: Type.String(),
-  user_type: UserTypeSchema,
-  customer_id: Type.Array(Uuid),
-  merchant_id: Type.Optional(Type.Array(Uuid, { description: 'Only on MERCHANT keys' })),
-  status: Status,
-  create_date: Timestamp,
-  update_date: Timestamp,
-  last_used_at: Nullable(Timestamp, 'null until first use; shows a use within 5 s'),
-});
+const CUSTOMER_ID = '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+const MERCHANT_ID = 'b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e';
+const KEY_ID = '3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90';
+const LIFECYCLE_EXAMPLE = { name: 'POS terminals, store 12', expires_at: '2027-11-23T00:00:00.000Z', access: 'full', rate_limit: { limit: 600, window_seconds: 60 } };
+
+export const CreateApiKeyBody = Component(
+  'CreateApiKeyRequest',
+  Type.Object(
+    {
+      user: { ...Email, description: 'E-mail of the integration user the key is for' },
+      customer_id: { ...Uuid, description: "The caller's customer" },
+      merchant_id: Type.Optional({ ...Uuid, description: 'Sent when the key is for a merchant user' }),
+      name: Type.Optional(Name),
+      expires_at: Type.Optional(ExpiresAt),
+      access: Type.Optional({ ...Access, description: 'full (default) or read_only (GET operations only)' }),
+      rate_limit: Type.Optional(RateLimit),
+    },
+    {
+      additionalProperties: false,
+      description: 'Who the key is for: a CUSTOMER key without merchant_id, a MERCHANT key with it',
+      examples: [{ user: 'pos-terminal@acme.example', customer_id: CUSTOMER_ID, merchant_id: MERCHANT_ID, name: 'POS terminals, store 12', expires_at: '2027-11-23T00:00:00.000Z', access: 'full', rate_limit: { limit: 600, window_seconds: 60 } }],
+    },
+  ),
+);
+
+export const CreatedApiKey = Component(
+  'CreatedApiKey',
+  Type.Object(
+    {
+      id: Uuid,
+      api_key: Type.String({ description: 'The full key. Shown only in this response.' }),
+      user: Type.String(),
+      user_type: UserTypeSchema,
+      customer_id: Uuid,
+      merchant_id: Type.Optional({ ...Uuid, description: 'Only on MERCHANT keys' }),
+      status: Status,
+      create_date: Timestamp,
+      ...lifecycleFields,
+    },
+    {
+      description: 'A new API key, with the full key shown this once',
+      examples: [
+        {
+          id: KEY_ID,
+          api_key: 'fgk_22WY3G1n6Bmo56ATzpJZx6SHFfC2JU7W1sHFV4',
+          user: 'pos-terminal@acme.example',
+          user_type: 'MERCHANT',
+          customer_id: CUSTOMER_ID,
+          merchant_id: MERCHANT_ID,
+          status: 'ENABLED',
+          create_date: '2026-11-23T07:30:00.000Z',
+          ...LIFECYCLE_EXAMPLE,
+        },
+      ],
+    },
+  ),
+);
+
+const LISTED_EXAMPLE = {
+  id: KEY_ID,
+  api_key: 'fgk_****HFV4',
+  user: 'pos-terminal@acme.example',
+  user_type: 'MERCHANT',
+  customer_id: [CUSTOMER_ID],
+  merchant_id: [MERCHANT_ID],
+  status: 'ENABLED',
+  create_date: '2026-11-23T07:30:00.000Z',
+  update_date: '2026-11-23T07:30:00.000Z',
+  last_used_at: '2026-11-23T08:02:11.412Z',
+  ...LIFECYCLE_EXAMPLE,
+};
+
+export const ListedApiKey = Component(
+  'ApiKey',
+  Type.Object(
+    {
+      id: Uuid,
+      api_key: Type.String({ description: 'Masked: the prefix and the last 4 characters only' }),
+      user: Type.String(),
+      user_type: UserTypeSchema,
+      customer_id: Type.Array(Uuid),
+      merchant_id: Type.Optional(Type.Array(Uuid, { description: 'Only on MERCHANT keys' })),
+      status: Status,
+      create_date: Timestamp,
+      update_date: Timestamp,
+      last_used_at: Nullable(Timestamp, 'null until first use; shows a use within 5 s'),
+      ...lifecycleFields,
+    },
+    { description: 'An API key as listed: masked', examples: [LISTED_EXAMPLE] },
+  ),
+);
 
 export const ListApiKeysQuery = Type.Object(
   {
     ...PageQuery,
-    username: Type.Optional(Type.String({ maxLength: 254, description: 'Filter by the e-mail of the key user' })),
+    username: Type.Optional(Type.String({ pattern: NO_NUL, maxLength: 254, description: 'Filter by the e-mail of the key user' })),
     status: Type.String({
       default: 'ENABLED',
-      pattern: '^([Ee][Nn][Aa][Bb][Ll][Ee][Dd]|[Dd][Ee][Ll][Ee][Tt][Ee][Dd])$',
-      description: 'ENABLED (default) or DELETED, case-insensitive',
+      pattern: '^([Ee][Nn][Aa][Bb][Ll][Ee][Dd]|[Dd][Ee][Ll][Ee][Tt][Ee][Dd]|[Ee][Xx][Pp][Ii][Rr][Ee][Dd])$',
+      description: 'ENABLED (default), DELETED or EXPIRED, case-insensitive',
     }),
     merchant_id: Type.Optional({ ...Uuid, description: "Customer callers: list this merchant's keys instead" }),
   },
   { additionalProperties: false },
 );
 
-export const ApiKeyListing = Listing(ListedApiKey);
+export const UpdateApiKeyBody = Component(
+  'UpdateApiKeyRequest',
+  Type.Object(
+  {
+    name: Type.Optional(Nullable(Name, 'null removes the name')),
+    expires_at: Type.Optional(Nullable(ExpiresAt, 'null removes the expiry')),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'What to change: name, expires_at or both', examples: [{ name: 'POS terminals, store 12', expires_at: null }] },
+  ),
+);
+
+export const RollApiKeyBody = Component(
+  'RollApiKeyRequest',
+  Type.Object(
+  {
+    grace_period_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_GRACE_PERIOD_SECONDS,
+        description: 'How long the old key keeps working (0..604800, default 0: refused at once)',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'How long the old key keeps working', examples: [{ grace_period_seconds: 86400 }] },
+  ),
+);
+
+export const ApiKeyListing = Listing(ListedApiKey, 'ApiKeyListing', {
+  description: 'A page of API keys, newest first',
+  examples: [{ data: [LISTED_EXAMPLE], page: { size: 10, total_elements: 1, total_pages: 1, number: 0 } }],
+});
 
 export const ApiKeyParams = Type.Object({ id: Uuid });

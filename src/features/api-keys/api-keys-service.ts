@@ -1,27 +1,42 @@
-/** Rules of API keys: who may create, list and revoke which keys, and key authentication. */
-import type { Db } from '../../db/database.js';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
+/** Rules of API keys: who may create, list, change, roll and revoke which keys, and key authentication. */
+import type { Db, DbOrTx } from '../../db/database.js';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../errors.js';
 import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import { type ChangeContext, recordAudit } from '../audit/audit-dal.js';
+import { type ChangeContext } from '../../lib/change-context.js';
+import { recordAudit } from '../audit/audit-dal.js';
 import { normaliseEmail } from '../auth/auth-service.js';
-import type { Principal, UserType } from '../auth/principal.js';
+import type { Principal, UserType } from '../../lib/principal.js';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour, maskApiKey } from './api-key-format.js';
-import type { ApiKeyRow, ApiKeysDal } from './api-keys-dal.js';
+import type { ApiKeyRecordRow, ApiKeysDal, ApiKeyStatus, KeyLifecycle } from './api-keys-dal.js';
+import { MAX_KEY_LIFETIME_YEARS } from './api-keys-schemas.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { LastUseRecorder } from './last-use-recorder.js';
 import { type KeyCaches, keyChangeNotice } from './key-change-feed.js';
 
 export const MAX_ENABLED_KEYS_PER_USER = 10;
 
-export interface CreateKeyRequest {
+/** Optional settings of a new key (contract section 9). */
+export interface KeySettings {
+  name?: string | undefined;
+  expires_at?: string | undefined;
+  access?: 'full' | 'read_only' | undefined;
+  rate_limit?: { limit: number; window_seconds: number } | undefined;
+}
+
+export interface CreateKeyRequest extends KeySettings {
   user: string;
   customer_id: string;
   merchant_id?: string | undefined;
 }
 
+export interface UpdateKeyRequest {
+  name?: string | null | undefined;
+  expires_at?: string | null | undefined;
+}
+
 export interface ListKeysRequest extends PageRequest {
-  status: 'ENABLED' | 'DELETED';
+  status: ApiKeyStatus;
   username?: string | undefined;
   merchant_id?: string | undefined;
 }
@@ -35,8 +50,44 @@ export interface ApiKeysServiceDeps {
 }
 
 const invalidKey = () => new UnauthorizedError('invalid_api_key', 'The API key is not valid.');
+const expiredKey = () => new UnauthorizedError('api_key_expired', 'The API key has expired.');
+const keyNotFound = () => new NotFoundError('api_key_not_found', 'No such API key.');
 
-function createdRecord(key: { id: string; status: 'ENABLED' | 'DELETED'; createdAt: Date }, apiKey: string, owner: { email: string; type: UserType; customerId: string; merchantId: string | null }) {
+/** An expiry must lie ahead, and not too far: keys that never rotate are what expiry exists to prevent. */
+function parseExpiry(value: string, now = Date.now()): Date {
+  const at = new Date(value);
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_KEY_LIFETIME_YEARS);
+  if (at.getTime() <= now) throw new ValidationError([{ field: 'expires_at', message: 'must be in the future' }]);
+  if (at > latest) throw new ValidationError([{ field: 'expires_at', message: `must be at most ${MAX_KEY_LIFETIME_YEARS} years ahead` }]);
+  return at;
+}
+
+function lifecycleOf(settings: KeySettings): KeyLifecycle {
+  return {
+    name: settings.name ?? null,
+    expiresAt: settings.expires_at === undefined ? null : parseExpiry(settings.expires_at),
+    access: settings.access ?? 'full',
+    rateLimit: settings.rate_limit?.limit ?? null,
+    rateLimitWindowSeconds: settings.rate_limit?.window_seconds ?? null,
+  };
+}
+
+function lifecycleRecord(key: KeyLifecycle) {
+  return {
+    name: key.name,
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    access: key.access,
+    rate_limit: key.rateLimit === null ? null : { limit: key.rateLimit, window_seconds: key.rateLimitWindowSeconds! },
+  };
+}
+
+function createdRecord(
+  key: { id: string; status: 'ENABLED' | 'DELETED'; createdAt: Date },
+  apiKey: string,
+  owner: { email: string; type: UserType; customerId: string; merchantId: string | null },
+  lifecycle: KeyLifecycle,
+) {
   return {
     id: key.id,
     api_key: apiKey,
@@ -46,10 +97,11 @@ function createdRecord(key: { id: string; status: 'ENABLED' | 'DELETED'; created
     ...(owner.merchantId ? { merchant_id: owner.merchantId } : {}),
     status: key.status,
     create_date: key.createdAt.toISOString(),
+    ...lifecycleRecord(lifecycle),
   };
 }
 
-function listedRecord(row: ApiKeyRow) {
+function listedRecord(row: ApiKeyRecordRow) {
   return {
     id: row.id,
     api_key: maskApiKey(row.displayPrefix, row.last4),
@@ -61,7 +113,13 @@ function listedRecord(row: ApiKeyRow) {
     create_date: row.createdAt.toISOString(),
     update_date: row.updatedAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    ...lifecycleRecord(row),
   };
+}
+
+/** The caller may see the key: its customer's, and for merchant callers its merchant's. No caller: the operator. */
+function isVisible(key: { customerId: string; merchantId: string | null }, caller: Principal | null): boolean {
+  return !caller || (key.customerId === caller.customerId && (!caller.merchantId || key.merchantId === caller.merchantId));
 }
 
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
@@ -70,12 +128,29 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
   /** The merchant a caller may act for: its own for merchant callers, one of its customer's otherwise. */
   async function visibleMerchant(caller: Principal, merchantId: string): Promise<string> {
     const ok = caller.merchantId ? caller.merchantId === merchantId : await merchantsDal.belongsToCustomer(caller.customerId, merchantId);
-    if (!ok) throw new NotFoundError('No such merchant.', 'merchant_not_found');
+    if (!ok) throw new NotFoundError('merchant_not_found', 'No such merchant.');
     return merchantId;
   }
 
+  /** Locks a key the caller may see, or answers 404 as if it did not exist. */
+  async function lockVisible(keyId: string, caller: Principal | null, tx: DbOrTx) {
+    const key = await dal.lockKey(keyId, tx);
+    if (!key || !isVisible(key, caller)) throw keyNotFound();
+    return key;
+  }
+
+  /** PATCH and roll change only keys that still work (and a roll only once). */
+  function assertChangeable(key: { status: string; expired: boolean; replacedBy: string | null }, rolling: boolean): void {
+    if (key.status !== 'ENABLED' || key.expired) {
+      throw new ConflictError('api_key_not_enabled', `This API key is ${key.status === 'ENABLED' ? 'EXPIRED' : key.status}; only ENABLED keys can be changed or rolled.`);
+    }
+    if (rolling && key.replacedBy) {
+      throw new ConflictError('api_key_not_enabled', 'This API key was already rolled and is in its grace period; roll its replacement instead.');
+    }
+  }
+
   /** Creates a key for `owner`; shared by the HTTP path and the operator's command line. */
-  async function issue(owner: { email: string; customerId: string; merchantId: string | null }, context: ChangeContext) {
+  async function issue(owner: { email: string; customerId: string; merchantId: string | null }, lifecycle: KeyLifecycle, context: ChangeContext) {
     const type: UserType = owner.merchantId ? 'MERCHANT' : 'CUSTOMER';
     const apiKey = generateApiKey();
     const record = await db.transaction(async (tx) => {
@@ -87,18 +162,19 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
         throw new ConflictError('api_key_limit_reached', `A user may hold at most ${MAX_ENABLED_KEYS_PER_USER} enabled API keys; delete one first.`);
       }
       const key = await dal.insertKey(
-        { userId: user.id, customerId: owner.customerId, merchantId: owner.merchantId, keyHash: sha256Hex(apiKey), displayPrefix: API_KEY_PREFIX, last4: lastFour(apiKey) },
+        { userId: user.id, customerId: owner.customerId, merchantId: owner.merchantId, keyHash: sha256Hex(apiKey), displayPrefix: API_KEY_PREFIX, last4: lastFour(apiKey), ...lifecycle },
         tx,
       );
+      const record = createdRecord(key, apiKey, { ...owner, type }, lifecycle);
       await recordAudit(tx, context, {
         action: 'api_key.created',
         customerId: owner.customerId,
         targetType: 'api_key',
         targetId: key.id,
-        details: { user: owner.email, user_type: type, merchant_id: owner.merchantId },
+        details: { user: owner.email, user_type: type, merchant_id: owner.merchantId, ...lifecycleRecord(lifecycle) },
       });
       await tx.execute(keyChangeNotice(owner.customerId));
-      return createdRecord(key, apiKey, { ...owner, type });
+      return record;
     });
     caches.changed(owner.customerId);
     return record;
@@ -106,20 +182,98 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
   return {
     async create(caller: Principal, request: CreateKeyRequest, context: ChangeContext) {
-      if (request.customer_id !== caller.customerId) throw new NotFoundError('No such customer.', 'customer_not_found');
+      if (request.customer_id !== caller.customerId) throw new NotFoundError('customer_not_found', 'No such customer.');
       if (!request.merchant_id && caller.merchantId) {
-        throw new ForbiddenError('A merchant caller may only create keys for its own merchant.');
+        throw new ForbiddenError('forbidden', 'A merchant caller may only create keys for its own merchant.');
       }
+      const lifecycle = lifecycleOf(request);
       const merchantId = request.merchant_id ? await visibleMerchant(caller, request.merchant_id) : null;
-      return issue({ email: normaliseEmail(request.user), customerId: caller.customerId, merchantId }, context);
+      return issue({ email: normaliseEmail(request.user), customerId: caller.customerId, merchantId }, lifecycle, context);
     },
 
     /** The operator's `feegate keys issue`: no caller, the same rules otherwise. */
-    async issueByOperator(owner: { email: string; customerId: string; merchantId: string | null }, context: ChangeContext) {
+    async issueByOperator(owner: { email: string; customerId: string; merchantId: string | null }, context: ChangeContext, settings: KeySettings = {}) {
       if (owner.merchantId && !(await merchantsDal.belongsToCustomer(owner.customerId, owner.merchantId))) {
-        throw new NotFoundError(`Merchant ${owner.merchantId} does not belong to customer ${owner.customerId}.`, 'merchant_not_found');
+        throw new NotFoundError('merchant_not_found', `Merchant ${owner.merchantId} does not belong to customer ${owner.customerId}.`);
       }
-      return issue({ ...owner, email: normaliseEmail(owner.email) }, context);
+      return issue({ ...owner, email: normaliseEmail(owner.email) }, lifecycleOf(settings), context);
+    },
+
+    /** The operator's `feegate keys list`: every key of a customer (or of one of its merchants), every status, newest first. */
+    async listByOperator(customerId: string, merchantId: string | null) {
+      const rows: ApiKeyRecordRow[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const page = await dal.list({ customerId, merchantId }, { limit: 100, offset });
+        rows.push(...page.rows);
+        if (page.rows.length < 100) return rows.map(listedRecord);
+      }
+    },
+
+    /** PATCH: name and expiry only; audited, and pushed to every instance (the expiry is part of each cached key). */
+    async update(caller: Principal, keyId: string, changes: UpdateKeyRequest, context: ChangeContext) {
+      const set: { name?: string | null; expiresAt?: Date | null } = {};
+      if (changes.name !== undefined) set.name = changes.name;
+      if (changes.expires_at !== undefined) set.expiresAt = changes.expires_at === null ? null : parseExpiry(changes.expires_at);
+      const { key, record } = await db.transaction(async (tx) => {
+        const key = await lockVisible(keyId, caller, tx);
+        assertChangeable(key, false);
+        await dal.updateKey(key.id, set, tx);
+        await recordAudit(tx, context, {
+          action: 'api_key.updated',
+          customerId: key.customerId,
+          targetType: 'api_key',
+          targetId: key.id,
+          details: { ...changes },
+        });
+        await tx.execute(keyChangeNotice(key.customerId, key.keyHash));
+        return { key, record: (await dal.findRecord(key.id, tx))! };
+      });
+      caches.changed(key.customerId, key.keyHash);
+      return listedRecord(record);
+    },
+
+    /**
+     * A new key with the same owner and settings; the old one keeps working for
+     * the grace period (0: refused at once) and cannot be rolled again. Allowed at
+     * the 10-key limit: a roll replaces a key, it does not add one.
+     */
+    async roll(caller: Principal, keyId: string, gracePeriodSeconds: number, context: ChangeContext) {
+      const apiKey = generateApiKey();
+      const { old, record } = await db.transaction(async (tx) => {
+        const old = await lockVisible(keyId, caller, tx);
+        assertChangeable(old, true);
+        const lifecycle: KeyLifecycle = {
+          name: old.name,
+          expiresAt: old.expiresAt,
+          access: old.access,
+          rateLimit: old.rateLimit,
+          rateLimitWindowSeconds: old.rateLimitWindowSeconds,
+        };
+        const key = await dal.insertKey(
+          { userId: old.userId, customerId: old.customerId, merchantId: old.merchantId, keyHash: sha256Hex(apiKey), displayPrefix: API_KEY_PREFIX, last4: lastFour(apiKey), ...lifecycle },
+          tx,
+        );
+        const oldExpiresAt = await dal.markRolled(old.id, key.id, gracePeriodSeconds, tx);
+        const type: UserType = old.merchantId ? 'MERCHANT' : 'CUSTOMER';
+        await recordAudit(tx, context, {
+          action: 'api_key.rolled',
+          customerId: old.customerId,
+          targetType: 'api_key',
+          targetId: old.id,
+          details: { new_key_id: key.id, grace_period_seconds: gracePeriodSeconds, expires_at: oldExpiresAt.toISOString() },
+        });
+        await recordAudit(tx, context, {
+          action: 'api_key.created',
+          customerId: old.customerId,
+          targetType: 'api_key',
+          targetId: key.id,
+          details: { user: old.email, user_type: type, merchant_id: old.merchantId, rolled_from: old.id, ...lifecycleRecord(lifecycle) },
+        });
+        await tx.execute(keyChangeNotice(old.customerId, old.keyHash));
+        return { old, record: createdRecord(key, apiKey, { email: old.email, type, customerId: old.customerId, merchantId: old.merchantId }, lifecycle) };
+      });
+      caches.changed(old.customerId, old.keyHash);
+      return record;
     },
 
     /** Pages are cached briefly per request shape; any key change of the customer drops them. */
@@ -139,12 +293,10 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       return page;
     },
 
-    /** Idempotent; refused at once by every instance (NOTIFY is sent by the same transaction). */
-    async remove(caller: Principal, keyId: string, context: ChangeContext): Promise<void> {
+    /** Idempotent; refused at once by every instance (NOTIFY is sent by the same transaction). No caller: the operator's `keys revoke`. */
+    async remove(caller: Principal | null, keyId: string, context: ChangeContext): Promise<void> {
       const revoked = await db.transaction(async (tx) => {
-        const key = await dal.lockKey(keyId, tx);
-        const visible = key && key.customerId === caller.customerId && (!caller.merchantId || key.merchantId === caller.merchantId);
-        if (!visible) throw new NotFoundError('No such API key.', 'api_key_not_found');
+        const key = await lockVisible(keyId, caller, tx);
         if (key.status === 'DELETED') return key;
         await dal.markDeleted(key.id, tx);
         await recordAudit(tx, context, {
@@ -162,12 +314,12 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     async authenticate(apiKey: string): Promise<Principal> {
       if (!isWellFormedApiKey(apiKey)) throw invalidKey();
       const keyHash = sha256Hex(apiKey);
-      let principal = caches.verifiedKeys.get(keyHash);
-      if (!principal) {
+      let verified = caches.verifiedKeys.get(keyHash);
+      if (!verified) {
         const token = caches.verifiedKeys.token(keyHash);
         const key = await dal.findByHash(keyHash);
         if (!key || key.status !== 'ENABLED') throw invalidKey();
-        principal = {
+        const principal: Principal = {
           auth: 'api_key',
           userId: key.userId,
           email: key.email,
@@ -176,11 +328,16 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           merchantId: key.merchantId,
           sessionId: null,
           apiKeyId: key.id,
+          readOnly: key.access === 'read_only',
+          rateLimit: key.rateLimit === null ? null : { limit: key.rateLimit, windowSeconds: key.rateLimitWindowSeconds! },
         };
-        caches.verifiedKeys.set(keyHash, keyHash, principal, token);
+        verified = { principal, expiresAt: key.expiresAt?.getTime() ?? null };
+        caches.verifiedKeys.set(keyHash, keyHash, verified, token);
       }
-      lastUse.touch(principal.apiKeyId!);
-      return principal;
+      // Checked on every use: a cached key expires on time too.
+      if (verified.expiresAt !== null && verified.expiresAt <= Date.now()) throw expiredKey();
+      lastUse.touch(verified.principal.apiKeyId!);
+      return verified.principal;
     },
   };
 }

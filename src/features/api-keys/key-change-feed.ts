@@ -6,20 +6,26 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { createPushedCache } from '../../lib/pushed-cache.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../lib/principal.js';
+
+/** A verified key as remembered: its caller, and when it stops working (epoch ms; null: never). */
+export interface VerifiedKey {
+  principal: Principal;
+  expiresAt: number | null;
+}
 
 const CHANNEL = 'feegate_api_keys_changed';
 
-/** Statement to run inside the changing transaction. `keyHash` when a key was revoked. */
+/** Statement to run inside the changing transaction. `keyHash` when a key was revoked or its expiry changed. */
 export function keyChangeNotice(customerId: string, keyHash?: string): SQL {
   return sql`SELECT pg_notify(${CHANNEL}, ${keyHash ? `${customerId} ${keyHash}` : customerId})`;
 }
 
 export function createKeyCaches(options: { database: Database; keyTtlMs: number; listingTtlMs: number }) {
   /** Verified keys by hash; each key is its own scope. */
-  const verifiedKeys = createPushedCache<Principal>({ ttlMs: options.keyTtlMs, maxEntries: 50_000 });
+  const verifiedKeys = createPushedCache<VerifiedKey>({ ttlMs: options.keyTtlMs, maxEntries: 50_000, name: 'api_keys' });
   /** Listing pages by request; scoped by customer. */
-  const listings = createPushedCache<unknown>({ ttlMs: options.listingTtlMs, maxEntries: 10_000 });
+  const listings = createPushedCache<unknown>({ ttlMs: options.listingTtlMs, maxEntries: 10_000, name: 'api_key_listings' });
   let unlisten: (() => Promise<void>) | undefined;
 
   const changed = (customerId: string, keyHash?: string) => {

@@ -1,29 +1,14 @@
 /**
  * Audit records are written by the same transaction as the change they describe:
  * a change without its record, or a record without its change, cannot exist.
+ * The customer reads its own records back, newest first (GET /v1/audit-events).
  */
-import { auditEvents } from '../../db/schema.js';
-import type { DbOrTx } from '../../db/database.js';
-import type { Principal } from '../auth/principal.js';
-
-export interface Actor {
-  type: 'user' | 'api_key' | 'operator' | 'anonymous';
-  id: string | null;
-}
-
-/** What a service needs to know about the request that asks for a change. */
-export interface ChangeContext {
-  requestId: string | null;
-  actor: Actor;
-}
-
-export function actorOf(principal: Principal): Actor {
-  return principal.auth === 'api_key'
-    ? { type: 'api_key', id: principal.apiKeyId }
-    : { type: 'user', id: principal.userId };
-}
-
-export const OPERATOR_CONTEXT: ChangeContext = { requestId: null, actor: { type: 'operator', id: null } };
+import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Db, DbOrTx } from '../../db/database.js';
+import { apiKeys, auditEvents, users } from '../../db/schema.js';
+import type { ChangeContext } from '../../lib/change-context.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 
 export interface AuditEvent {
   action: string;
@@ -45,3 +30,78 @@ export async function recordAudit(tx: DbOrTx, context: ChangeContext, event: Aud
     details: event.details ?? {},
   });
 }
+
+export interface AuditFilters {
+  customerId: string;
+  action?: string | undefined;
+  /** Inclusive. */
+  from?: Date | undefined;
+  /** Exclusive. */
+  to?: Date | undefined;
+}
+
+export interface AuditRow {
+  id: number;
+  action: string;
+  actorType: string;
+  actorId: string | null;
+  /** The e-mail of the user who acted, directly or through one of its API keys. */
+  actorUser: string | null;
+  requestId: string | null;
+  targetType: string;
+  targetId: string | null;
+  details: unknown;
+  occurredAt: Date;
+}
+
+const actingUser = alias(users, 'acting_user');
+const keyUser = alias(users, 'key_user');
+
+/** actor_id is text (it names a user or a key); cast only the kind each join expects, so the joins probe primary keys. */
+const actorIdAs = (type: string): SQL => sql`(CASE WHEN ${auditEvents.actorType} = ${type} THEN ${auditEvents.actorId}::uuid END)`;
+
+function filtersOf(filters: AuditFilters): SQL | undefined {
+  return and(
+    eq(auditEvents.customerId, filters.customerId),
+    filters.action === undefined ? undefined : eq(auditEvents.action, filters.action),
+    filters.from === undefined ? undefined : gte(auditEvents.occurredAt, filters.from),
+    filters.to === undefined ? undefined : lt(auditEvents.occurredAt, filters.to),
+  );
+}
+
+export function createAuditDal(db: Db) {
+  return {
+    /**
+     * One page of a customer's records, newest first, with the total that match:
+     * a range of audit_events_customer_listing_idx (or ..._action_idx with an action).
+     */
+    async list(filters: AuditFilters, page: PageRequest, tx: DbOrTx = db): Promise<{ rows: AuditRow[]; total: number }> {
+      const where = filtersOf(filters);
+      const [totalRow] = await tx.select({ total: count() }).from(auditEvents).where(where);
+      const rows = await tx
+        .select({
+          id: auditEvents.id,
+          action: auditEvents.action,
+          actorType: auditEvents.actorType,
+          actorId: auditEvents.actorId,
+          actorUser: sql<string | null>`coalesce(${actingUser.email}, ${keyUser.email})`,
+          requestId: auditEvents.requestId,
+          targetType: auditEvents.targetType,
+          targetId: auditEvents.targetId,
+          details: auditEvents.details,
+          occurredAt: auditEvents.occurredAt,
+        })
+        .from(auditEvents)
+        .leftJoin(actingUser, eq(actingUser.id, actorIdAs('user')))
+        .leftJoin(apiKeys, eq(apiKeys.id, actorIdAs('api_key')))
+        .leftJoin(keyUser, eq(keyUser.id, apiKeys.userId))
+        .where(where)
+        .orderBy(desc(auditEvents.occurredAt), desc(auditEvents.id))
+        .limit(page.size)
+        .offset(offsetOf(page));
+      return { rows, total: totalRow?.total ?? 0 };
+    },
+  };
+}
+
+export type AuditDal = ReturnType<typeof createAuditDal>;

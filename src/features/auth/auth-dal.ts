@@ -1,8 +1,8 @@
-/** Queries of logins, sessions and tokens. Every function takes an optional transaction. */
-import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+/** Queries of logins, sessions and refresh tokens. Every function takes an optional transaction. */
+import { and, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/database.js';
 import { authSessions, authTokens, users } from '../../db/schema.js';
-import type { Principal } from './principal.js';
+import { sessionRevokedNotice } from './auth-change-feed.js';
 
 export interface NewToken {
   tokenHash: string;
@@ -11,19 +11,11 @@ export interface NewToken {
   expiresAt: Date;
 }
 
-const principalColumns = {
-  userId: users.id,
-  email: users.email,
-  userType: users.type,
-  customerId: users.customerId,
-  merchantId: users.merchantId,
-};
-
 export function createAuthDal(db: Db) {
   return {
     async findUserByEmail(email: string, tx: DbOrTx = db) {
       const [row] = await tx
-        .select({ id: users.id, type: users.type, passwordHash: users.passwordHash })
+        .select({ id: users.id, type: users.type, customerId: users.customerId, passwordHash: users.passwordHash })
         .from(users)
         .where(eq(users.email, email))
         .limit(1);
@@ -39,23 +31,24 @@ export function createAuthDal(db: Db) {
       await tx.insert(authTokens).values(tokens);
     },
 
-    /** The caller behind a live access token, or undefined. One indexed lookup. */
-    async findPrincipalByAccessToken(tokenHash: string, now: Date, tx: DbOrTx = db): Promise<Principal | undefined> {
-      const [row] = await tx
-        .select({ ...principalColumns, sessionId: authTokens.sessionId })
-        .from(authTokens)
-        .innerJoin(authSessions, eq(authSessions.id, authTokens.sessionId))
-        .innerJoin(users, eq(users.id, authSessions.userId))
-        .where(
-          and(
-            eq(authTokens.tokenHash, tokenHash),
-            eq(authTokens.kind, 'access'),
-            gt(authTokens.expiresAt, now),
-            isNull(authSessions.revokedAt),
-          ),
-        )
-        .limit(1);
-      return row && { ...row, auth: 'token', apiKeyId: null };
+    /** What /v1/users/me shows of a token caller that the token does not carry. */
+    async findUserEmail(userId: string, tx: DbOrTx = db): Promise<string | undefined> {
+      const [row] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
+      return row?.email;
+    },
+
+    /** Logins revoked after `since`: tokens of theirs may still be alive. */
+    async listRevokedSessionIds(since: Date, tx: DbOrTx = db): Promise<string[]> {
+      const rows = await tx
+        .select({ id: authSessions.id })
+        .from(authSessions)
+        .where(and(isNotNull(authSessions.revokedAt), gt(authSessions.revokedAt, since)));
+      return rows.map((r) => r.id);
+    },
+
+    async isSessionRevoked(sessionId: string, tx: DbOrTx = db): Promise<boolean> {
+      const [row] = await tx.select({ revokedAt: authSessions.revokedAt }).from(authSessions).where(eq(authSessions.id, sessionId)).limit(1);
+      return !row || row.revokedAt !== null;
     },
 
     /** Locks a refresh token for rotation, so two presentations of it cannot both win. */
@@ -67,9 +60,13 @@ export function createAuthDal(db: Db) {
           consumedAt: authTokens.consumedAt,
           revokedAt: authSessions.revokedAt,
           userId: authSessions.userId,
+          userType: users.type,
+          customerId: users.customerId,
+          email: users.email,
         })
         .from(authTokens)
         .innerJoin(authSessions, eq(authSessions.id, authTokens.sessionId))
+        .innerJoin(users, eq(users.id, authSessions.userId))
         .where(and(eq(authTokens.tokenHash, tokenHash), eq(authTokens.kind, 'refresh')))
         .for('update', { of: authTokens })
         .limit(1);
@@ -86,11 +83,13 @@ export function createAuthDal(db: Db) {
       return rows.length;
     },
 
+    /** Revokes a login; every instance is told on commit. */
     async revokeSession(sessionId: string, reason: string, tx: DbOrTx = db): Promise<void> {
       await tx
         .update(authSessions)
         .set({ revokedAt: sql`now()`, revokedReason: reason })
         .where(and(eq(authSessions.id, sessionId), isNull(authSessions.revokedAt)));
+      await tx.execute(sessionRevokedNotice(sessionId));
     },
   };
 }

@@ -2,8 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../plugins/authentication.js';
 import { changeContext, clientGone } from '../../lib/request-context.js';
-import { ALWAYS, AUTHENTICATED, NoContent, SECURITY_ANY, SECURITY_BEARER, WITH_BODY, problems } from '../../schemas/common.js';
-import { CurrentUser, LoginBody, RefreshBody, TokenResponse } from './auth-schemas.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, Ref, SECURITY_ANY, SECURITY_BEARER, WITH_BODY, problems } from '../../schemas/common.js';
+import { CurrentUser, JsonWebKeySet, LoginBody, RefreshBody, TokenResponse } from './auth-schemas.js';
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { auth } = app.services;
@@ -12,12 +12,16 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // Under a storm most logins are refused: refuse them before parsing anything.
     onRequest: async () => auth.assertLoginCapacity(),
     schema: {
+      operationId: 'login',
       tags: ['auth'],
       summary: 'Log in with user and password',
       description:
-        'Only CUSTOMER users with a password can log in. Every failure is the same 401 invalid_credentials. After 10 failures for one user name within 15 minutes: 429 with Retry-After. When too many logins wait for password hashing: 503 server_busy with Retry-After; a waiting login whose client hangs up leaves the queue unhashed.',
-      body: LoginBody,
-      response: { 200: TokenResponse, ...problems(...WITH_BODY, 401, 429, ...ALWAYS) },
+        'Only CUSTOMER users with a password can log in. Every failure is the same 401 invalid_credentials. After 10 failed logins for one user name within 15 minutes: 429 too_many_login_attempts with Retry-After (each attempt is counted before its password is checked, so parallel guesses never check more than 10; shared by every instance with REDIS_URL). Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers. When too many logins wait for password hashing: 503 server_busy with Retry-After; a waiting login whose client hangs up leaves the queue unhashed.',
+      body: Ref(LoginBody),
+      response: {
+        200: Ref(TokenResponse),
+        ...problems(...WITH_BODY, { 401: ['invalid_credentials'], 429: ['too_many_login_attempts', 'rate_limited'], 503: ['server_busy', 'database_unavailable'] }, 500),
+      },
     },
     handler: async (request, reply) => {
       const token = await auth.login(request.body, changeContext(request), clientGone(reply));
@@ -28,11 +32,13 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/login/refresh', {
     schema: {
+      operationId: 'refreshToken',
       tags: ['auth'],
       summary: 'Exchange a refresh token for a new token object',
-      description: 'Refresh tokens rotate: each is good once. Presenting a used one revokes the whole login.',
-      body: RefreshBody,
-      response: { 200: TokenResponse, ...problems(...WITH_BODY, 401, ...ALWAYS) },
+      description:
+        'Refresh tokens rotate: each is good once. Presenting a used one is a 401 `refresh_token_reused` and revokes the whole login (its access tokens are refused at once by every instance). Unknown, expired or revoked: 401 `invalid_refresh_token`. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers.',
+      body: Ref(RefreshBody),
+      response: { 200: Ref(TokenResponse), ...problems(...WITH_BODY, { 401: ['invalid_refresh_token', 'refresh_token_reused'], 429: ['rate_limited'] }, ...ALWAYS) },
     },
     handler: async (request, reply) => {
       const token = await auth.refresh(request.body.refresh_token, changeContext(request));
@@ -44,10 +50,13 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/v1/logout', {
     onRequest: app.authenticate,
     schema: {
+      operationId: 'logout',
       tags: ['auth'],
       summary: 'Revoke the access token and its refresh family',
+      description:
+        'Every access and refresh token of this login stops working at once, on every instance. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).',
       security: SECURITY_BEARER,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED, 403, ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, { 403: ['forbidden'] }, ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await auth.logout(principalOf(request), changeContext(request));
@@ -55,13 +64,31 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   });
 
+  app.get('/.well-known/jwks.json', {
+    logLevel: 'warn',
+    schema: {
+      operationId: 'getJsonWebKeySet',
+      tags: ['auth'],
+      summary: 'Public keys that verify access tokens',
+      description:
+        'The public keys (JWK Set, RFC 7517) of every signing key that can still verify a live access token: the key that signs now, and a rotated one until the tokens it signed have expired. No private material. Cacheable for 5 minutes; a verifier that meets an unknown kid fetches it again. Unknown query parameters are a 400.',
+      response: { 200: Ref(JsonWebKeySet), ...problems(400, ...ALWAYS) },
+    },
+    handler: async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return auth.jwks();
+    },
+  });
+
   app.get('/v1/users/me', {
     onRequest: app.authenticate,
     schema: {
+      operationId: 'getCurrentUser',
       tags: ['auth'],
       summary: 'The authenticated caller',
+      description: 'Who the credentials belong to, and whether they are a token or an API key.',
       security: SECURITY_ANY,
-      response: { 200: CurrentUser, ...problems(...AUTHENTICATED, ...ALWAYS) },
+      response: { 200: Ref(CurrentUser), ...problems(...AUTHENTICATED, ...ALWAYS) },
     },
     handler: async (request) => {
       const p = principalOf(request);

@@ -1,34 +1,120 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Uuid } from '../../schemas/common.js';
+import { Component, Nullable, Uuid } from '../../schemas/common.js';
 
-export const LoginBody = Type.Object(
-  {
-    user: Type.String({ minLength: 1, maxLength: 254, description: 'User name (e-mail) of a CUSTOMER user' }),
-    password: Type.String({ minLength: 1, maxLength: 1024 }),
-  },
-  { additionalProperties: false },
+export const LoginBody = Component(
+  'LoginRequest',
+  Type.Object(
+    {
+      user: Type.String({ minLength: 1, maxLength: 254, description: 'User name (e-mail) of a CUSTOMER user' }),
+      password: Type.String({ minLength: 1, maxLength: 1024 }),
+    },
+    { additionalProperties: false, description: 'The credentials of a CUSTOMER user', examples: [{ user: 'admin@acme.example', password: 'correct horse battery staple' }] },
+  ),
 );
 
-export const RefreshBody = Type.Object(
-  { refresh_token: Type.String({ minLength: 1, maxLength: 512 }) },
-  { additionalProperties: false },
+export const RefreshBody = Component(
+  'RefreshRequest',
+  Type.Object(
+    // Long enough for an access token sent here by mistake: that is a 401, not a 400.
+    { refresh_token: Type.String({ minLength: 1, maxLength: 2048 }) },
+    { additionalProperties: false, description: 'A refresh token, good once', examples: [{ refresh_token: 'fgr_Vq3xN8p2Lk7sT0aB4cD9eF1gH6iJ5kL2mN3oP4qR5sT' }] },
+  ),
 );
 
-export const TokenResponse = Type.Object({
-  token: Type.Object({
-    access_token: Type.String({ description: 'Opaque bearer token' }),
-    token_type: Type.Literal('Bearer'),
-    expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
-    refresh_token: Type.String({ description: 'Single-use token for POST /v1/login/refresh' }),
-    refresh_expires_in: Type.Integer({ description: 'Seconds until the refresh token expires' }),
-  }),
-});
+/** A real token signed by the example key of JsonWebKeySet below. */
+const EXAMPLE_ACCESS_TOKEN =
+  'eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImZZUHgzRXMydVJzbnFpa3RHQ0dRREpWaUlpODFkU3VNVEFVXzRFemw4N2MifQ.eyJ1c2VyX3R5cGUiOiJDVVNUT01FUiIsImN1c3RvbWVyX2lkIjoiNmExZjJjM2QtNGU1Zi00YTZiLThjN2QtOWUwZjFhMmIzYzRkIiwic2lkIjoiMmM5ZDFlNGYtN2EzYi00YzhkLTllMGYtMWEyYjNjNGQ1ZTZmIiwiaXNzIjoiZmVlZ2F0ZSIsInN1YiI6IjhlN2Q2YzViLTRhM2ItNGMyZC05ZTFmLTBhMWIyYzNkNGU1ZiIsImlhdCI6MTc5NTQ1MDAwMCwiZXhwIjoxNzk1NDUzNjAwLCJqdGkiOiI0YjNhMmMxZC05ZThmLTRhN2ItOGM2ZC01ZTRmM2EyYjFjMGQifQ.3xmmEcU8fjCP5gNfLC5CXxRCowwRIAL_mGGZl55X4w9Iejq_4WxfLWav-0vg-fji6WOJdLsc2oZ5nMkHdMoFCA';
 
-export const CurrentUser = Type.Object({
-  id: Uuid,
-  user: Type.String({ description: 'E-mail of the user' }),
-  user_type: Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]),
-  customer_id: Uuid,
-  merchant_id: Nullable(Uuid, 'null for customer users'),
-  auth: Type.Union([Type.Literal('token'), Type.Literal('api_key')], { description: 'How this request was authenticated' }),
-});
+export const TokenResponse = Component(
+  'TokenResponse',
+  Type.Object(
+    {
+      token: Type.Object({
+        access_token: Type.String({
+          description:
+            'Bearer token: a JWT (RFC 9068, header typ "at+jwt", EdDSA/Ed25519) whose signature verifies against GET /.well-known/jwks.json. Claims: iss, sub (user id), iat, exp (= iat + expires_in), jti, user_type, customer_id, sid (the login).',
+        }),
+        token_type: Type.Literal('Bearer'),
+        expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
+        refresh_token: Type.String({ description: 'Single-use token for POST /v1/login/refresh' }),
+        refresh_expires_in: Type.Integer({ description: 'Seconds until the refresh token expires' }),
+      }),
+    },
+    {
+      description: 'A new access token and refresh token',
+      examples: [
+        {
+          token: {
+            access_token: EXAMPLE_ACCESS_TOKEN,
+            token_type: 'Bearer',
+            expires_in: 3600,
+            refresh_token: 'fgr_Vq3xN8p2Lk7sT0aB4cD9eF1gH6iJ5kL2mN3oP4qR5sT',
+            refresh_expires_in: 2592000,
+          },
+        },
+      ],
+    },
+  ),
+);
+
+export const CurrentUser = Component(
+  'CurrentUser',
+  Type.Object(
+    {
+      id: Uuid,
+      user: Type.String({ description: 'E-mail of the user' }),
+      user_type: Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]),
+      customer_id: Uuid,
+      merchant_id: Nullable(Uuid, 'null for customer users'),
+      auth: Type.Union([Type.Literal('token'), Type.Literal('api_key')], { description: 'How this request was authenticated' }),
+    },
+    {
+      description: 'The caller of the request',
+      examples: [
+        {
+          id: '8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f',
+          user: 'admin@acme.example',
+          user_type: 'CUSTOMER',
+          customer_id: '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+          merchant_id: null,
+          auth: 'token',
+        },
+      ],
+    },
+  ),
+);
+
+export const JsonWebKeySet = Component(
+  'JsonWebKeySet',
+  Type.Object(
+    {
+      keys: Type.Array(
+        Type.Object({
+          kty: Type.Literal('OKP'),
+          crv: Type.Literal('Ed25519'),
+          x: Type.String({ description: 'Public key, base64url' }),
+          kid: Type.String({ description: 'Key id: the RFC 7638 thumbprint, as in the header of the tokens it signed' }),
+          alg: Type.Literal('EdDSA'),
+          use: Type.Literal('sig'),
+        }),
+      ),
+    },
+    {
+      description: 'A JWK Set (RFC 7517) of public keys',
+      examples: [
+        {
+          keys: [
+            {
+              kty: 'OKP',
+              crv: 'Ed25519',
+              x: 'DvroZUrwMANvegqSyLO2C52MAjDGTTQk5TI_HcwYv7E',
+              kid: 'fYPx3Es2uRsnqiktGCGQDJViIi81dSuMTAU_4Ezl87c',
+              alg: 'EdDSA',
+              use: 'sig',
+            },
+          ],
+        },
+      ],
+    },
+  ),
+);

@@ -2,11 +2,15 @@
 import type { Db } from '../../db/database.js';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
-import { type ChangeContext, recordAudit } from '../audit/audit-dal.js';
+import { type ChangeContext } from '../../lib/change-context.js';
+import { recordAudit } from '../audit/audit-dal.js';
+import type { AccessTokens } from './access-tokens.js';
+import type { AuthChangeHandlers } from './auth-change-feed.js';
 import type { AuthDal } from './auth-dal.js';
+import { createRevokedSessions } from './revoked-sessions.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password-hasher.js';
-import type { Principal } from './principal.js';
+import type { Principal, UserType } from '../../lib/principal.js';
 
 export interface TokenObject {
   access_token: string;
@@ -21,35 +25,58 @@ export interface AuthServiceDeps {
   authDal: AuthDal;
   hasher: PasswordHasher;
   throttle: LoginThrottle;
+  accessTokens: AccessTokens;
+  /** Subscribes to revocations and key rotations pushed by every instance. */
+  listen(handlers: AuthChangeHandlers): Promise<() => Promise<void>>;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   now?: () => Date;
+  onBackgroundError?(err: unknown, what: string): void;
 }
 
-const ACCESS_PREFIX = 'fga_';
+/** Who a login belongs to: what its access tokens say. */
+interface TokenOwner {
+  id: string;
+  type: UserType;
+  customerId: string;
+  email: string;
+}
+
 const REFRESH_PREFIX = 'fgr_';
+/** E-mails of token callers held in memory (they are not in the token); the oldest go first. */
+const EMAIL_CACHE_SIZE = 50_000;
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { db, authDal, hasher } = deps;
+  const { db, authDal, hasher, accessTokens } = deps;
   const now = deps.now ?? (() => new Date());
+  const revokedSessions = createRevokedSessions({
+    ttlMs: deps.accessTokenTtlSeconds * 1000,
+    loadRevokedSince: (since) => authDal.listRevokedSessionIds(since),
+    isRevokedInDatabase: (sessionId) => authDal.isSessionRevoked(sessionId),
+    onReloadError: (err) => deps.onBackgroundError?.(err, 'could not load revoked logins; checking each token in the database'),
+  });
+  const emails = new Map<string, string>();
+  const rememberEmail = (userId: string, email: string) => {
+    if (emails.size >= EMAIL_CACHE_SIZE && !emails.has(userId)) emails.delete(emails.keys().next().value!);
+    emails.set(userId, email);
+  };
+  let unlisten: (() => Promise<void>) | undefined;
 
-  async function issueTokens(sessionId: string, tx: Db): Promise<TokenObject> {
-    const issuedAt = now().getTime();
-    const access = opaqueToken(ACCESS_PREFIX);
+  /** A signed access token (JWT) and a new opaque refresh token of the login. */
+  async function issueTokens(sessionId: string, owner: TokenOwner, tx: Db): Promise<TokenObject> {
     const refresh = opaqueToken(REFRESH_PREFIX);
     await authDal.insertTokens(
-      [
-        { tokenHash: sha256Hex(access), sessionId, kind: 'access', expiresAt: new Date(issuedAt + deps.accessTokenTtlSeconds * 1000) },
-        { tokenHash: sha256Hex(refresh), sessionId, kind: 'refresh', expiresAt: new Date(issuedAt + deps.refreshTokenTtlSeconds * 1000) },
-      ],
+      [{ tokenHash: sha256Hex(refresh), sessionId, kind: 'refresh', expiresAt: new Date(now().getTime() + deps.refreshTokenTtlSeconds * 1000) }],
       tx,
     );
+    const access = await accessTokens.sign({ sub: owner.id, sid: sessionId, user_type: owner.type, customer_id: owner.customerId });
+    rememberEmail(owner.id, owner.email);
     return {
-      access_token: access,
+      access_token: access.token,
       token_type: 'Bearer',
       expires_in: deps.accessTokenTtlSeconds,
       refresh_token: refresh,
@@ -71,15 +98,12 @@ export function createAuthService(deps: AuthServiceDeps) {
      */
     async login(credentials: { user: string; password: string }, context: ChangeContext, clientGone?: AbortSignal): Promise<TokenObject> {
       const name = normaliseEmail(credentials.user);
-      deps.throttle.check(name);
+      await deps.throttle.attempt(name);
       const user = await authDal.findUserByEmail(name);
       const canLogIn = user?.type === 'CUSTOMER' && user.passwordHash !== null;
       const passwordOk = await hasher.verify(canLogIn ? user.passwordHash : null, credentials.password, clientGone);
-      if (!user || !canLogIn || !passwordOk) {
-        deps.throttle.fail(name);
-        throw invalidCredentials();
-      }
-      deps.throttle.succeed(name);
+      if (!user || !canLogIn || !passwordOk) throw invalidCredentials();
+      await deps.throttle.succeed(name);
       return db.transaction(async (tx) => {
         const sessionId = await authDal.createSession(user.id, tx);
         await recordAudit(tx, { ...context, actor: { type: 'user', id: user.id } }, {
@@ -88,7 +112,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           targetType: 'auth_session',
           targetId: sessionId,
         });
-        return issueTokens(sessionId, tx);
+        return issueTokens(sessionId, { ...user, email: name }, tx);
       });
     },
 
@@ -106,13 +130,14 @@ export function createAuthService(deps: AuthServiceDeps) {
             targetType: 'auth_session',
             targetId: token.sessionId,
           });
-          return { error: 'reused' as const };
+          return { error: 'reused' as const, sessionId: token.sessionId };
         }
         if (token.expiresAt.getTime() <= now().getTime()) return { error: 'invalid' as const };
         await authDal.consumeToken(tokenHash, now(), tx);
-        return { tokens: await issueTokens(token.sessionId, tx) };
+        return { tokens: await issueTokens(token.sessionId, { id: token.userId, type: token.userType, customerId: token.customerId, email: token.email }, tx) };
       });
       if ('tokens' in outcome && outcome.tokens) return outcome.tokens;
+      if ('sessionId' in outcome && outcome.sessionId) revokedSessions.add(outcome.sessionId);
       throw outcome.error === 'reused'
         ? new UnauthorizedError('refresh_token_reused', 'This refresh token was already used; the login has been revoked.')
         : new UnauthorizedError('invalid_refresh_token', 'The refresh token is not valid.');
@@ -120,7 +145,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     async logout(principal: Principal, context: ChangeContext): Promise<void> {
       if (principal.auth !== 'token' || !principal.sessionId) {
-        throw new ForbiddenError('Logout ends a token login; API keys are revoked with DELETE /v1/api-keys/{id}.');
+        throw new ForbiddenError('forbidden', 'Logout ends a token login; API keys are revoked with DELETE /v1/api-keys/{id}.');
       }
       await db.transaction(async (tx) => {
         await authDal.revokeSession(principal.sessionId!, 'logout', tx);
@@ -131,6 +156,8 @@ export function createAuthService(deps: AuthServiceDeps) {
           targetId: principal.sessionId,
         });
       });
+      // Refused here at once; other instances hear of it by NOTIFY.
+      revokedSessions.add(principal.sessionId);
     },
 
     /** Housekeeping: drops tokens that expired (sessions stay, for the audit trail). */
@@ -138,10 +165,62 @@ export function createAuthService(deps: AuthServiceDeps) {
       return authDal.deleteExpiredTokens(now());
     },
 
+    /**
+     * The signature, issuer, type and expiry are checked in memory, and so is
+     * revocation while the push channel is up: no database read per request.
+     */
     async authenticateAccessToken(token: string): Promise<Principal> {
-      const principal = await authDal.findPrincipalByAccessToken(sha256Hex(token), now());
-      if (!principal) throw new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
-      return principal;
+      const claims = await accessTokens.verify(token);
+      if (await revokedSessions.isRevoked(claims.sid)) {
+        throw new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
+      }
+      let email = emails.get(claims.sub);
+      if (email === undefined) {
+        email = await authDal.findUserEmail(claims.sub);
+        if (email === undefined) throw new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
+        rememberEmail(claims.sub, email);
+      }
+      return {
+        auth: 'token',
+        userId: claims.sub,
+        email,
+        userType: claims.user_type,
+        customerId: claims.customer_id,
+        merchantId: null,
+        sessionId: claims.sid,
+        apiKeyId: null,
+      };
+    },
+
+    /** Adds a signing key that signs from now on (feegate signing-keys rotate); answers its kid. */
+    rotateSigningKey(): Promise<string> {
+      return accessTokens.rotate();
+    },
+
+    /** The public keys that verify live access tokens (GET /.well-known/jwks.json). */
+    jwks() {
+      return accessTokens.jwks();
+    },
+
+    /** Loads the signing keys (making the first) and the revoked logins, then listens for changes. */
+    async start(): Promise<void> {
+      await accessTokens.start();
+      unlisten = await deps.listen({
+        sessionRevoked: (sessionId) => revokedSessions.add(sessionId),
+        signingKeysChanged: () => {
+          accessTokens.reload().catch((err) => deps.onBackgroundError?.(err, 'could not reload signing keys'));
+        },
+        connectedChanged: (connected) => {
+          void revokedSessions.setConnected(connected);
+        },
+      });
+      await revokedSessions.ready();
+    },
+
+    async stop(): Promise<void> {
+      await revokedSessions.setConnected(false);
+      // The database may already be gone; there is nothing left to unsubscribe from then.
+      await unlisten?.().catch(() => {});
     },
   };
 }

@@ -1,52 +1,34 @@
 /**
- * Brute-force protection: after `maxFailures` failed logins for one user name
- * within `windowSeconds`, further attempts are refused with 429 and Retry-After
- * until the oldest failure leaves the window, before any hashing is done.
- * Unknown and known user names are treated alike, so nothing leaks. The count is
- * per instance (memory); entries are capped so spraying names cannot exhaust it.
+ * Brute-force protection: at most `maxFailures` login attempts for one user name
+ * within `windowSeconds` (from the first) are checked; further ones are refused
+ * with 429 and Retry-After until the window ends, before any hashing is done.
+ * Each attempt is counted before its password is hashed, so parallel guesses
+ * never check more than `maxFailures` passwords; a successful login clears the
+ * count. Unknown and known user names are treated alike, so nothing leaks. With
+ * Redis the count is shared by every instance (shared-counters.ts); otherwise
+ * it is kept in memory, capped so that spraying names cannot exhaust it.
  */
-import { AppError } from '../../errors.js';
+import { TooManyAttemptsError } from '../../errors.js';
+import type { SharedCounters } from '../../lib/shared-counters.js';
 
-const MAX_TRACKED_NAMES = 100_000;
+/** How many user names an instance tracks in memory (oldest dropped first). */
+export const MAX_TRACKED_NAMES = 100_000;
 
-export class TooManyAttemptsError extends AppError {
-  constructor(retryAfterSeconds: number) {
-    super(429, 'too_many_login_attempts', 'Too Many Requests', {
-      detail: 'Too many failed logins for this user; retry later.',
-      headers: { 'retry-after': String(retryAfterSeconds) },
-    });
-  }
-}
-
-export function createLoginThrottle(options: { maxFailures: number; windowSeconds: number; now?: () => number }) {
-  const failures = new Map<string, number[]>();
-  const now = options.now ?? Date.now;
+export function createLoginThrottle(options: { maxFailures: number; windowSeconds: number; counters: SharedCounters }) {
   const windowMs = options.windowSeconds * 1000;
-
-  const recent = (name: string): number[] => {
-    const since = now() - windowMs;
-    const list = (failures.get(name) ?? []).filter((t) => t > since);
-    if (list.length) failures.set(name, list);
-    else failures.delete(name);
-    return list;
-  };
+  const keyOf = (name: string) => `login:${name}`;
 
   return {
-    /** Throws 429 when the user name is locked out. */
-    check(name: string): void {
+    /** Counts an attempt for the user name; throws 429 when it is one too many. */
+    async attempt(name: string): Promise<void> {
       if (options.maxFailures === 0) return;
-      const list = recent(name);
-      if (list.length >= options.maxFailures) {
-        throw new TooManyAttemptsError(Math.max(1, Math.ceil((list[0]! + windowMs - now()) / 1000)));
-      }
+      const { current, ttl } = await options.counters.incr(keyOf(name), windowMs, options.maxFailures);
+      if (current > options.maxFailures) throw new TooManyAttemptsError(Math.max(1, Math.ceil(ttl / 1000)));
     },
-    fail(name: string): void {
+    /** A successful login forgets the attempts. */
+    async succeed(name: string): Promise<void> {
       if (options.maxFailures === 0) return;
-      if (!failures.has(name) && failures.size >= MAX_TRACKED_NAMES) failures.delete(failures.keys().next().value!);
-      failures.set(name, [...recent(name), now()].slice(-options.maxFailures));
-    },
-    succeed(name: string): void {
-      failures.delete(name);
+      await options.counters.reset(keyOf(name));
     },
   };
 }

@@ -20,6 +20,8 @@ export interface PasswordHasher {
   verify(phc: string | null, password: string, clientGone?: AbortSignal): Promise<boolean>;
   /** Throws the same 503 as verify() would, without waiting: lets a full queue refuse before any work. */
   assertCapacity(): void;
+  /** Logins waiting for a slot (a metric). */
+  queued(): number;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
       }, clientGone);
     },
     assertCapacity,
+    queued: () => waiting.length,
     close: () => pool.close(),
   };
 }

@@ -1,15 +1,36 @@
 /**
  * Queries of plan assignments. The replacement rule is one set-based statement:
- * its cost grows with the rows it changes, never with round trips.
+ * its cost grows with the rows it changes, never with round trips. Its dry run
+ * starts from the same inputs and only reads. History is kept by the database
+ * (migration 0006): deleting an assignment records it as a closed interval.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, type DbOrTx, queryRows } from '../../db/database.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
+import type { PlanRow } from '../payment-plans/payment-plans-dal.js';
 
 export interface ReplacementResult {
   removed: number;
   added: number;
 }
+
+/** What one dry run of the replacement rule would do. */
+export interface ReplacementPreview {
+  merchants: number;
+  merchantsChanged: number;
+  added: number;
+  removed: number;
+  /** The first changed merchants by id, with the plan ids each would gain and lose (sorted). */
+  changes: Array<{ merchant_id: string; added: string[]; removed: string[] }>;
+}
+
+/** A plan a merchant held at some instant, and since when (ISO 8601 UTC with milliseconds). */
+export type HeldPlanRow = Omit<PlanRow, 'isSelected'> & { assignedAt: string };
+
+export type AssignmentTarget = { customerId: string; merchantIds: string[] | 'all' };
+
+/** How many changed merchants a dry run lists. */
+export const PREVIEW_CHANGES_LIMIT = 100;
 
 /** Locks in id order, so two transactions locking several customers cannot deadlock. */
 async function lockCustomers(customerIds: string[], tx: DbOrTx): Promise<number> {
@@ -19,6 +40,36 @@ async function lockCustomers(customerIds: string[], tx: DbOrTx): Promise<number>
   );
   return rows.length;
 }
+
+/**
+ * The inputs of the replacement rule as CTEs, shared by the change and its dry run:
+ * `sent` (the plans sent), `replaced` (other plans of their kinds: what targets
+ * lose) and `targets` (the merchants). `replaced` is a handful of plan ids, so
+ * statements probe the (merchant_id, payment_plan_id) key instead of joining every
+ * current assignment of every target against the catalogue.
+ */
+function replacementInputs(target: AssignmentTarget, planIds: string[]): SQL {
+  const sentIds = toUuidArray(planIds);
+  const merchants: SQL =
+    target.merchantIds === 'all'
+      ? sql`SELECT id FROM merchants WHERE customer_id = ${target.customerId}`
+      : sql`SELECT DISTINCT unnest(${toUuidArray(target.merchantIds)}::uuid[]) AS id`;
+  return sql`
+    sent AS (
+      SELECT id, card_brand, payment_method, is_international, has_installments
+      FROM payment_plans WHERE id = ANY(${sentIds}::uuid[])
+    ),
+    replaced AS (
+      SELECT p.id FROM payment_plans p
+      WHERE (p.card_brand, p.payment_method, p.is_international, p.has_installments) IN (
+          SELECT card_brand, payment_method, is_international, has_installments FROM sent)
+        AND p.id <> ALL(${sentIds}::uuid[])
+    ),
+    targets AS MATERIALIZED (${merchants})`;
+}
+
+/** An instant as PostgreSQL prints it for the API: ISO 8601, UTC, milliseconds. */
+const isoUtc = (column: SQL) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export function createFeeRulesDal(db: Db) {
   return {
@@ -37,43 +88,28 @@ export function createFeeRulesDal(db: Db) {
     /** The same for several customers (the import). */
     lockCustomersAssignments: lockCustomers,
 
+    /** Whether the customer exists, without a lock (dry runs only read). */
+    async customerExists(customerId: string, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await queryRows<{ id: string }>(tx, sql`SELECT id FROM customers WHERE id = ${customerId}`);
+      return rows.length === 1;
+    },
+
     /**
      * For each merchant: drop current plans that share (card_brand, payment_method,
      * is_international, has_installments) with a sent plan, then add the sent plans.
      * Plans sent again are kept as they are rather than deleted and re-added.
      * `merchantIds === 'all'` targets every merchant of `customerId`.
-     * Run it after lockCustomerAssignments in the same transaction.
+     * Run it after lockCustomerAssignments in the same transaction. The rows it
+     * deletes go to merchant_payment_plan_history (trigger of migration 0006).
      */
-    async replacePlans(
-      target: { customerId: string; merchantIds: string[] | 'all' },
-      planIds: string[],
-      tx: DbOrTx = db,
-    ): Promise<ReplacementResult> {
-      const sentIds = toUuidArray(planIds);
-      const merchants: SQL =
-        target.merchantIds === 'all'
-          ? sql`SELECT id FROM merchants WHERE customer_id = ${target.customerId}`
-          : sql`SELECT DISTINCT unnest(${toUuidArray(target.merchantIds)}::uuid[]) AS id`;
-      // `replaced` is a handful of plan ids (same kinds as the sent plans), so the
-      // delete probes the (merchant_id, payment_plan_id) key instead of joining
-      // every current assignment of every target against the catalogue.
+    async replacePlans(target: AssignmentTarget, planIds: string[], tx: DbOrTx = db): Promise<ReplacementResult> {
       // The insert skips what merchants already hold with an anti-join rather than
       // ON CONFLICT (speculative insertion nearly doubled its cost at 1.2M rows);
       // callers serialise assignments per customer (lockCustomerAssignments), so
       // nobody else inserts the same rows meanwhile. Rows go in key order, so the
       // primary key index is written page by page instead of at random.
       const [row] = await queryRows<{ removed: string; added: string }>(tx, sql`
-        WITH sent AS (
-          SELECT id, card_brand, payment_method, is_international, has_installments
-          FROM payment_plans WHERE id = ANY(${sentIds}::uuid[])
-        ),
-        replaced AS (
-          SELECT p.id FROM payment_plans p
-          WHERE (p.card_brand, p.payment_method, p.is_international, p.has_installments) IN (
-              SELECT card_brand, payment_method, is_international, has_installments FROM sent)
-            AND p.id <> ALL(${sentIds}::uuid[])
-        ),
-        targets AS MATERIALIZED (${merchants}),
+        WITH ${replacementInputs(target, planIds)},
         removed AS (
           DELETE FROM merchant_payment_plans mpp
           WHERE mpp.merchant_id IN (SELECT id FROM targets)
@@ -91,6 +127,82 @@ export function createFeeRulesDal(db: Db) {
         SELECT (SELECT count(*) FROM removed) AS removed, (SELECT count(*) FROM added) AS added
       `);
       return { removed: Number(row?.removed ?? 0), added: Number(row?.added ?? 0) };
+    },
+
+    /**
+     * What replacePlans would do, computed without writing. Per target it counts
+     * the sent plans already held (kept) and the replaced plans held (removed):
+     * it gains the sent plans it does not hold, `sent - kept`, and changes when it
+     * gains or loses any. That reads the targets' current assignments once instead
+     * of building every (merchant, plan) pair the real statement inserts. Only the
+     * first changed merchants get their plan ids, by index probes.
+     */
+    async previewReplacement(target: AssignmentTarget, planIds: string[], tx: DbOrTx = db): Promise<ReplacementPreview> {
+      const [row] = await queryRows<{ merchants: string; merchants_changed: string; added: string; removed: string; changes: ReplacementPreview['changes'] | null }>(
+        tx,
+        sql`
+        WITH ${replacementInputs(target, planIds)},
+        sent_count AS (SELECT count(*) AS n FROM sent),
+        held AS MATERIALIZED (
+          SELECT t.id AS merchant_id,
+                 count(*) FILTER (WHERE mpp.payment_plan_id IN (SELECT id FROM sent)) AS kept,
+                 count(*) FILTER (WHERE mpp.payment_plan_id IN (SELECT id FROM replaced)) AS removed
+          FROM targets t
+          LEFT JOIN merchant_payment_plans mpp ON mpp.merchant_id = t.id
+            AND mpp.payment_plan_id IN (SELECT id FROM sent UNION ALL SELECT id FROM replaced)
+          GROUP BY t.id
+        ),
+        changed AS MATERIALIZED (
+          SELECT h.merchant_id, sc.n - h.kept AS added, h.removed
+          FROM held h CROSS JOIN sent_count sc
+          WHERE h.kept < sc.n OR h.removed > 0
+        ),
+        listed AS (SELECT merchant_id FROM changed ORDER BY merchant_id LIMIT ${PREVIEW_CHANGES_LIMIT})
+        SELECT (SELECT count(*) FROM held) AS merchants,
+               (SELECT count(*) FROM changed) AS merchants_changed,
+               (SELECT coalesce(sum(added), 0) FROM changed) AS added,
+               (SELECT coalesce(sum(removed), 0) FROM changed) AS removed,
+               (SELECT json_agg(json_build_object(
+                  'merchant_id', l.merchant_id,
+                  'added', ARRAY(SELECT s.id FROM sent s WHERE NOT EXISTS (
+                      SELECT 1 FROM merchant_payment_plans cur WHERE cur.merchant_id = l.merchant_id AND cur.payment_plan_id = s.id)
+                    ORDER BY s.id),
+                  'removed', ARRAY(SELECT mpp.payment_plan_id FROM merchant_payment_plans mpp
+                    WHERE mpp.merchant_id = l.merchant_id AND mpp.payment_plan_id IN (SELECT id FROM replaced)
+                    ORDER BY mpp.payment_plan_id)
+                ) ORDER BY l.merchant_id) FROM listed l) AS changes
+      `,
+      );
+      return {
+        merchants: Number(row?.merchants ?? 0),
+        merchantsChanged: Number(row?.merchants_changed ?? 0),
+        added: Number(row?.added ?? 0),
+        removed: Number(row?.removed ?? 0),
+        changes: row?.changes ?? [],
+      };
+    },
+
+    /**
+     * The plans `merchantId` held at `at`: the present assignments made by then,
+     * and the ended ones whose interval [assigned_at, removed_at) contains it.
+     * Each side is a range of one index by merchant; ordered as the contract says.
+     */
+    async plansAt(merchantId: string, at: Date, tx: DbOrTx = db): Promise<HeldPlanRow[]> {
+      const instant = sql`${at.toISOString()}::timestamptz`;
+      return queryRows<HeldPlanRow>(tx, sql`
+        SELECT p.id, p.payment_method AS "paymentMethod", p.card_brand AS "cardBrand", p.term, p.commission::text AS commission,
+               p.has_installments AS "hasInstallments", p.is_international AS "isInternational",
+               ${isoUtc(sql`held.assigned_at`)} AS "assignedAt"
+        FROM (
+          SELECT payment_plan_id, assigned_at FROM merchant_payment_plans
+          WHERE merchant_id = ${merchantId} AND assigned_at <= ${instant}
+          UNION ALL
+          SELECT payment_plan_id, assigned_at FROM merchant_payment_plan_history
+          WHERE merchant_id = ${merchantId} AND removed_at > ${instant} AND assigned_at <= ${instant}
+        ) held
+        JOIN payment_plans p ON p.id = held.payment_plan_id
+        ORDER BY p.card_brand, p.payment_method, p.is_international, p.has_installments, p.term, p.id
+      `);
     },
   };
 }

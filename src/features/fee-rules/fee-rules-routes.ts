@@ -1,10 +1,10 @@
-/** HTTP only: translate bulk assignment requests to the fee rules service. */
+/** HTTP only: translate bulk assignment and fee rule history requests to the fee rules service. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
-import { BulkAssignAllBody, BulkAssignBody, Created } from './fee-rules-schemas.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
+import { AssignmentQuery, BulkAssignAllBody, BulkAssignBody, Created, DryRun, FeeRulesAt, FeeRulesAtQuery, MerchantParams } from './fee-rules-schemas.js';
 
 const ERRORS_422 =
   '422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), ' +
@@ -13,7 +13,11 @@ const ERRORS_422 =
 
 const RULE =
   'Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. ' +
-  'All or nothing, in one transaction with its audit record; concurrent assignments of one customer run one after another. Merchant callers get 403.';
+  'All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`.';
+
+const DRY_RUN =
+  'With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. ' +
+  'Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.';
 
 export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { feeRules } = app.services;
@@ -24,19 +28,32 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const shared = {
     tags: ['fee rules'],
     security: SECURITY_ANY,
-    response: { 201: Created, ...problems(...WITH_BODY, ...AUTHENTICATED, 403, 422, ...ALWAYS) },
+    querystring: AssignmentQuery,
+    response: {
+      200: Ref(DryRun),
+      201: Created,
+      ...problems(
+        ...WITH_BODY,
+        ...AUTHENTICATED_WRITE,
+        { 400: ['merchant_ids_required'], 403: ['forbidden'], 404: ['customer_not_found'], 422: ['unknown_payment_plans', 'unknown_merchants', 'conflicting_payment_plans'] },
+        ...ALWAYS,
+      ),
+    },
   };
 
   app.post('/v1/fee-rules/bulk-assign', {
     ...guards,
     schema: {
       ...shared,
+      operationId: 'bulkAssignFeeRules',
       summary: 'Assign payment plans to the named merchants',
-      description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422}`,
-      body: BulkAssignBody,
+      description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422} ${DRY_RUN}`,
+      body: Ref(BulkAssignBody),
     },
     handler: async (request, reply) => {
-      await feeRules.assignToMerchants(principalOf(request), request.body, changeContext(request));
+      const principal = principalOf(request);
+      if (request.query.dry_run) return reply.code(200).send(await feeRules.previewForMerchants(principal, request.body));
+      await feeRules.assignToMerchants(principal, request.body, changeContext(request));
       return reply.code(201).send();
     },
   });
@@ -45,13 +62,36 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ...guards,
     schema: {
       ...shared,
+      operationId: 'bulkAssignFeeRulesToAll',
       summary: 'Assign payment plans to every merchant of the customer',
-      description: `Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422}`,
-      body: BulkAssignAllBody,
+      description: `Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422} ${DRY_RUN}`,
+      body: Ref(BulkAssignAllBody),
     },
     handler: async (request, reply) => {
-      await feeRules.assignToAllMerchants(principalOf(request), request.body, changeContext(request));
+      const principal = principalOf(request);
+      if (request.query.dry_run) return reply.code(200).send(await feeRules.previewForAllMerchants(principal, request.body));
+      await feeRules.assignToAllMerchants(principal, request.body, changeContext(request));
       return reply.code(201).send();
     },
+  });
+
+  app.get('/v1/merchants/:id/fee-rules', {
+    onRequest: app.authenticate,
+    schema: {
+      tags: ['fee rules'],
+      operationId: 'getMerchantFeeRules',
+      summary: 'The payment plans a merchant held at an instant',
+      description:
+        'The plans assigned to the merchant at `at` (default now), with since when it has held each one, ordered by card_brand, payment_method, is_international, has_installments, term. ' +
+        'For reconciling a transaction against the rule in force when it happened: every assignment and replacement is kept as history. ' +
+        'An instant before any assignment answers an empty list. The plan fields are the plan as it is now. ' +
+        'Customer callers: any merchant of their customer; merchant callers: only themselves. ' +
+        'Errors: 400 `validation_failed` (a malformed id or `at`, or an unknown query parameter); 404 `merchant_not_found` (a merchant the caller may not see, whether or not it exists).',
+      security: SECURITY_ANY,
+      params: MerchantParams,
+      querystring: FeeRulesAtQuery,
+      response: { 200: Ref(FeeRulesAt), ...problems(...AUTHENTICATED, { 404: ['merchant_not_found'] }, ...ALWAYS) },
+    },
+    handler: async (request) => feeRules.rulesAt(principalOf(request), request.params.id, request.query.at),
   });
 };

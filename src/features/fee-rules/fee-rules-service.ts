@@ -2,13 +2,19 @@
  * Bulk assignment of payment plans to merchants (contract section 6): checks
  * that every id is the caller's and that the plans do not conflict, then applies
  * the replacement rule and its audit record in one transaction, all or nothing.
+ * Over time (section 10): the same checks then a dry run that writes nothing, and
+ * the plans a merchant held at any instant.
  */
 import type { Db, DbOrTx } from '../../db/database.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
-import { type ChangeContext, recordAudit } from '../audit/audit-dal.js';
-import { isMerchantCaller, type Principal } from '../auth/principal.js';
+import { type ChangeContext } from '../../lib/change-context.js';
+import { parseInstant } from '../../lib/instant.js';
+import { recordAudit } from '../audit/audit-dal.js';
+import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';
+import type { MerchantsService } from '../merchants/merchants-service.js';
 import type { PaymentPlanKind, PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
+import { type PaymentPlanResource, planFields } from '../payment-plans/payment-plans-service.js';
 import type { FeeRulesDal, ReplacementResult } from './fee-rules-dal.js';
 
 export const ASSIGN_ALL_PATH = '/v1/fee-rules/bulk-assign/all';
@@ -17,7 +23,27 @@ export interface FeeRulesServiceDeps {
   db: Db;
   feeRulesDal: FeeRulesDal;
   merchantsDal: MerchantsDal;
+  merchants: MerchantsService;
   paymentPlansDal: PaymentPlansDal;
+}
+
+type AssignmentRequest = { merchant_ids?: string[] | undefined; payment_plan_ids: string[] };
+
+/** POST ...?dry_run=true: what the assignment would change. */
+export interface DryRunResource {
+  dry_run: true;
+  merchants: number;
+  merchants_changed: number;
+  assignments_added: number;
+  assignments_removed: number;
+  changes: Array<{ merchant_id: string; added: string[]; removed: string[] }>;
+}
+
+/** GET /v1/merchants/{id}/fee-rules: the plans a merchant held at an instant. */
+export interface FeeRulesAtResource {
+  merchant_id: string;
+  at: string;
+  data: Array<Omit<PaymentPlanResource, 'is_selected'> & { assigned_at: string }>;
 }
 
 /** Ids as PostgreSQL prints them, each once, in the order first sent. */
@@ -36,7 +62,7 @@ function conflictingGroups(plans: PaymentPlanKind[]): string[][] {
 }
 
 export function createFeeRulesService(deps: FeeRulesServiceDeps) {
-  const { db, feeRulesDal, merchantsDal, paymentPlansDal } = deps;
+  const { db, feeRulesDal, merchantsDal, merchants, paymentPlansDal } = deps;
 
   async function checkPlans(customerId: string, planIds: string[], tx: DbOrTx): Promise<void> {
     const found = await paymentPlansDal.findInCatalogue(customerId, planIds, tx);
@@ -62,6 +88,13 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     }
   }
 
+  /** What a change and its dry run both check, in one transaction, after `found` told whether the customer exists. */
+  async function checkRequest(customerId: string, found: boolean, merchantIds: string[] | 'all', planIds: string[], tx: DbOrTx): Promise<void> {
+    if (!found) throw new NotFoundError('customer_not_found', 'The customer does not exist.');
+    await checkPlans(customerId, planIds, tx);
+    if (merchantIds !== 'all') await checkMerchants(customerId, merchantIds, tx);
+  }
+
   async function assign(
     principal: Principal,
     merchantIds: string[] | 'all',
@@ -74,9 +107,7 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     return db.transaction(async (tx) => {
       // First the lock, then every read: checks and writes see the state left by
       // the assignment that ran before, as if the two had run one after another.
-      if (!(await feeRulesDal.lockCustomerAssignments(customerId, tx))) throw new NotFoundError('The customer does not exist.');
-      await checkPlans(customerId, planIds, tx);
-      if (merchantIds !== 'all') await checkMerchants(customerId, merchantIds, tx);
+      await checkRequest(customerId, await feeRulesDal.lockCustomerAssignments(customerId, tx), merchantIds, planIds, tx);
       const result = await feeRulesDal.replacePlans({ customerId, merchantIds }, planIds, tx);
       await recordAudit(tx, context, {
         action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
@@ -93,35 +124,88 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     });
   }
 
+  /**
+   * The dry run: the same checks, then the effect, all in one read-only snapshot.
+   * It takes no lock (it writes nothing, so it neither waits for nor delays a
+   * running assignment) and records no audit event: it changes nothing.
+   */
+  async function preview(principal: Principal, merchantIds: string[] | 'all', sentPlanIds: string[]): Promise<DryRunResource> {
+    assertMayAssign(principal);
+    const { customerId } = principal;
+    const planIds = distinctIds(sentPlanIds);
+    const effect = await db.transaction(
+      async (tx) => {
+        await checkRequest(customerId, await feeRulesDal.customerExists(customerId, tx), merchantIds, planIds, tx);
+        return feeRulesDal.previewReplacement({ customerId, merchantIds }, planIds, tx);
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+    return {
+      dry_run: true,
+      merchants: effect.merchants,
+      merchants_changed: effect.merchantsChanged,
+      assignments_added: effect.added,
+      assignments_removed: effect.removed,
+      changes: effect.changes,
+    };
+  }
+
   /** Assignment is a customer's decision: merchant callers only read their plans. */
   function assertMayAssign(principal: Principal): void {
-    if (isMerchantCaller(principal)) throw new ForbiddenError('Merchant callers may not assign payment plans; a customer caller assigns them.');
+    if (isMerchantCaller(principal)) throw new ForbiddenError('forbidden', 'Merchant callers may not assign payment plans; a customer caller assigns them.');
+  }
+
+  /** The named merchants of POST /v1/fee-rules/bulk-assign, each once; none is a 400 pointing to /all. */
+  function namedMerchants(principal: Principal, request: AssignmentRequest): string[] {
+    assertMayAssign(principal);
+    const merchantIds = distinctIds(request.merchant_ids ?? []);
+    if (merchantIds.length === 0) {
+      throw new BadRequestError(
+        'merchant_ids_required',
+        `merchant_ids must name at least one merchant. To assign the plans to every merchant, use POST ${ASSIGN_ALL_PATH}.`,
+        [{ field: 'merchant_ids', message: `is required and not empty; for every merchant use ${ASSIGN_ALL_PATH}` }],
+      );
+    }
+    return merchantIds;
   }
 
   return {
     assertMayAssign,
 
     /** POST /v1/fee-rules/bulk-assign: the named merchants. */
-    async assignToMerchants(
-      principal: Principal,
-      request: { merchant_ids?: string[] | undefined; payment_plan_ids: string[] },
-      context: ChangeContext,
-    ): Promise<ReplacementResult> {
-      assertMayAssign(principal);
-      const merchantIds = distinctIds(request.merchant_ids ?? []);
-      if (merchantIds.length === 0) {
-        throw new BadRequestError(
-          'merchant_ids_required',
-          `merchant_ids must name at least one merchant. To assign the plans to every merchant, use POST ${ASSIGN_ALL_PATH}.`,
-          [{ field: 'merchant_ids', message: `is required and not empty; for every merchant use ${ASSIGN_ALL_PATH}` }],
-        );
-      }
-      return assign(principal, merchantIds, request.payment_plan_ids, context);
+    async assignToMerchants(principal: Principal, request: AssignmentRequest, context: ChangeContext): Promise<ReplacementResult> {
+      return assign(principal, namedMerchants(principal, request), request.payment_plan_ids, context);
     },
 
     /** POST /v1/fee-rules/bulk-assign/all: every merchant the customer has when the assignment runs. */
     async assignToAllMerchants(principal: Principal, request: { payment_plan_ids: string[] }, context: ChangeContext): Promise<ReplacementResult> {
       return assign(principal, 'all', request.payment_plan_ids, context);
+    },
+
+    /** POST /v1/fee-rules/bulk-assign?dry_run=true */
+    async previewForMerchants(principal: Principal, request: AssignmentRequest): Promise<DryRunResource> {
+      return preview(principal, namedMerchants(principal, request), request.payment_plan_ids);
+    },
+
+    /** POST /v1/fee-rules/bulk-assign/all?dry_run=true */
+    async previewForAllMerchants(principal: Principal, request: { payment_plan_ids: string[] }): Promise<DryRunResource> {
+      return preview(principal, 'all', request.payment_plan_ids);
+    },
+
+    /**
+     * GET /v1/merchants/{id}/fee-rules?at=: the plans the merchant held at `at`
+     * (default now). A merchant the caller may not see is a 404.
+     */
+    async rulesAt(principal: Principal, merchantId: string, atText: string | undefined): Promise<FeeRulesAtResource> {
+      const at = atText === undefined ? new Date() : parseInstant('at', atText);
+      // With an id asked for, resolveMerchant answers that id or throws.
+      const visible = (await merchants.resolveMerchant(principal, merchantId)) as string;
+      const rows = await feeRulesDal.plansAt(visible, at);
+      return {
+        merchant_id: visible,
+        at: at.toISOString(),
+        data: rows.map((p) => ({ ...planFields(p), assigned_at: p.assignedAt })),
+      };
     },
   };
 }

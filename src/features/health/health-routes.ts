@@ -1,23 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ServiceUnavailableError } from '../../errors.js';
-import { problems } from '../../schemas/common.js';
+import { Component, Ref, problems } from '../../schemas/common.js';
 
-const Status = Type.Object({ status: Type.String() });
+const Status = Component(
+  'ProbeStatus',
+  Type.Object({ status: Type.String({ description: '"ok" (live) or "ready"' }) }, { description: 'A probe answer', examples: [{ status: 'ok' }] }),
+);
 
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', {
     logLevel: 'warn',
-    schema: { tags: ['operations'], summary: 'The process is up', response: { 200: Status } },
+    schema: {
+      operationId: 'getHealth',
+      tags: ['operations'],
+      summary: 'The process is up',
+      description: 'Liveness: answers without touching the database. Unknown query parameters are a 400.',
+      response: { 200: Ref(Status), ...problems(400) },
+    },
     handler: async () => ({ status: 'ok' }),
   });
 
   app.get('/ready', {
     logLevel: 'warn',
     schema: {
+      operationId: 'getReadiness',
       tags: ['operations'],
       summary: 'The database answers',
-      response: { 200: Status, ...problems(503) },
+      description: 'Readiness: 503 `database_unavailable` while the database does not answer. Unknown query parameters are a 400.',
+      response: { 200: Ref(Status), ...problems(400, 503) },
     },
     handler: async () => {
       try {

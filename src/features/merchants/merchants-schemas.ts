@@ -1,13 +1,21 @@
 import { Type } from '@sinclair/typebox';
-import { Listing, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
+import { Component, Listing, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
 
 export const MerchantListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
 
-export const Merchant = Type.Object({
-  id: Uuid,
-  customer_id: Uuid,
-  name: Type.String(),
-  create_date: Timestamp,
-});
+const EXAMPLE = {
+  id: 'b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e',
+  customer_id: '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+  name: 'Acme Coffee, Main Street',
+  create_date: '2026-10-02T14:05:00.000Z',
+};
 
-export const MerchantListing = Listing(Merchant);
+export const Merchant = Component(
+  'Merchant',
+  Type.Object({ id: Uuid, customer_id: Uuid, name: Type.String(), create_date: Timestamp }, { description: 'A merchant of a customer', examples: [EXAMPLE] }),
+);
+
+export const MerchantListing = Listing(Merchant, 'MerchantListing', {
+  description: 'A page of merchants, newest first',
+  examples: [{ data: [EXAMPLE], page: { size: 10, total_elements: 1, total_pages: 1, number: 0 } }],
+});

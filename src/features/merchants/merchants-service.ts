@@ -1,7 +1,7 @@
 /** Merchant listing, and the one rule every merchant-scoped read shares: whose merchant may be named. */
 import { NotFoundError } from '../../errors.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../lib/principal.js';
 import type { MerchantScope, MerchantsDal } from './merchants-dal.js';
 
 export interface MerchantResource {
@@ -44,7 +44,7 @@ export function createMerchantsService(deps: { merchantsDal: MerchantsDal }) {
 }
 
 function merchantNotFound(): NotFoundError {
-  return new NotFoundError('No merchant with this merchant_id.', 'merchant_not_found');
+  return new NotFoundError('merchant_not_found', 'No merchant with this merchant_id.');
 }
 
 export type MerchantsService = ReturnType<typeof createMerchantsService>;

@@ -8,25 +8,17 @@ import { Value } from '@sinclair/typebox/value';
 import { inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
 import { customers, merchants, paymentPlans, users } from '../../db/schema.js';
-import { type ChangeContext, OPERATOR_CONTEXT, recordAudit } from '../audit/audit-dal.js';
+import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { recordAudit } from '../audit/audit-dal.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
+import { ImportError } from '../../errors.js';
 import { ImportDocument } from './import-schema.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => UUID.test(v));
 if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', (v) => EMAIL.test(v));
-
-export class ImportError extends Error {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${path}: ${reason}`);
-    this.name = 'ImportError';
-  }
-}
 
 export interface ImportSummary {
   customers: number;

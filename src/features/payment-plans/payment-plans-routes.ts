@@ -1,7 +1,7 @@
 /** HTTP only: translate catalogue listing requests to the payment plans service. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, SECURITY_ANY, problems } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, Ref, SECURITY_ANY, problems } from '../../schemas/common.js';
 import { PaymentPlanListing, PaymentPlanListQuery } from './payment-plans-schemas.js';
 
 export const paymentPlansRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -10,6 +10,7 @@ export const paymentPlansRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/payment-plans', {
     onRequest: app.authenticate,
     schema: {
+      operationId: 'listPaymentPlans',
       tags: ['payment plans'],
       summary: 'List the payment plans the caller may assign',
       description:
@@ -18,7 +19,10 @@ export const paymentPlansRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'A merchant_id the caller may not see is a 404 merchant_not_found. Newest first (create_date, then id). Unknown query parameters are a 400.',
       security: SECURITY_ANY,
       querystring: PaymentPlanListQuery,
-      response: { 200: PaymentPlanListing, ...problems(...AUTHENTICATED, 404, ...ALWAYS) },
+      response: {
+        200: Ref(PaymentPlanListing),
+        ...problems({ 400: ['validation_failed', 'ambiguous_credentials', 'merchant_id_required'] }, 401, { 404: ['merchant_not_found'] }, ...ALWAYS),
+      },
     },
     handler: async (request) => paymentPlans.list(principalOf(request), request.query),
   });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Listing, PageQuery, Uuid } from '../../schemas/common.js';
+import { Component, Listing, PageQuery, Uuid } from '../../schemas/common.js';
 
 /** Operator-defined codes; filters accept them in any case. */
 const CodeFilter = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_]{1,32}$', description });
@@ -17,7 +17,18 @@ export const PaymentPlanListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const PaymentPlan = Type.Object({
+const EXAMPLE = {
+  id: '0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
+  payment_method: 'CREDIT',
+  term: 3,
+  commission: 2.49,
+  card_brand: 'VISA',
+  is_selected: true,
+  has_installments: true,
+  is_international: false,
+};
+
+export const PaymentPlan = Component('PaymentPlan', Type.Object({
   id: Uuid,
   payment_method: Type.String({ description: 'Upper-case code, e.g. CREDIT, DEBIT, PREPAID, QR' }),
   term: Type.Integer({ minimum: 0, description: 'Number of installments (0 for debit-like methods, 1 for a single payment)' }),
@@ -26,6 +37,9 @@ export const PaymentPlan = Type.Object({
   is_selected: Type.Boolean({ description: 'Assigned to merchant_id (always false without merchant_id)' }),
   has_installments: Type.Boolean(),
   is_international: Type.Boolean(),
-});
+}, { description: 'A payment plan (fee rule) of the catalogue', examples: [EXAMPLE] }));
 
-export const PaymentPlanListing = Listing(PaymentPlan);
+export const PaymentPlanListing = Listing(PaymentPlan, 'PaymentPlanListing', {
+  description: 'A page of the catalogue, newest first',
+  examples: [{ data: [EXAMPLE], page: { size: 10, total_elements: 1, total_pages: 1, number: 0 } }],
+});

@@ -1,9 +1,9 @@
 /** The plan catalogue as a caller sees it, with is_selected for one merchant. */
 import { BadRequestError } from '../../errors.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../lib/principal.js';
 import type { MerchantsService } from '../merchants/merchants-service.js';
-import type { PaymentPlansDal } from './payment-plans-dal.js';
+import type { PaymentPlansDal, PlanRow } from './payment-plans-dal.js';
 
 export interface PaymentPlanResource {
   id: string;
@@ -21,6 +21,20 @@ export interface PlanListRequest extends PageRequest {
   card_brand?: string | undefined;
   payment_method?: string | undefined;
   is_selected?: boolean | undefined;
+}
+
+/** A plan's own fields as the API shows them, wherever it is listed. */
+export function planFields(p: Omit<PlanRow, 'isSelected'>): Omit<PaymentPlanResource, 'is_selected'> {
+  return {
+    id: p.id,
+    payment_method: p.paymentMethod,
+    term: p.term,
+    // NUMERIC(12,4) fits a double exactly enough to print back as the stored decimal.
+    commission: Number(p.commission),
+    card_brand: p.cardBrand,
+    has_installments: p.hasInstallments,
+    is_international: p.isInternational,
+  };
 }
 
 export function createPaymentPlansService(deps: { paymentPlansDal: PaymentPlansDal; merchants: MerchantsService }) {
@@ -45,17 +59,7 @@ export function createPaymentPlansService(deps: { paymentPlansDal: PaymentPlansD
         },
         request,
       );
-      const data = rows.map((p) => ({
-        id: p.id,
-        payment_method: p.paymentMethod,
-        term: p.term,
-        // NUMERIC(12,4) fits a double exactly enough to print back as the stored decimal.
-        commission: Number(p.commission),
-        card_brand: p.cardBrand,
-        is_selected: p.isSelected,
-        has_installments: p.hasInstallments,
-        is_international: p.isInternational,
-      }));
+      const data = rows.map((p) => ({ ...planFields(p), is_selected: p.isSelected }));
       return toPage(data, total, request);
     },
   };

@@ -13,6 +13,10 @@ export interface Principal {
   sessionId: string | null;
   /** The key, for API key callers. */
   apiKeyId: string | null;
+  /** API key callers: a read_only key may use GET operations only. */
+  readOnly?: boolean;
+  /** API key callers: the key's own rate limit, if it has one. */
+  rateLimit?: { limit: number; windowSeconds: number } | null;
 }
 
 export function isMerchantCaller(principal: Principal): boolean {

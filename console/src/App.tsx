@@ -1,0 +1,106 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter';
+import { client, setUnauthorizedHandler, unwrap } from './api';
+import { useFeatures } from './features';
+import { AssignPage } from './pages/Assign';
+import { AuditPage } from './pages/Audit';
+import { KeysPage } from './pages/Keys';
+import { MerchantPage } from './pages/Merchant';
+import { MerchantsPage } from './pages/Merchants';
+import { SignIn } from './pages/SignIn';
+import { endSession, resumeSession, signOut, startSession, type TokenSet } from './session';
+import { Loading } from './ui';
+
+interface Me {
+  user: string;
+  customer_id: string;
+}
+
+const EXPIRED = 'Your session has expired. Sign in again to continue.';
+
+export function App() {
+  return (
+    <Router base="/console">
+      <Shell />
+    </Router>
+  );
+}
+
+function Shell() {
+  const [me, setMe] = useState<Me | null>();
+  const [notice, setNotice] = useState<string>();
+  const features = useFeatures();
+
+  const expire = useCallback(() => {
+    endSession();
+    setMe(null);
+    setNotice(EXPIRED);
+  }, []);
+  const loadMe = useCallback(async () => setMe(await unwrap<Me>(client.GET('/v1/users/me'))), []);
+
+  useEffect(() => {
+    setUnauthorizedHandler(expire);
+    void resumeSession(expire).then((resumed) => (resumed ? loadMe().catch(() => setMe(null)) : setMe(null)));
+  }, [expire, loadMe]);
+
+  if (me === undefined || !features) return <Loading what="the console" />;
+  if (me === null)
+    return (
+      <SignIn
+        notice={notice}
+        onToken={async (token: TokenSet) => {
+          startSession(token, expire);
+          await loadMe();
+          setNotice(undefined);
+        }}
+      />
+    );
+  return (
+    <>
+      <a className="skip" href="#main">Skip to content</a>
+      <header className="topbar">
+        <span className="brand">feegate</span>
+        <nav aria-label="Sections">
+          <NavLink href="/keys">API keys</NavLink>
+          <NavLink href="/fee-plans">Fee plans</NavLink>
+          <NavLink href="/merchants">Merchants</NavLink>
+          <NavLink href="/audit">Audit log</NavLink>
+        </nav>
+        <span className="who">{me.user}</span>
+        <button
+          type="button"
+          onClick={() =>
+            void signOut().then(() => {
+              setMe(null);
+              setNotice('You are signed out.');
+            })
+          }
+        >
+          Sign out
+        </button>
+      </header>
+      <main id="main">
+        <Switch>
+          <Route path="/keys">{() => <KeysPage customerId={me.customer_id} features={features} />}</Route>
+          <Route path="/fee-plans">{() => <AssignPage features={features} />}</Route>
+          <Route path="/merchants">{() => <MerchantsPage />}</Route>
+          <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} features={features} />}</Route>
+          <Route path="/audit">{() => <AuditPage features={features} />}</Route>
+          <Route>
+            <Redirect to="/keys" />
+          </Route>
+        </Switch>
+      </main>
+    </>
+  );
+}
+
+function NavLink({ href, children }: { href: string; children: string }) {
+  const [location] = useLocation();
+  const current = location === href || location.startsWith(`${href}/`);
+  return (
+    <Link href={href} aria-current={current ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}

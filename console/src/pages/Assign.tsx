@@ -1,0 +1,293 @@
+/**
+ * Fee plans: pick plans from the catalogue, pick merchants (or all of them),
+ * preview the change with a dry run where the server has one, then apply.
+ * A 422 marks the plans and merchants it names.
+ */
+import { useMemo, useState } from 'react';
+import { Link } from 'wouter';
+import { ApiError, describeError, loose, unwrap } from '../api';
+import type { Features } from '../features';
+import { listMerchants } from '../merchants';
+import { loadCatalogue, PlanFlags, type PaymentPlan } from '../plans';
+import { Empty, ErrorNote, Loading, Pager, Unavailable, useLoad } from '../ui';
+
+interface DryRun {
+  merchants: number;
+  merchants_changed: number;
+  assignments_added: number;
+  assignments_removed: number;
+  changes: { merchant_id: string; added: string[]; removed: string[] }[];
+}
+
+interface Refusal {
+  message: string;
+  plans: Set<string>;
+  merchants: string[];
+  conflicts: string[][];
+}
+
+export function AssignPage({ features }: { features: Features }) {
+  const [catalogue] = useLoad(loadCatalogue, []);
+  const [brand, setBrand] = useState('');
+  const [method, setMethod] = useState('');
+  const [plans, setPlans] = useState<Set<string>>(new Set());
+  const [allMerchants, setAllMerchants] = useState(false);
+  const [merchants, setMerchants] = useState<Set<string>>(new Set());
+  const [preview, setPreview] = useState<DryRun>();
+  const [refusal, setRefusal] = useState<Refusal>();
+  const [outcome, setOutcome] = useState<string>();
+  const [busy, setBusy] = useState<'preview' | 'apply'>();
+
+  const all = catalogue.state === 'ready' ? catalogue.value : [];
+  const brands = useMemo(() => [...new Set(all.map((p) => p.card_brand))].sort(), [all]);
+  const methods = useMemo(() => [...new Set(all.map((p) => p.payment_method))].sort(), [all]);
+  const shown = all.filter((p) => (!brand || p.card_brand === brand) && (!method || p.payment_method === method));
+  const names = new Map(all.map((p) => [p.id, p]));
+
+  const changed = () => {
+    setPreview(undefined);
+    setRefusal(undefined);
+    setOutcome(undefined);
+  };
+  const toggle = (set: Set<string>, id: string, update: (s: Set<string>) => void) => {
+    const next = new Set(set);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    update(next);
+    changed();
+  };
+
+  const send = async (dryRun: boolean) => {
+    setBusy(dryRun ? 'preview' : 'apply');
+    setRefusal(undefined);
+    setOutcome(undefined);
+    const body = allMerchants ? { payment_plan_ids: [...plans] } : { merchant_ids: [...merchants], payment_plan_ids: [...plans] };
+    try {
+      const result = await unwrap<DryRun | undefined>(
+        loose.POST(allMerchants ? '/v1/fee-rules/bulk-assign/all' : '/v1/fee-rules/bulk-assign', {
+          body,
+          ...(dryRun && { params: { query: { dry_run: true } } }),
+        }),
+      );
+      if (dryRun) setPreview(result);
+      else {
+        setPreview(undefined);
+        setOutcome(`Assigned ${plans.size} plan${plans.size === 1 ? '' : 's'} to ${allMerchants ? 'every merchant' : `${merchants.size} merchant${merchants.size === 1 ? '' : 's'}`}.`);
+      }
+    } catch (error) {
+      const extra = error instanceof ApiError ? error.problem.extra : {};
+      const ids = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+      const conflicts = Array.isArray(extra.conflicts) ? extra.conflicts.map((c: { payment_plan_ids?: unknown }) => ids(c?.payment_plan_ids)) : [];
+      setRefusal({ message: describeError(error), plans: new Set(ids(extra.payment_plan_ids)), merchants: ids(extra.merchant_ids), conflicts });
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const ready = plans.size > 0 && (allMerchants || merchants.size > 0);
+  return (
+    <section aria-labelledby="assign-title">
+      <div className="page-head">
+        <h1 id="assign-title">Fee plans</h1>
+        <p className="lead">Assign plans to merchants. Each merchant's plans of the same card brand, method, international and installment kind are replaced; the others stay.</p>
+      </div>
+
+      <h2>1. Plans</h2>
+      <div className="filters">
+        <label>
+          <span>Card brand</span>
+          <select value={brand} onChange={(e) => setBrand(e.target.value)}>
+            <option value="">all brands</option>
+            {brands.map((b) => (
+              <option key={b}>{b}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Payment method</span>
+          <select value={method} onChange={(e) => setMethod(e.target.value)}>
+            <option value="">all methods</option>
+            {methods.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+        </label>
+        <p className="count">{plans.size} selected</p>
+      </div>
+      {catalogue.state === 'loading' && <Loading what="the catalogue" />}
+      {catalogue.state === 'error' && <ErrorNote message={catalogue.message} />}
+      {catalogue.state === 'ready' &&
+        (shown.length === 0 ? (
+          <Empty>No plans match these filters.</Empty>
+        ) : (
+          <div className="scroll">
+            <table>
+              <caption className="sr-only">Payment plan catalogue</caption>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span className="sr-only">Select</span>
+                  </th>
+                  <th scope="col">Brand</th>
+                  <th scope="col">Method</th>
+                  <th scope="col">Term</th>
+                  <th scope="col">Commission</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">
+                    <span className="sr-only">Problem</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((plan) => {
+                  const refused = refusal?.plans.has(plan.id);
+                  return (
+                    <tr key={plan.id} className={refused ? 'refused' : undefined}>
+                      <td>
+                        <input
+                          type="checkbox"
+                          aria-label={`Select ${plan.card_brand} ${plan.payment_method} term ${plan.term} at ${plan.commission}%`}
+                          checked={plans.has(plan.id)}
+                          onChange={() => toggle(plans, plan.id, setPlans)}
+                        />
+                      </td>
+                      <td data-label="Brand">{plan.card_brand}</td>
+                      <td data-label="Method">{plan.payment_method}</td>
+                      <td data-label="Term">{plan.term}</td>
+                      <td data-label="Commission">{plan.commission}%</td>
+                      <td data-label="Kind">
+                        <PlanFlags plan={plan} />
+                      </td>
+                      <td>{refused && <span className="error">{refusal?.conflicts.some((c) => c.includes(plan.id)) ? 'conflicts with another selected plan' : 'refused'}</span>}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        ))}
+
+      <h2>2. Merchants</h2>
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={allMerchants}
+          onChange={(e) => {
+            setAllMerchants(e.target.checked);
+            changed();
+          }}
+        />{' '}
+        All merchants of the customer (those it has when you apply)
+      </label>
+      {!allMerchants && <MerchantPicker selected={merchants} refused={refusal?.merchants ?? []} onToggle={(id) => toggle(merchants, id, setMerchants)} />}
+
+      <h2>3. Review and apply</h2>
+      {refusal && (
+        <div className="problem" role="alert">
+          <p>{refusal.message}</p>
+          {refusal.conflicts.map((group, i) => (
+            <p key={i}>Conflicting: {group.map((id) => (names.get(id) ? `${names.get(id)!.card_brand} ${names.get(id)!.payment_method} ${names.get(id)!.term}x` : id)).join(' and ')}</p>
+          ))}
+          {refusal.merchants.length > 0 && <p>Unknown merchants: {refusal.merchants.join(', ')}</p>}
+        </div>
+      )}
+      <div className="actions">
+        {features.dryRun ? (
+          <button type="button" disabled={!ready || busy !== undefined} onClick={() => void send(true)}>
+            {busy === 'preview' ? 'Previewing…' : 'Preview change'}
+          </button>
+        ) : (
+          <Unavailable what="Preview (dry run)" />
+        )}
+        <button type="button" className="primary" disabled={!ready || busy !== undefined} onClick={() => void send(false)}>
+          {busy === 'apply' ? 'Applying…' : 'Apply'}
+        </button>
+      </div>
+      {!ready && <p className="hint">Select at least one plan and one merchant (or all merchants).</p>}
+      {preview && <Preview result={preview} names={names} />}
+      {outcome && (
+        <p className="success" role="status">
+          {outcome}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Preview({ result, names }: { result: DryRun; names: Map<string, PaymentPlan> }) {
+  const label = (id: string) => {
+    const p = names.get(id);
+    return p ? `${p.card_brand} ${p.payment_method} ${p.term}x` : id.slice(0, 8);
+  };
+  return (
+    <div className="preview" role="region" aria-label="Preview of the change">
+      <dl className="stats">
+        <div><dt>Merchants</dt><dd data-testid="preview-merchants">{result.merchants}</dd></div>
+        <div><dt>Would change</dt><dd data-testid="preview-changed">{result.merchants_changed}</dd></div>
+        <div><dt>Plans added</dt><dd>{result.assignments_added}</dd></div>
+        <div><dt>Plans removed</dt><dd>{result.assignments_removed}</dd></div>
+      </dl>
+      {result.changes.length === 0 ? (
+        <Empty>Nothing would change: every merchant already has these plans.</Empty>
+      ) : (
+        <table>
+          <caption>First {result.changes.length} changed merchants</caption>
+          <thead>
+            <tr><th scope="col">Merchant</th><th scope="col">Added</th><th scope="col">Removed</th></tr>
+          </thead>
+          <tbody>
+            {result.changes.map((c) => (
+              <tr key={c.merchant_id}>
+                <td data-label="Merchant"><Link href={`/merchants/${c.merchant_id}`}><code>{c.merchant_id.slice(0, 8)}</code></Link></td>
+                <td data-label="Added">{c.added.map(label).join(', ') || '—'}</td>
+                <td data-label="Removed">{c.removed.map(label).join(', ') || '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+/** Merchants page by page (the API pages them; there is no server-side name search), filtered within the page. */
+function MerchantPicker({ selected, refused, onToggle }: { selected: Set<string>; refused: string[]; onToggle: (id: string) => void }) {
+  const [page, setPage] = useState(0);
+  const [filter, setFilter] = useState('');
+  const [listing] = useLoad(() => listMerchants(page, 50), [page]);
+  const needle = filter.trim().toLowerCase();
+  return (
+    <div className="picker">
+      <div className="filters">
+        <label>
+          <span>Filter this page</span>
+          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name or id" />
+        </label>
+        <p className="count">{selected.size} selected</p>
+      </div>
+      {listing.state === 'loading' && <Loading what="merchants" />}
+      {listing.state === 'error' && <ErrorNote message={listing.message} />}
+      {listing.state === 'ready' && (
+        <>
+          {listing.value.data.length === 0 ? (
+            <Empty>No merchants.</Empty>
+          ) : (
+            <ul className="checklist">
+              {listing.value.data
+                .filter((m) => !needle || m.name.toLowerCase().includes(needle) || m.id.includes(needle))
+                .map((m) => (
+                  <li key={m.id} className={refused.includes(m.id) ? 'refused' : undefined}>
+                    <label className="inline">
+                      <input type="checkbox" checked={selected.has(m.id)} onChange={() => onToggle(m.id)} /> {m.name}
+                    </label>
+                    <Link href={`/merchants/${m.id}`} aria-label={`Plans of ${m.name}`}>plans</Link>
+                  </li>
+                ))}
+            </ul>
+          )}
+          <Pager page={listing.value.page} onPage={setPage} label="merchants" />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,374 @@
+/** API keys: the ENABLED / EXPIRED / DELETED listings, creation (shown once), rename, roll, revoke. */
+import { useState } from 'react';
+import { ApiError, client, describeError, loose, unwrap } from '../api';
+import { Dialog } from '../dialog';
+import type { Features } from '../features';
+import { listMerchants, type Merchant } from '../merchants';
+import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad, type Listing } from '../ui';
+
+interface ApiKey {
+  id: string;
+  api_key: string;
+  user: string;
+  user_type: 'CUSTOMER' | 'MERCHANT';
+  status: string;
+  create_date: string;
+  last_used_at?: string | null;
+  name?: string | null;
+  expires_at?: string | null;
+  access?: string;
+  rate_limit?: { limit: number; window_seconds: number } | null;
+}
+
+type Action = { kind: 'revoke' | 'rename' | 'roll'; key: ApiKey };
+
+export function KeysPage({ customerId, features }: { customerId: string; features: Features }) {
+  const statuses = features.expiredKeys ? ['ENABLED', 'EXPIRED', 'DELETED'] : ['ENABLED', 'DELETED'];
+  const [status, setStatus] = useState('ENABLED');
+  const [merchantId, setMerchantId] = useState('');
+  const [username, setUsername] = useState('');
+  const [page, setPage] = useState(0);
+  const [revealed, setRevealed] = useState<{ secret: string; note: string }>();
+  const [action, setAction] = useState<Action>();
+  const [actionError, setActionError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [merchants] = useLoad(() => listMerchants(0, 100), []);
+  const merchantList = merchants.state === 'ready' ? merchants.value.data : [];
+
+  const [keys, reload] = useLoad(
+    () =>
+      unwrap<Listing<ApiKey>>(
+        loose.GET('/v1/api-keys', {
+          params: { query: { status, page, size: 20, ...(merchantId && { merchant_id: merchantId }), ...(username && { username }) } },
+        }),
+      ),
+    [status, page, merchantId, username],
+  );
+
+  const runAction = async (form: FormData) => {
+    if (!action) return;
+    setBusy(true);
+    setActionError(undefined);
+    try {
+      const path = { id: action.key.id };
+      if (action.kind === 'revoke') {
+        await unwrap(client.DELETE('/v1/api-keys/{id}', { params: { path } }));
+      } else if (action.kind === 'rename') {
+        await unwrap(loose.PATCH('/v1/api-keys/{id}', { params: { path }, body: { name: String(form.get('name')) } }));
+      } else {
+        const rolled = await unwrap<ApiKey>(
+          loose.POST('/v1/api-keys/{id}/roll', { params: { path }, body: { grace_period_seconds: Number(form.get('grace')) } }),
+        );
+        setRevealed({ secret: rolled.api_key, note: 'The key was rolled. Copy the new key now: it is shown only once.' });
+      }
+      setAction(undefined);
+      reload();
+    } catch (error) {
+      setActionError(describeError(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="keys-title">
+      <div className="page-head">
+        <h1 id="keys-title">API keys</h1>
+      </div>
+      <CreateKey
+        customerId={customerId}
+        merchants={merchantList}
+        features={features}
+        onCreated={(key) => {
+          setRevealed({ secret: key, note: 'Copy this key now: it is shown only once.' });
+          reload();
+        }}
+      />
+      {revealed && <RevealedKey {...revealed} onDone={() => setRevealed(undefined)} />}
+
+      <div className="filters">
+        <div role="tablist" aria-label="Key status" className="tabs">
+          {statuses.map((s) => (
+            <button
+              key={s}
+              type="button"
+              role="tab"
+              aria-selected={status === s}
+              onClick={() => {
+                setStatus(s);
+                setPage(0);
+              }}
+            >
+              {s[0] + s.slice(1).toLowerCase()}
+            </button>
+          ))}
+        </div>
+        <label>
+          <span>Keys of</span>
+          <select
+            value={merchantId}
+            onChange={(e) => {
+              setMerchantId(e.target.value);
+              setPage(0);
+            }}
+          >
+            <option value="">the customer</option>
+            {merchantList.map((m) => (
+              <option key={m.id} value={m.id}>
+                merchant {m.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <form
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setUsername(String(new FormData(e.currentTarget).get('username') ?? '').trim());
+            setPage(0);
+          }}
+        >
+          <label>
+            <span>User</span>
+            <input name="username" type="search" placeholder="e-mail of the key user" />
+          </label>
+          <button type="submit">Search</button>
+        </form>
+      </div>
+
+      <div role="tabpanel" aria-label={`${status} keys`}>
+        {keys.state === 'loading' && <Loading what="keys" />}
+        {keys.state === 'error' && <ErrorNote message={keys.message} />}
+        {keys.state === 'ready' &&
+          (keys.value.data.length === 0 ? (
+            <Empty>No {status.toLowerCase()} keys{username ? ` for ${username}` : ''}.</Empty>
+          ) : (
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Key</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">User</th>
+                    <th scope="col">Access</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {keys.value.data.map((key) => (
+                    <tr key={key.id}>
+                      <td data-label="Key">
+                        <code>{key.api_key}</code>
+                      </td>
+                      <td data-label="Name">{key.name ?? '—'}</td>
+                      <td data-label="User">
+                        {key.user} <span className="tag">{key.user_type.toLowerCase()}</span>
+                      </td>
+                      <td data-label="Access">{key.access === 'read_only' ? 'read only' : 'full'}</td>
+                      <td data-label="Created">{formatDate(key.create_date)}</td>
+                      <td data-label="Last used">{formatDate(key.last_used_at)}</td>
+                      <td data-label="Expires">{formatDate(key.expires_at)}</td>
+                      <td className="row-actions">
+                        {key.status === 'ENABLED' && (
+                          <>
+                            {features.keyLifecycle && (
+                              <>
+                                <button type="button" aria-label={`Rename ${key.api_key}`} onClick={() => setAction({ kind: 'rename', key })}>
+                                  Rename
+                                </button>
+                                <button type="button" aria-label={`Roll ${key.api_key}`} onClick={() => setAction({ kind: 'roll', key })}>
+                                  Roll
+                                </button>
+                              </>
+                            )}
+                            <button type="button" className="danger" aria-label={`Revoke ${key.api_key}`} onClick={() => setAction({ kind: 'revoke', key })}>
+                              Revoke
+                            </button>
+                          </>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager page={keys.value.page} onPage={setPage} label="keys" />
+            </>
+          ))}
+      </div>
+
+      {action && (
+        <Dialog
+          title={{ revoke: 'Revoke this key?', rename: 'Rename key', roll: 'Roll key' }[action.kind]}
+          confirm={{ revoke: 'Revoke key', rename: 'Save name', roll: 'Roll key' }[action.kind]}
+          danger={action.kind === 'revoke'}
+          busy={busy}
+          onConfirm={(form) => void runAction(form)}
+          onClose={() => {
+            setAction(undefined);
+            setActionError(undefined);
+          }}
+        >
+          {action.kind === 'revoke' && (
+            <p>
+              <code>{action.key.api_key}</code> of {action.key.user} stops working at once, everywhere. This cannot be undone.
+            </p>
+          )}
+          {action.kind === 'rename' && (
+            <>
+              <label htmlFor="rename-name">Name</label>
+              <input id="rename-name" name="name" required maxLength={64} defaultValue={action.key.name ?? ''} />
+            </>
+          )}
+          {action.kind === 'roll' && (
+            <>
+              <p>A new key replaces <code>{action.key.api_key}</code>. The old one keeps working for the grace period.</p>
+              <label htmlFor="roll-grace">Grace period</label>
+              <select id="roll-grace" name="grace" defaultValue="3600">
+                <option value="0">none: the old key stops at once</option>
+                <option value="3600">1 hour</option>
+                <option value="86400">1 day</option>
+                <option value="604800">7 days</option>
+              </select>
+            </>
+          )}
+          {actionError && (
+            <p className="error" role="alert">
+              {actionError}
+            </p>
+          )}
+        </Dialog>
+      )}
+    </section>
+  );
+}
+
+function RevealedKey({ secret: value, note, onDone }: { secret: string; note: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="secret" role="region" aria-label="New API key">
+      <p>{note}</p>
+      <code data-testid="new-key">{value}</code>
+      <div className="actions">
+        <button
+          type="button"
+          className="primary"
+          onClick={() =>
+            void navigator.clipboard?.writeText(value).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? 'Copied' : 'Copy key'}
+        </button>
+        <button type="button" onClick={onDone}>
+          I have stored it
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function CreateKey(props: { customerId: string; merchants: Merchant[]; features: Features; onCreated: (key: string) => void }) {
+  const [kind, setKind] = useState<'customer' | 'merchant'>('customer');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: React.FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
+    const body: Record<string, unknown> = { user: String(form.get('user')), customer_id: props.customerId };
+    if (kind === 'merchant') body.merchant_id = String(form.get('merchant'));
+    if (props.features.keyLifecycle) {
+      const name = String(form.get('name') ?? '').trim();
+      if (name) body.name = name;
+      const expires = String(form.get('expires') ?? '');
+      if (expires) body.expires_at = new Date(expires).toISOString();
+      if (form.get('read_only')) body.access = 'read_only';
+      const limit = Number(form.get('limit'));
+      if (limit > 0) body.rate_limit = { limit, window_seconds: Number(form.get('window')) || 60 };
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      const created = await unwrap<{ api_key: string }>(loose.POST('/v1/api-keys', { body }));
+      formElement.reset();
+      setKind('customer');
+      props.onCreated(created.api_key);
+    } catch (e) {
+      setError(e instanceof ApiError && e.problem.code === 'api_key_limit_reached' ? `${e.problem.detail} Revoke one of this user's keys first.` : describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <details className="panel">
+      <summary>Create a key</summary>
+      <form onSubmit={submit} className="grid-form">
+        <fieldset>
+          <legend>Key for</legend>
+          <label className="inline">
+            <input type="radio" name="kind" value="customer" checked={kind === 'customer'} onChange={() => setKind('customer')} /> the customer
+          </label>
+          <label className="inline">
+            <input type="radio" name="kind" value="merchant" checked={kind === 'merchant'} onChange={() => setKind('merchant')} /> a merchant
+          </label>
+        </fieldset>
+        {kind === 'merchant' && (
+          <label>
+            <span>Merchant</span>
+            <select name="merchant" required>
+              {props.merchants.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label>
+          <span>Integration user (e-mail)</span>
+          <input name="user" type="email" required placeholder="pos@example.com" />
+        </label>
+        {props.features.keyLifecycle && (
+          <>
+            <label>
+              <span>Name</span>
+              <input name="name" maxLength={64} placeholder="e.g. checkout server" />
+            </label>
+            <label>
+              <span>Expires</span>
+              <input name="expires" type="datetime-local" />
+            </label>
+            <label className="inline">
+              <input name="read_only" type="checkbox" /> Read only (GET requests only)
+            </label>
+            <label>
+              <span>Rate limit (requests)</span>
+              <input name="limit" type="number" min={1} max={100000} placeholder="none" />
+            </label>
+            <label>
+              <span>per (seconds)</span>
+              <input name="window" type="number" min={1} max={86400} defaultValue={60} />
+            </label>
+          </>
+        )}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create key'}
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}

@@ -1,0 +1,86 @@
+/** Small shared pieces: the load/empty/error states, a pager, a data loader. */
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { describeError } from './api';
+
+export interface Page {
+  size: number;
+  total_elements: number;
+  total_pages: number;
+  number: number;
+}
+export interface Listing<T> {
+  data: T[];
+  page: Page;
+}
+
+export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; value: T };
+
+/** Runs `load` whenever its dependencies change; `reload` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>, () => void] {
+  const [result, setResult] = useState<Loaded<T>>({ state: 'loading' });
+  const [tick, setTick] = useState(0);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const run = useCallback(load, deps);
+  useEffect(() => {
+    let live = true;
+    setResult({ state: 'loading' });
+    run().then(
+      (value) => live && setResult({ state: 'ready', value }),
+      (error: unknown) => live && setResult({ state: 'error', message: describeError(error) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [run, tick]);
+  return [result, () => setTick((t) => t + 1)];
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="state" role="status" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function ErrorNote({ message }: { message: string }) {
+  return (
+    <p className="state error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="state empty">{children}</p>;
+}
+
+export function Unavailable({ what }: { what: string }) {
+  return (
+    <p className="state unavailable" role="note">
+      {what} is not available on this server.
+    </p>
+  );
+}
+
+export function Pager({ page, onPage, label }: { page: Page; onPage: (n: number) => void; label: string }) {
+  if (page.total_pages <= 1) return <p className="count">{page.total_elements} {label}</p>;
+  return (
+    <nav className="pager" aria-label={`Pages of ${label}`}>
+      <button type="button" disabled={page.number === 0} onClick={() => onPage(page.number - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page.number + 1} of {page.total_pages} · {page.total_elements} {label}
+      </span>
+      <button type="button" disabled={page.number + 1 >= page.total_pages} onClick={() => onPage(page.number + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}

@@ -1,0 +1,199 @@
+/**
+ * Access tokens are JWTs (RFC 9068 profile, header typ "at+jwt") signed with
+ * Ed25519 keys kept in the database, so that every instance signs and verifies
+ * alike and tokens survive restarts. The JOSE work is jose's; this module only
+ * keeps the key ring and says which claims a token carries.
+ */
+import { randomUUID } from 'node:crypto';
+import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify } from 'jose';
+import { UnauthorizedError } from '../../errors.js';
+import type { UserType } from '../../lib/principal.js';
+import type { NewSigningKey, SigningKeysDal } from './signing-keys-dal.js';
+
+const ALGORITHM = 'EdDSA';
+const TOKEN_TYPE = 'at+jwt';
+/** An unknown kid may be a key rotated elsewhere whose notice was missed: look again, at most this often. */
+const UNKNOWN_KID_RELOAD_MS = 1000;
+/**
+ * Tokens already verified, by their exact text, until they expire: an Ed25519
+ * verification costs more than the rest of a cheap request, and a client sends
+ * the same token for an hour. Revocation is checked on every request regardless.
+ */
+const VERIFIED_CACHE_SIZE = 50_000;
+
+export type VerifiedAccess = AccessClaims & { jti: string; exp: number };
+
+export interface AccessClaims {
+  /** The user. */
+  sub: string;
+  /** The login family (auth_sessions.id): logout and refresh-token reuse revoke it. */
+  sid: string;
+  user_type: UserType;
+  customer_id: string;
+}
+
+export interface SignedAccessToken {
+  token: string;
+  jti: string;
+}
+
+/** A public key as published in the JWK Set. */
+export interface PublicJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  kid: string;
+  alg: 'EdDSA';
+  use: 'sig';
+}
+
+interface RingKey {
+  kid: string;
+  publicJwk: JWK;
+  verifyKey: CryptoKey;
+  signKey: CryptoKey | null;
+  retiredAt: Date | null;
+}
+
+export interface AccessTokensDeps {
+  dal: SigningKeysDal;
+  issuer: string;
+  ttlSeconds: number;
+  now?: () => Date;
+}
+
+const invalidToken = () => new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
+
+/** A fresh Ed25519 key pair as stored; its kid is the RFC 7638 thumbprint of the public key. */
+export async function newSigningKey(): Promise<NewSigningKey> {
+  const { publicKey, privateKey } = await generateKeyPair(ALGORITHM, { crv: 'Ed25519', extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk);
+  return { kid, algorithm: ALGORITHM, publicJwk: { ...publicJwk }, privateJwk: { ...(await exportJWK(privateKey)) } };
+}
+
+export function createAccessTokens(deps: AccessTokensDeps) {
+  const now = deps.now ?? (() => new Date());
+  let ring = new Map<string, RingKey>();
+  let signing: RingKey | undefined;
+  let lastReload = 0;
+  const verified = new Map<string, VerifiedAccess>();
+
+  /** A retired key verifies while tokens it signed may still be alive. */
+  const verifies = (key: RingKey) => key.retiredAt === null || key.retiredAt.getTime() + deps.ttlSeconds * 1000 > now().getTime();
+
+  async function reload(): Promise<void> {
+    lastReload = Date.now();
+    const rows = await deps.dal.listVerifying(new Date(now().getTime() - deps.ttlSeconds * 1000));
+    const next = new Map<string, RingKey>();
+    for (const row of rows) {
+      const known = ring.get(row.kid);
+      const key: RingKey = known
+        ? { ...known, retiredAt: row.retiredAt }
+        : {
+            kid: row.kid,
+            publicJwk: row.publicJwk as JWK,
+            verifyKey: (await importJWK(row.publicJwk as JWK, ALGORITHM)) as CryptoKey,
+            signKey: row.retiredAt === null ? ((await importJWK(row.privateJwk as JWK, ALGORITHM)) as CryptoKey) : null,
+            retiredAt: row.retiredAt,
+          };
+      next.set(row.kid, key);
+    }
+    ring = next;
+    signing = [...next.values()].find((k) => k.retiredAt === null && k.signKey !== null);
+  }
+
+  async function keyFor(kid: unknown): Promise<RingKey> {
+    if (typeof kid !== 'string') throw invalidToken();
+    let key = ring.get(kid);
+    if (!key && Date.now() - lastReload >= UNKNOWN_KID_RELOAD_MS) {
+      await reload();
+      key = ring.get(kid);
+    }
+    if (!key || !verifies(key)) throw invalidToken();
+    return key;
+  }
+
+  return {
+    /** Loads the keys; on an empty table makes the first one (safe when instances start at once). */
+    async start(): Promise<void> {
+      await reload();
+      if (!signing) {
+        await deps.dal.insertFirst(await newSigningKey());
+        await reload();
+      }
+      if (!signing) throw new Error('no signing key after creating one');
+    },
+
+    reload,
+
+    /** Adds a key that signs from now on; the previous one verifies until its tokens expire. */
+    async rotate(): Promise<string> {
+      const key = await newSigningKey();
+      await deps.dal.rotate(key);
+      await reload();
+      return key.kid;
+    },
+
+    async sign(claims: AccessClaims): Promise<SignedAccessToken> {
+      if (!signing) throw new Error('access tokens: start() was not called');
+      const jti = randomUUID();
+      const iat = Math.floor(now().getTime() / 1000);
+      const token = await new SignJWT({ user_type: claims.user_type, customer_id: claims.customer_id, sid: claims.sid })
+        .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE, kid: signing.kid })
+        .setIssuer(deps.issuer)
+        .setSubject(claims.sub)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + deps.ttlSeconds)
+        .setJti(jti)
+        .sign(signing.signKey!);
+      return { token, jti };
+    },
+
+    /** The claims of a token this service signed, still live; otherwise 401 invalid_token. */
+    async verify(token: string): Promise<VerifiedAccess> {
+      const known = verified.get(token);
+      if (known) {
+        if (known.exp * 1000 > now().getTime()) return known;
+        verified.delete(token);
+      }
+      try {
+        const { payload } = await jwtVerify(token, async (header) => (await keyFor(header.kid)).verifyKey, {
+          algorithms: [ALGORITHM],
+          issuer: deps.issuer,
+          typ: TOKEN_TYPE,
+          requiredClaims: ['sub', 'jti', 'iat', 'exp', 'sid', 'user_type', 'customer_id'],
+          currentDate: now(),
+          clockTolerance: 0,
+        });
+        const { sub, sid, user_type, customer_id, jti, exp } = payload;
+        if (typeof sid !== 'string' || typeof customer_id !== 'string' || (user_type !== 'CUSTOMER' && user_type !== 'MERCHANT')) {
+          throw invalidToken();
+        }
+        const claims: VerifiedAccess = { sub: sub!, sid, user_type, customer_id, jti: jti!, exp: exp! };
+        // Oldest first out: a Map iterates in insertion order.
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+        verified.set(token, claims);
+        return claims;
+      } catch {
+        throw invalidToken();
+      }
+    },
+
+    /** Public keys of every key that can still verify a live token. */
+    jwks(): { keys: PublicJwk[] } {
+      return {
+        keys: [...ring.values()]
+          .filter(verifies)
+          .map((k) => ({ kty: 'OKP', crv: 'Ed25519', x: k.publicJwk.x!, kid: k.kid, alg: ALGORITHM, use: 'sig' })),
+      };
+    },
+
+    /** The kid that signs new tokens. */
+    signingKid(): string | undefined {
+      return signing?.kid;
+    },
+  };
+}
+
+export type AccessTokens = ReturnType<typeof createAccessTokens>;

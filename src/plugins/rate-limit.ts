@@ -1,0 +1,56 @@
+/**
+ * Rate limits (contract section 9) through @fastify/rate-limit: an API key with
+ * a `rate_limit` is held to it on every route; login and refresh are held per
+ * client address. Everything else, including keys without a limit, is let
+ * through before any counting (no Redis round trip on the hot path). Counters
+ * are shared through Redis when configured (lib/shared-counters.ts). Answers
+ * carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; a refusal is a
+ * 429 rate_limited problem with Retry-After.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { RateLimitedError } from '../errors.js';
+import type { SharedCounters } from '../lib/shared-counters.js';
+
+/** Unauthenticated routes limited per client address. */
+const ANONYMOUS_LIMITED = new Set(['/v1/login', '/v1/login/refresh']);
+
+interface Limit {
+  key: string;
+  max: number;
+  windowMs: number;
+}
+
+export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { counters: SharedCounters; anonymousPerMinute: number }) => {
+  const limits = new WeakMap<FastifyRequest, Limit>();
+
+  function limitOf(request: FastifyRequest): Limit | undefined {
+    const principal = request.principal;
+    if (principal?.rateLimit && principal.apiKeyId) {
+      return { key: `key:${principal.apiKeyId}`, max: principal.rateLimit.limit, windowMs: principal.rateLimit.windowSeconds * 1000 };
+    }
+    if (!principal && opts.anonymousPerMinute > 0 && ANONYMOUS_LIMITED.has(request.routeOptions.url ?? '')) {
+      return { key: `ip:${request.ip}`, max: opts.anonymousPerMinute, windowMs: 60_000 };
+    }
+    return undefined;
+  }
+
+  await app.register(rateLimit, {
+    global: true,
+    // Runs after each route's own onRequest hooks, so the caller is known.
+    hook: 'onRequest',
+    enableDraftSpec: true,
+    store: opts.counters.storeClass,
+    keyGenerator: (request) => {
+      const limit = limitOf(request);
+      if (!limit) return '';
+      limits.set(request, limit);
+      return limit.key;
+    },
+    allowList: (request) => !limits.has(request),
+    max: (request) => limits.get(request)!.max,
+    timeWindow: (request) => limits.get(request)!.windowMs,
+    errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
+  });
+});

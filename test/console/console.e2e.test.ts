@@ -1,0 +1,228 @@
+/**
+ * The console end to end: the real service (buildApp on a test database, real
+ * HTTP on port 0) serving the built console under a strict CSP, driven in
+ * headless Chromium. One signed-in journey, step by step; every page is checked
+ * with axe. Steps for endpoints this branch may lack (dry run, history) run
+ * only when the service's OpenAPI document has them, and say so when skipped.
+ */
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { addStrictCsp, CHROMIUM_MISSING, ensureConsoleBuilt, launchChromium, seriousViolations } from '../helpers/console-browser.js';
+import { seedCatalogue, type Catalogue } from '../helpers/plans.js';
+
+describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let seeded: Catalogue;
+  let paths: Record<string, Record<string, { parameters?: { name: string }[] }>>;
+  const browserErrors: string[] = [];
+  let createdKey = '';
+  let accessToken = '';
+  let beforeAssignment: Date;
+
+  const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init);
+  const hasPath = (path: string, method: string) => Boolean(paths[path]?.[method]);
+  const hasDryRun = () => Boolean(paths['/v1/fee-rules/bulk-assign']?.post?.parameters?.some((p) => p.name === 'dry_run'));
+  const skipUnless = (t: TestContext, present: boolean, what: string) => {
+    if (!present) t.skip(`${what} is not in this server's OpenAPI document yet`);
+    return !present;
+  };
+  const noSeriousViolations = async (where: string) => assert.deepEqual(await seriousViolations(page), [], `axe on ${where}`);
+
+  before(async () => {
+    await ensureConsoleBuilt();
+    database = await createTestDatabase();
+    app = await buildApp({ config: testConfig(), database: database.database });
+    addStrictCsp(app);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    seeded = await seedCatalogue(app);
+    paths = (await (await api('/v1/openapi.json')).json()).paths;
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on('console', (message) => message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && browserErrors.push(message.text()));
+    page.on('pageerror', (error) => browserErrors.push(error.message));
+    page.on('request', (request) => {
+      const authorization = request.headers().authorization;
+      if (authorization?.startsWith('Bearer ')) accessToken = authorization.slice(7);
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await database?.drop();
+  });
+
+  it('serves the console with immutable assets and a revalidated index', async () => {
+    const index = await api('/console/');
+    assert.equal(index.status, 200);
+    assert.equal(index.headers.get('cache-control'), 'no-cache');
+    const asset = (await index.text()).match(/src="(\/console\/assets\/[^"]+\.js)"/)?.[1];
+    assert.ok(asset, 'index.html names a hashed script');
+    assert.equal((await api(asset)).headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal((await api('/console/keys')).status, 200, 'a deep link answers index.html');
+  });
+
+  it('signs in with a customer user and password', async () => {
+    await page.goto(`${base}/console/`);
+    await page.getByRole('heading', { name: 'Sign in to the back office' }).waitFor();
+    await noSeriousViolations('sign-in');
+    await page.getByLabel('E-mail').fill(seeded.world.login.user);
+    await page.getByLabel('Password').fill('wrong-password-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /\S/, 'the problem detail is shown');
+    await page.getByLabel('Password').fill(seeded.world.login.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/console/keys');
+    assert.equal(await page.evaluate(() => Object.keys(localStorage).length), 0, 'nothing in localStorage');
+    await noSeriousViolations('API keys');
+  });
+
+  it('creates a key and shows the full value once', async () => {
+    await page.getByText('Create a key').click();
+    await page.getByLabel('Integration user (e-mail)').fill('checkout@alpha.test');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    createdKey = (await page.getByTestId('new-key').innerText()).trim();
+    assert.match(createdKey, /^fgk_[0-9A-Za-z]+$/);
+    const me = await api('/v1/users/me', { headers: { 'x-api-key': createdKey } });
+    assert.equal(me.status, 200, 'the shown key works');
+    await noSeriousViolations('API keys with a new key');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('cell', { name: /checkout@alpha\.test/ }).waitFor();
+    assert.equal((await page.content()).includes(createdKey), false, 'the full key is gone from the page');
+  });
+
+  it('revokes the key after a confirmation', async () => {
+    await page.getByRole('button', { name: /^Revoke fgk_/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await dialog.waitFor();
+    await noSeriousViolations('revoke dialog');
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByText('No enabled keys').waitFor();
+    assert.equal((await api('/v1/users/me', { headers: { 'x-api-key': createdKey } })).status, 401, 'the key is refused');
+    await page.getByRole('tab', { name: 'Deleted' }).click();
+    await page.getByRole('cell', { name: /checkout@alpha\.test/ }).waitFor();
+  });
+
+  it('shows a 422 beside the conflicting plans', async () => {
+    await page.getByRole('link', { name: 'Fee plans' }).click();
+    await page.getByRole('heading', { name: 'Fee plans' }).waitFor();
+    await page.getByLabel('Select VISA CREDIT term 1 at 2.99%').check();
+    await page.getByLabel('Select VISA CREDIT term 1 at 2.49%').check();
+    await page.getByLabel('Alpha 1', { exact: true }).check();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('.problem').waitFor();
+    assert.equal(await page.locator('tr.refused').count(), 2, 'both conflicting plans are marked');
+    await noSeriousViolations('fee plans with a refusal');
+    await page.getByLabel('Select VISA CREDIT term 1 at 2.99%').uncheck();
+    await page.getByLabel('Select VISA CREDIT term 1 at 2.49%').uncheck();
+    await page.getByLabel('Alpha 1', { exact: true }).uncheck();
+  });
+
+  it("shows the merchant's plans before the change", async () => {
+    await page.goto(`${base}/console/merchants/${seeded.m1}`);
+    await page.getByTestId('current-plans').waitFor();
+    assert.equal((await page.getByTestId('current-plans').innerText()).includes('5.2375%'), false);
+    await noSeriousViolations('merchant');
+  });
+
+  it('previews the bulk assignment (dry run)', async (t) => {
+    if (skipUnless(t, hasDryRun(), 'POST /v1/fee-rules/bulk-assign?dry_run')) return;
+    await page.getByRole('link', { name: 'Fee plans' }).click();
+    await page.getByLabel('Select VISA CREDIT term 6 at 5.2375%').check();
+    await page.getByLabel('Alpha 1', { exact: true }).check();
+    await page.getByRole('button', { name: 'Preview change' }).click();
+    await page.getByRole('region', { name: 'Preview of the change' }).waitFor();
+    assert.equal(await page.getByTestId('preview-merchants').innerText(), '1');
+    assert.equal(await page.getByTestId('preview-changed').innerText(), '1');
+    await noSeriousViolations('preview');
+    const current = await api(`/v1/payment-plans?merchant_id=${seeded.m1}&is_selected=true`, { headers: seeded.headers as Record<string, string> });
+    assert.equal(JSON.stringify(await current.json()).includes(seeded.plans.visa6.id), false, 'the preview changed nothing');
+  });
+
+  it('applies the bulk assignment', async () => {
+    beforeAssignment = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // history has second resolution in the picker
+    if (!(await page.getByRole('heading', { name: 'Fee plans' }).isVisible())) await page.getByRole('link', { name: 'Fee plans' }).click();
+    await page.getByRole('heading', { name: 'Fee plans' }).waitFor();
+    if (!hasDryRun()) await page.getByText('Preview (dry run) is not available on this server.').waitFor();
+    const plan = page.getByLabel('Select VISA CREDIT term 6 at 5.2375%');
+    if (!(await plan.isChecked())) await plan.check();
+    const merchant = page.getByLabel('Alpha 1', { exact: true });
+    if (!(await merchant.isChecked())) await merchant.check();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('Assigned 1 plan to 1 merchant.').waitFor();
+    await noSeriousViolations('fee plans applied');
+  });
+
+  it("shows the merchant's plans after the change", async () => {
+    await page.goto(`${base}/console/merchants/${seeded.m1}`);
+    await page.getByTestId('current-plans').getByText('5.2375%').waitFor();
+  });
+
+  it("shows the merchant's plans at an earlier moment (history)", async (t) => {
+    if (skipUnless(t, hasPath('/v1/merchants/{id}/fee-rules', 'get'), 'GET /v1/merchants/{id}/fee-rules')) return;
+    const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    await page.getByLabel('Date and time').fill(local(beforeAssignment));
+    await page.getByRole('button', { name: 'Show plans' }).click();
+    const history = page.getByTestId('history-plans');
+    await history.waitFor();
+    assert.equal((await history.innerText()).includes('5.2375%'), false, 'the plan was not held then');
+    assert.ok((await history.innerText()).includes('2.99%'), 'the plans held then are listed');
+    await noSeriousViolations('merchant history');
+  });
+
+  it('shows the audit log, or says the server has none', async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    if (hasPath('/v1/audit-events', 'get')) await page.getByRole('table').waitFor();
+    else await page.getByText('The audit log is not available on this server.').waitFor();
+    await noSeriousViolations('audit log');
+  });
+
+  it('works at 390 px wide without horizontal scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const path of ['keys', 'fee-plans', `merchants/${seeded.m1}`]) {
+      await page.goto(`${base}/console/${path}`);
+      await page.locator('main h1').waitFor();
+      await page.getByRole('status').waitFor({ state: 'detached' }).catch(() => {});
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, `${path} fits 390 px`);
+      await noSeriousViolations(`${path} at 390 px`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('returns to sign-in with a message when the session has ended', async () => {
+    await page.goto(`${base}/console/keys`);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    assert.ok(accessToken, 'the console sent a bearer token');
+    assert.equal((await api('/v1/logout', { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } })).status, 204);
+    await page.getByRole('link', { name: 'Merchants' }).click();
+    await page.getByText('Your session has expired. Sign in again to continue.').waitFor();
+  });
+
+  it('signs out', async () => {
+    await page.getByLabel('E-mail').fill(seeded.world.login.user);
+    await page.getByLabel('Password').fill(seeded.world.login.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'no refresh token left');
+    assert.equal((await api('/v1/users/me', { headers: { authorization: `Bearer ${accessToken}` } })).status, 401, 'the token is revoked');
+    assert.deepEqual(browserErrors, [], 'no script error or CSP violation in the browser');
+  });
+});

@@ -1,0 +1,56 @@
+/** Runs the operator command line as a real process, on the test file's database. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before } from 'node:test';
+import { promisify } from 'node:util';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+const run = promisify(execFile);
+export const FEEGATE_BIN = path.resolve('bin/feegate.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `feegate <args>` with `env`; resolves with its exit code and output whatever the code. */
+export async function runFeegate(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [FEEGATE_BIN, ...args], { env, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+export interface CliDatabase {
+  /** A temporary directory, removed after the file. */
+  dir: string;
+  /** The environment that points the command line at the file's database. */
+  env: NodeJS.ProcessEnv;
+  /** The PostgreSQL database, when TEST_DATABASE_URL is set; otherwise an embedded directory in `dir`. */
+  pg: TestDatabase | undefined;
+}
+
+/** A database for the command line of one test file: fresh on PostgreSQL, or an embedded directory. */
+export function useCliDatabase(prefix: string): CliDatabase {
+  const state: CliDatabase = { dir: '', env: {}, pg: undefined };
+  before(async () => {
+    state.dir = await mkdtemp(path.join(tmpdir(), prefix));
+    if (process.env.TEST_DATABASE_URL) {
+      state.pg = await createTestDatabase();
+      state.env = { ...process.env, DATABASE_URL: state.pg.url };
+    } else {
+      state.env = { ...process.env, DATABASE_URL: '', FEEGATE_DATA_DIR: path.join(state.dir, 'data') };
+    }
+  });
+  after(async () => {
+    await state.pg?.drop();
+    await rm(state.dir, { recursive: true, force: true });
+  });
+  return state;
+}

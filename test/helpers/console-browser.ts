@@ -1,0 +1,61 @@
+/**
+ * What the console's browser tests and the screenshot script share: Debian's
+ * Chromium driven by playwright-core, a console build that is never stale, a
+ * strict Content-Security-Policy on /console (as @fastify/helmet will set), and
+ * the accessibility check.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_MISSING = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is not installed (apt-get install -y chromium; .ci/run does it)`;
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const builtIndex = path.join(root, 'dist/console/index.html');
+
+function newestChange(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestChange(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/console when it is missing or older than any file of console/ or the client. */
+export async function ensureConsoleBuilt(): Promise<void> {
+  const sources = Math.max(newestChange(path.join(root, 'console')), newestChange(path.join(root, 'clients/typescript')));
+  if (existsSync(builtIndex) && statSync(builtIndex).mtimeMs >= sources) return;
+  const { build } = await import('vite');
+  await build({ configFile: path.join(root, 'console/vite.config.ts'), logLevel: 'warn' });
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+/** Call before app.ready(): every /console response carries a strict CSP, so an inline script or style would fail. */
+export function addStrictCsp(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/console')) reply.header('content-security-policy', STRICT_CSP);
+  });
+}
+
+/** Serious or critical accessibility violations on the page as it is now (an empty list is a pass). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
+}
