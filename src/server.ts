@@ -2,13 +2,46 @@
  * Runs the service: open and migrate the database, load demo data into an
  * empty embedded database, listen, and shut down gracefully on SIGTERM/SIGINT.
  */
-import { pino } from 'pino';
+import closeWithGrace from 'close-with-grace';
+import { destination, pino, type Logger } from 'pino';
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { customers } from './db/schema.js';
 import { DEMO_LOGINS, demoDocument } from './features/operator/demo-data.js';
 import { createServices } from './services.js';
+
+/** How long requests in flight may take to finish once a shutdown starts; then the process exits 1. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** The signals that ask for a graceful stop; handled here, not by close-with-grace (see onStopSignal). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/** A repeat of a stop signal within this time is the same request, not an impatient second one. */
+const REPEATED_SIGNAL_MS = 2_000;
+
+/**
+ * Calls `stop` on the first SIGINT or SIGTERM, and exits 1 at once on a later one.
+ * Written here because close-with-grace treats any second signal as "exit now",
+ * and Ctrl-C on `npm start` delivers SIGINT twice: once from the terminal to the
+ * whole group, once forwarded by npm. Its listener also comes off between the two,
+ * so the second could even kill the process before anything was logged. These
+ * listeners stay installed for the life of the process.
+ */
+function onStopSignal(log: Logger, stop: () => void): void {
+  let firstAt: number | undefined;
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (firstAt === undefined) {
+        firstAt = Date.now();
+        log.info({ signal }, 'shutting down: finishing requests in flight');
+        stop();
+      } else if (Date.now() - firstAt > REPEATED_SIGNAL_MS) {
+        log.error({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+    });
+  }
+}
 
 export async function openConfiguredDatabase(config: Config, log = pino({ level: config.logLevel })): Promise<Database> {
   const database = await openDatabase({
@@ -43,6 +76,7 @@ function demoBanner(config: Config): string {
     'feegate demo data loaded.',
     `  login:    ${login.user} / ${login.password}`,
     `  docs:     ${base}/docs`,
+    `  console:  ${base}/console/`,
     '  try:',
     `    curl -s -X POST ${base}/v1/login -H 'Content-Type: application/json' \\`,
     `      -d '{"user":"${login.user}","password":"${login.password}"}'`,
@@ -51,7 +85,9 @@ function demoBanner(config: Config): string {
 }
 
 export async function serve(config: Config): Promise<void> {
-  const log = pino(loggerOptions(config) as object);
+  // Synchronous writes: pino's default buffers and loses the last lines when the
+  // process exits right after a signal (seen under `npm start` with Ctrl-C).
+  const log = pino(loggerOptions(config) as object, destination({ dest: 1, sync: true }));
   const database = await openConfiguredDatabase(config, log);
   let banner = '';
   if (database.driver === 'pglite' && config.loadDemoData && (await isEmpty(database))) {
@@ -59,26 +95,14 @@ export async function serve(config: Config): Promise<void> {
     banner = demoBanner(config);
   }
   const app = await buildApp({ config, database, ownsDatabase: true, loggerInstance: log });
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing requests in flight');
-    const force = setTimeout(() => {
-      app.log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, 10_000);
-    force.unref();
-    try {
-      await app.close();
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // Signals finish the requests in flight; an uncaught exception or unhandled
+  // rejection is logged and closes the same way, then the process exits 1.
+  const grace = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, logger: log, skip: [...STOP_SIGNALS] }, async ({ err }) => {
+    if (err) app.log.fatal({ err }, 'uncaught error: shutting down');
+    await app.close();
+    app.log.info('closed');
+  });
+  onStopSignal(log, () => void grace.close());
   await app.listen({ host: config.host, port: config.port });
   if (banner) process.stdout.write(`${banner.replaceAll(`:${config.port}`, `:${(app.server.address() as { port: number }).port}`)}\n`);
 }
