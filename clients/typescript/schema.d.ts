@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * List the caller's merchants
-         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). Unknown query parameters are a 400.
+         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). Unknown query parameters are a 400.
          */
         get: operations["listMerchants"];
         put?: never;
@@ -1732,6 +1732,11 @@ export interface operations {
                 page?: number;
                 /** @description Results per page (1..100) */
                 size?: number;
+                /**
+                 * @description Only merchants whose name contains this text (any letter case), or whose id starts with it
+                 * @example coffee
+                 */
+                q?: string;
             };
             header?: never;
             path?: never;

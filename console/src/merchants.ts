@@ -1,5 +1,6 @@
+import { useEffect, useState } from 'react';
 import { client, unwrap } from './api';
-import type { Listing } from './ui';
+import { useLoad, type Listing } from './ui';
 
 export interface Merchant {
   id: string;
@@ -8,6 +9,32 @@ export interface Merchant {
   create_date: string;
 }
 
-export function listMerchants(page: number, size: number): Promise<Listing<Merchant>> {
-  return unwrap<Listing<Merchant>>(client.GET('/v1/merchants', { params: { query: { page, size } } }));
+/** One page of the caller's merchants; `search` is the API's `q` (name contains, or id starts with). */
+export function listMerchants(page: number, size: number, search = ''): Promise<Listing<Merchant>> {
+  const q = search.trim();
+  return unwrap<Listing<Merchant>>(client.GET('/v1/merchants', { params: { query: { page, size, ...(q ? { q } : {}) } } }));
+}
+
+/** The merchant with this id, or undefined when the caller cannot see it. */
+export async function findMerchant(id: string): Promise<Merchant | undefined> {
+  return (await listMerchants(0, 1, id)).data.find((m) => m.id === id);
+}
+
+/** Wait this long after the last keystroke before asking the server. */
+const SEARCH_DELAY_MS = 250;
+
+/** A searchable, paged merchant listing: typing searches the server and goes back to the first page. */
+export function useMerchantSearch(size: number) {
+  const [search, setSearch] = useState('');
+  const [query, setQuery] = useState('');
+  const [page, setPage] = useState(0);
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setQuery(search.trim().slice(0, 100));
+      setPage(0);
+    }, SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [search]);
+  const [listing] = useLoad(() => listMerchants(page, size, query), [page, size, query]);
+  return { search, setSearch, query, setPage, listing };
 }

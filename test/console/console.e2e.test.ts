@@ -133,9 +133,23 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
     await page.getByLabel('Alpha 1', { exact: true }).uncheck();
   });
 
+  it('searches merchants on the server, among all of them, not only the loaded page', async () => {
+    await page.getByRole('link', { name: 'Fee plans' }).click();
+    const searched = page.waitForRequest((request) => /\/v1\/merchants\?.*q=alpha(%20|\+)1/i.test(request.url()));
+    await page.getByLabel('Search merchants').fill('alpha 1');
+    await searched;
+    await page.getByLabel('Alpha 0', { exact: true }).waitFor({ state: 'detached' });
+    assert.equal(await page.getByLabel('Alpha 1', { exact: true }).isVisible(), true);
+    await page.getByLabel('Search merchants').fill('no such shop');
+    await page.getByText('No merchant matches “no such shop”.').waitFor();
+    await page.getByLabel('Search merchants').fill('');
+    await page.getByLabel('Alpha 0', { exact: true }).waitFor();
+  });
+
   it("shows the merchant's plans before the change", async () => {
     await page.goto(`${base}/console/merchants/${seeded.m1}`);
     await page.getByTestId('current-plans').waitFor();
+    await page.getByRole('heading', { name: 'Alpha 1', level: 1 }).waitFor();
     assert.equal((await page.getByTestId('current-plans').innerText()).includes('5.2375%'), false);
     await noSeriousViolations('merchant');
   });

@@ -54,6 +54,61 @@ describe('GET /v1/merchants: happy', () => {
   });
 });
 
+describe('GET /v1/merchants?q: search', () => {
+  async function withShops() {
+    const ctx = await setup();
+    const ids = [uuid('d'), uuid('d'), uuid('d')];
+    await h.db.current.database.db.insert(merchants).values([
+      { id: ids[0]!, customerId: ctx.world.customerId, name: 'Corner Coffee', createdAt: new Date(Date.UTC(2030, 0, 1)) },
+      { id: ids[1]!, customerId: ctx.world.customerId, name: 'COFFEE & Co 100%_off', createdAt: new Date(Date.UTC(2030, 0, 2)) },
+      { id: ids[2]!, customerId: ctx.world.otherCustomerId, name: 'Coffee elsewhere', createdAt: new Date(Date.UTC(2030, 0, 3)) },
+    ]);
+    return { ...ctx, ids };
+  }
+  const names = (body: Record<string, any>) => (body.data as { name: string }[]).map((m) => m.name);
+
+  it("finds the caller's merchants whose name contains the text in any letter case, with the totals of the match", async () => {
+    const { list } = await withShops();
+    const body = json(await list('?q=cOfFeE'));
+    assert.deepEqual(names(body), ['COFFEE & Co 100%_off', 'Corner Coffee']);
+    assert.deepEqual(body.page, { size: 10, total_elements: 2, total_pages: 1, number: 0 });
+    assert.deepEqual(names(json(await list('?q=coffee&size=1&page=1'))), ['Corner Coffee']);
+  });
+
+  it('takes % and _ literally', async () => {
+    const { list } = await withShops();
+    assert.deepEqual(names(json(await list(`?q=${encodeURIComponent('100%_')}`))), ['COFFEE & Co 100%_off']);
+    assert.deepEqual(names(json(await list(`?q=${encodeURIComponent('%')}`))), ['COFFEE & Co 100%_off']);
+    assert.deepEqual(names(json(await list('?q=_'))), ['COFFEE & Co 100%_off']);
+  });
+
+  it('finds a merchant by its id or the start of it, in any letter case', async () => {
+    const { list, ids } = await withShops();
+    assert.deepEqual(json(await list(`?q=${ids[0]}`)).data.map((m: { id: string }) => m.id), [ids[0]]);
+    assert.deepEqual(json(await list(`?q=${ids[1]!.slice(0, 13).toUpperCase()}`)).data.map((m: { id: string }) => m.id), [ids[1]]);
+  });
+
+  it("never finds another customer's merchant, by name or by id", async () => {
+    const { list, ids } = await withShops();
+    assert.deepEqual(names(json(await list('?q=elsewhere'))), []);
+    assert.deepEqual(json(await list(`?q=${ids[2]}`)), { data: [], page: { size: 10, total_elements: 0, total_pages: 0, number: 0 } });
+  });
+
+  for (const [query, why] of [
+    ['?q=', 'empty'],
+    [`?q=${'a'.repeat(101)}`, 'over 100 characters'],
+    ['?q=a%00b', 'a NUL'],
+    ['?q=a&q=b', 'given twice'],
+  ] as const) {
+    it(`answers 400 validation_failed for a q that is ${why}`, async () => {
+      const { list } = await setup();
+      const res = await list(query);
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(json(res).code, 'validation_failed');
+    });
+  }
+});
+
 describe('GET /v1/merchants: errors', () => {
   for (const query of ['?size=0', '?size=101', '?page=-1', '?page=1.5', '?size=abc', '?sort=name']) {
     it(`answers 400 validation_failed for ${query}`, async () => {

@@ -7,7 +7,7 @@ import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, describeError, loose, unwrap } from '../api';
 import type { Features } from '../features';
-import { listMerchants } from '../merchants';
+import { useMerchantSearch } from '../merchants';
 import { loadCatalogue, PlanFlags, type PaymentPlan } from '../plans';
 import { Empty, ErrorNote, Loading, Pager, Unavailable, useLoad } from '../ui';
 
@@ -250,18 +250,15 @@ function Preview({ result, names }: { result: DryRun; names: Map<string, Payment
   );
 }
 
-/** Merchants page by page (the API pages them; there is no server-side name search), filtered within the page. */
+/** Merchants page by page, searched by the server among all of the customer's merchants. */
 function MerchantPicker({ selected, refused, onToggle }: { selected: Set<string>; refused: string[]; onToggle: (id: string) => void }) {
-  const [page, setPage] = useState(0);
-  const [filter, setFilter] = useState('');
-  const [listing] = useLoad(() => listMerchants(page, 50), [page]);
-  const needle = filter.trim().toLowerCase();
+  const { search, setSearch, query, setPage, listing } = useMerchantSearch(50);
   return (
     <div className="picker">
       <div className="filters">
         <label>
-          <span>Filter this page</span>
-          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name or id" />
+          <span>Search merchants</span>
+          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name or id" maxLength={100} />
         </label>
         <p className="count">{selected.size} selected</p>
       </div>
@@ -270,19 +267,17 @@ function MerchantPicker({ selected, refused, onToggle }: { selected: Set<string>
       {listing.state === 'ready' && (
         <>
           {listing.value.data.length === 0 ? (
-            <Empty>No merchants.</Empty>
+            <Empty>{query ? `No merchant matches “${query}”.` : 'No merchants.'}</Empty>
           ) : (
             <ul className="checklist">
-              {listing.value.data
-                .filter((m) => !needle || m.name.toLowerCase().includes(needle) || m.id.includes(needle))
-                .map((m) => (
-                  <li key={m.id} className={refused.includes(m.id) ? 'refused' : undefined}>
-                    <label className="inline">
-                      <input type="checkbox" checked={selected.has(m.id)} onChange={() => onToggle(m.id)} /> {m.name}
-                    </label>
-                    <Link href={`/merchants/${m.id}`} aria-label={`Plans of ${m.name}`}>plans</Link>
-                  </li>
-                ))}
+              {listing.value.data.map((m) => (
+                <li key={m.id} className={refused.includes(m.id) ? 'refused' : undefined}>
+                  <label className="inline">
+                    <input type="checkbox" checked={selected.has(m.id)} onChange={() => onToggle(m.id)} /> {m.name}
+                  </label>
+                  <Link href={`/merchants/${m.id}`} aria-label={`Plans of ${m.name}`}>plans</Link>
+                </li>
+              ))}
             </ul>
           )}
           <Pager page={listing.value.page} onPage={setPage} label="merchants" />

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { client, loose, unwrap } from '../api';
 import type { Features } from '../features';
+import { findMerchant } from '../merchants';
 import { PlanFlags, type PaymentPlan } from '../plans';
 import { Empty, ErrorNote, formatDate, Loading, Unavailable, useLoad, type Listing } from '../ui';
 
@@ -14,11 +15,13 @@ export function MerchantPage({ id, features }: { id: string; features: Features 
       ),
     [id],
   );
+  const [merchant] = useLoad(() => findMerchant(id), [id]);
+  const name = merchant.state === 'ready' ? merchant.value?.name : undefined;
   return (
     <section aria-labelledby="merchant-title">
       <div className="page-head">
         <p className="crumbs"><Link href="/merchants">Merchants</Link> /</p>
-        <h1 id="merchant-title">Merchant <code>{id.slice(0, 8)}</code></h1>
+        <h1 id="merchant-title">{name ?? <>Merchant <code>{id.slice(0, 8)}</code></>}</h1>
         <p className="lead"><code>{id}</code></p>
       </div>
       <h2>Plans now</h2>

@@ -1,21 +1,25 @@
-import { useState } from 'react';
 import { Link } from 'wouter';
-import { listMerchants } from '../merchants';
-import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
+import { useMerchantSearch } from '../merchants';
+import { Empty, ErrorNote, formatDate, Loading, Pager } from '../ui';
 
 export function MerchantsPage() {
-  const [page, setPage] = useState(0);
-  const [listing] = useLoad(() => listMerchants(page, 25), [page]);
+  const { search, setSearch, query, setPage, listing } = useMerchantSearch(25);
   return (
     <section aria-labelledby="merchants-title">
       <div className="page-head">
         <h1 id="merchants-title">Merchants</h1>
       </div>
+      <div className="filters">
+        <label>
+          <span>Search merchants</span>
+          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name or id" maxLength={100} />
+        </label>
+      </div>
       {listing.state === 'loading' && <Loading what="merchants" />}
       {listing.state === 'error' && <ErrorNote message={listing.message} />}
       {listing.state === 'ready' &&
         (listing.value.data.length === 0 ? (
-          <Empty>This customer has no merchants yet.</Empty>
+          <Empty>{query ? `No merchant matches “${query}”.` : 'This customer has no merchants yet.'}</Empty>
         ) : (
           <>
             <table>

@@ -1,5 +1,5 @@
 /** Queries of merchants: the caller's listing and ownership checks. */
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
 import { type Db, type DbOrTx, queryRows, sql } from '../../db/database.js';
 import { merchants } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
@@ -22,11 +22,23 @@ function scopeFilter(scope: MerchantScope): SQL | undefined {
   return and(eq(merchants.customerId, scope.customerId), scope.merchantId === null ? undefined : eq(merchants.id, scope.merchantId));
 }
 
+/** LIKE's wildcards and escape character taken literally. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Name contains `search` in any letter case, or the id starts with it. */
+function searchFilter(search: string | undefined): SQL | undefined {
+  if (search === undefined) return undefined;
+  const literal = likeLiteral(search);
+  return or(ilike(merchants.name, `%${literal}%`), sql`${merchants.id}::text LIKE ${`${literal.toLowerCase()}%`}`);
+}
+
 export function createMerchantsDal(db: Db) {
   return {
-    /** One page, newest first, with the total of the whole scope. */
-    async list(scope: MerchantScope, page: PageRequest, tx: DbOrTx = db): Promise<{ rows: MerchantRow[]; total: number }> {
-      const where = scopeFilter(scope);
+    /** One page, newest first, with the total of all that match. */
+    async list(scope: MerchantScope, page: PageRequest & { search?: string }, tx: DbOrTx = db): Promise<{ rows: MerchantRow[]; total: number }> {
+      const where = and(scopeFilter(scope), searchFilter(page.search));
       const [totalRow] = await tx.select({ total: count() }).from(merchants).where(where);
       const rows = await tx
         .select({ id: merchants.id, customerId: merchants.customerId, name: merchants.name, createdAt: merchants.createdAt })

@@ -14,7 +14,9 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['merchants'],
       summary: "List the caller's merchants",
       description:
-        'A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). Unknown query parameters are a 400.',
+        'A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). ' +
+        '`q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). ' +
+        'Unknown query parameters are a 400.',
       security: SECURITY_ANY,
       querystring: MerchantListQuery,
       response: { 200: Ref(MerchantListing), ...problems(...AUTHENTICATED, ...ALWAYS) },

@@ -1,7 +1,21 @@
 import { Type } from '@sinclair/typebox';
-import { Component, Listing, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
+import { Component, Listing, NO_NUL, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
 
-export const MerchantListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export const MerchantListQuery = Type.Object(
+  {
+    ...PageQuery,
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: NO_NUL,
+        description: 'Only merchants whose name contains this text (any letter case), or whose id starts with it',
+        examples: ['coffee'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const EXAMPLE = {
   id: 'b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e',
