@@ -8,6 +8,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildConsoleIfStale } from './console-build.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist`;
@@ -28,6 +29,6 @@ await build({
 copyFileSync(`${root}src/features/auth/argon2-worker.mjs`, `${outdir}/argon2-worker.mjs`);
 copyFileSync(`${root}src/db/pglite-worker.mjs`, `${outdir}/pglite-worker.mjs`);
 
-// The back-office console (console/, served at /console by src/plugins/console.ts).
-const { build: viteBuild } = await import('vite');
-await viteBuild({ configFile: `${root}console/vite.config.ts`, logLevel: 'warn' });
+// The back-office console (console/, served at /console by src/plugins/console.ts),
+// rebuilt only when its sources changed.
+await buildConsoleIfStale();

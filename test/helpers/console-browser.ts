@@ -4,36 +4,20 @@
  * strict Content-Security-Policy on /console (as @fastify/helmet will set), and
  * the accessibility check.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { buildConsoleIfStale } from '../../scripts/console-build.mjs';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_MISSING = existsSync(CHROMIUM)
   ? false
   : `${CHROMIUM} is not installed (apt-get install -y chromium; .ci/run does it)`;
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const builtIndex = path.join(root, 'dist/console/index.html');
-
-function newestChange(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestChange(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
 /** Builds dist/console when it is missing or older than any file of console/ or the client. */
 export async function ensureConsoleBuilt(): Promise<void> {
-  const sources = Math.max(newestChange(path.join(root, 'console')), newestChange(path.join(root, 'clients/typescript')));
-  if (existsSync(builtIndex) && statSync(builtIndex).mtimeMs >= sources) return;
-  const { build } = await import('vite');
-  await build({ configFile: path.join(root, 'console/vite.config.ts'), logLevel: 'warn' });
+  await buildConsoleIfStale();
 }
 
 export function launchChromium(): Promise<Browser> {
