@@ -50,11 +50,19 @@ export interface StartOptions {
   readyTimeoutMs?: number;
 }
 
+/** The node flags of `npm start` (package.json's start script), so the bench runs the same process. */
+export function startNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
+  const flags = /^exec node (.*?)\s*dist\/feegate\.mjs serve$/.exec(scripts.start);
+  if (!flags) throw new Error(`the start script is not "exec node [flags] dist/feegate.mjs serve": ${scripts.start}`);
+  return flags[1] ? flags[1].split(/\s+/) : [];
+}
+
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'dist/feegate.mjs', 'serve'], {
+  const child = spawn(process.execPath, [...startNodeFlags(), ...(options.nodeArgs ?? []), 'dist/feegate.mjs', 'serve'], {
     cwd: ROOT,
     env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
