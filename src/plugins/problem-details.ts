@@ -40,7 +40,8 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) {
-    const errors: FieldError[] = fe.validation.map((v) => ({ field: fieldOf(fe.validationContext, v), message: messageOf(v) }));
+    // An unknown parameter's name is input too: cut short (clip()).
+    const errors: FieldError[] = fe.validation.map((v) => ({ field: clip(fieldOf(fe.validationContext, v)), message: messageOf(v) }));
     const where = fe.validationContext === 'querystring' ? 'query parameters are' : `${fe.validationContext ?? 'request'} is`;
     return new ValidationError(errors, `The ${where} not valid.`);
   }

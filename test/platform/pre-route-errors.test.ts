@@ -43,6 +43,12 @@ describe('errors before a route', () => {
     assert.ok(res.body.length < 600, `a short answer, got ${res.body.length} characters`);
   });
 
+  it('name an unknown query parameter of 10,000 characters by its first few only', async () => {
+    const { app, token } = await customerSession(h);
+    const body = assertProblem(await app.inject({ url: `/v1/merchants?${LONG}=1`, headers: bearer(token) }), 400, 'validation_failed');
+    assert.ok(body.errors[0].field.startsWith('aaa'));
+  });
+
   it('answer undecodable percent-encoding in a path parameter with 400 malformed_url', async () => {
     const app = await h.app();
     assertProblem(await app.inject({ method: 'DELETE', url: '/v1/api-keys/%E0%A4%A' }), 400, 'malformed_url');
