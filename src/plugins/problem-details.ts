@@ -127,9 +127,13 @@ function createRefusalLog(app: FastifyInstance) {
 export const problemDetailsPlugin = fp(async (app: FastifyInstance) => {
   const countRefusal = createRefusalLog(app);
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    // A departed client's aborted body or dropped work is not a failure of ours (src/plugins/client-closed.ts logs it once).
-    if (err instanceof ClientClosedRequestError || hungUp(reply)) return sendProblem(request, reply, new ClientClosedRequestError());
     const error = toAppError(err);
+    // A departed client's aborted body ("ECONNRESET", which reads as an outage) or dropped
+    // work is no refusal of ours: client-closed.ts logs it once. A bug is still logged.
+    if (error instanceof ClientClosedRequestError || hungUp(reply)) {
+      if (error.status === 500) request.log.error({ err }, 'request failed');
+      return sendProblem(request, reply, new ClientClosedRequestError());
+    }
     if (error.status === 503) countRefusal(error.code);
     else if (error.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: error.code, status: error.status }, 'request refused');
