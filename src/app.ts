@@ -16,11 +16,14 @@ import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { paymentPlansRoutes } from './features/payment-plans/payment-plans-routes.js';
 import { keyVerifications, countOutcome } from './lib/metrics.js';
 import { authenticationPlugin } from './plugins/authentication.js';
+import { clientClosedPlugin } from './plugins/client-closed.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { consolePlugin } from './plugins/console.js';
 import { openapiPlugin } from './plugins/openapi.js';
+import { preRouteErrorsPlugin, serverOptions } from './plugins/pre-route-errors.js';
 import { problemDetailsPlugin } from './plugins/problem-details.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { validationPlugin } from './plugins/validation.js';
 import { createServices, type Services } from './services.js';
 
@@ -67,6 +70,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: loggerOptions(config) }),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
+    ...serverOptions(config),
     // Accept a caller's X-Request-Id when it is harmless, so logs join up across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -91,6 +95,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(validationPlugin);
   await app.register(problemDetailsPlugin);
+  await app.register(preRouteErrorsPlugin);
+  await app.register(clientClosedPlugin);
+  await app.register(securityHeadersPlugin);
   await app.register(metricsPlugin, { sources: { loginQueueDepth: () => services.hasher.queued(), databasePool: () => database.poolStats?.() } });
   await app.register(openapiPlugin);
   await app.register(authenticationPlugin, {

@@ -19,6 +19,8 @@ export interface Config {
   issuer: string;
   logLevel: string;
   bodyLimitBytes: number;
+  /** A request whose headers and body have not fully arrived in this time is answered 408 and its connection closed. */
+  requestTimeoutSeconds: number;
   /** Password hashes computed at once; more wait in a queue of loginQueueLimit. */
   loginConcurrency: number;
   loginQueueLimit: number;
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     issuer: env.FEEGATE_ISSUER?.trim() || 'feegate',
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
     loginConcurrency,
     loginQueueLimit: integer(env, 'LOGIN_QUEUE_LIMIT', LOGIN_QUEUE_PER_HASHER * loginConcurrency, 0, 10_000),
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1000),

@@ -10,7 +10,7 @@ export const registry = new Registry();
 
 export const httpRequests = new Counter({
   name: 'feegate_http_requests_total',
-  help: 'HTTP requests answered, by route, method and status (499: the client hung up first)',
+  help: 'HTTP requests answered, by route, method and status (499: the client hung up first; 408: its request did not arrive in time)',
   labelNames: ['route', 'method', 'status'] as const,
   registers: [registry],
 });

@@ -17,3 +17,27 @@ export function clientGone(reply: FastifyReply): AbortSignal {
   });
   return controller.signal;
 }
+
+/** True when the connection closed before the answer was sent: nobody will read it. */
+export function hungUp(reply: FastifyReply): boolean {
+  return !reply.raw.writableFinished && (reply.raw.destroyed || reply.request.raw.socket?.destroyed === true);
+}
+
+/** Connections this server closed because their request did not arrive in time (REQUEST_TIMEOUT_SECONDS). */
+const timedOutSockets = new WeakSet<object>();
+
+export function markTimedOut(socket: object): void {
+  timedOutSockets.add(socket);
+}
+
+/**
+ * Calls `onClosed` with the status to log and count when the connection of a
+ * request closes before its answer was sent: 408 when this server gave up
+ * waiting for the request, otherwise 499 (the client hung up, as nginx logs it).
+ */
+export function onClosedEarly(request: FastifyRequest, reply: FastifyReply, onClosed: (status: 408 | 499) => void): void {
+  reply.raw.once('close', () => {
+    if (reply.raw.writableFinished) return;
+    onClosed(request.raw.socket && timedOutSockets.has(request.raw.socket) ? 408 : 499);
+  });
+}

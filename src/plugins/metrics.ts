@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectProcessMetrics, type GaugeSources, httpRequestDuration, httpRequests, logins, registry, setGaugeSources } from '../lib/metrics.js';
+import { onClosedEarly } from '../lib/request-context.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,7 +17,6 @@ declare module 'fastify' {
   }
 }
 
-const CLIENT_CLOSED = 499;
 const LOGIN_ROUTE = '/v1/login';
 const LOGIN_OUTCOMES: Record<number, string> = { 200: 'success', 401: 'invalid_credentials', 429: 'throttled', 503: 'busy', 499: 'client_closed' };
 const started = Symbol('metrics start');
@@ -55,11 +55,12 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { sources: Ga
 
   collectProcessMetrics();
   setGaugeSources(opts.sources);
-  // A client that hangs up before its answer is counted once, as 499, whatever follows.
-  app.addHook('onRequest', async (request: Timed) => {
+  // A request whose connection closes before its answer is counted once, as 499
+  // (the client hung up) or 408 (it did not arrive in time), whatever follows.
+  app.addHook('onRequest', async (request: Timed, reply) => {
     request[started] = performance.now();
+    onClosedEarly(request, reply, (status) => record(request, status));
   });
-  app.addHook('onRequestAbort', async (request) => record(request, CLIENT_CLOSED));
   app.addHook('onResponse', async (request, reply) => record(request, reply.statusCode));
 
   const server = createServer((req, res) => {

@@ -145,7 +145,13 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
         title: 'feegate',
         version: packageJson.version,
         description:
-          'Access and payment-plan administration API: login and tokens, API keys, and bulk assignment of payment plans (fee rules) to merchants. Errors are RFC 9457 problem details (application/problem+json) with a stable `code` and the `request_id`.',
+          'Access and payment-plan administration API: login and tokens, API keys, and bulk assignment of payment plans (fee rules) to merchants. Errors are RFC 9457 problem details (application/problem+json) with a stable `code` and the `request_id`.\n\n' +
+          'Besides the errors listed per operation, any request may be answered before it reaches an operation with: ' +
+          '404 `not_found` (unknown path); 405 `method_not_allowed` (a known path without this method; the `Allow` header lists its methods); ' +
+          '400 `malformed_url` (undecodable percent-encoding) or `malformed_request` (not valid HTTP/1.1); 414 `uri_too_long` (a path segment over 100 characters); ' +
+          '431 `request_header_fields_too_large`; 408 `request_timeout` (headers and body not fully received within REQUEST_TIMEOUT_SECONDS, 30 s by default). ' +
+          'After a 400 `malformed_request`, 408 or 431 the server closes the connection; idle keep-alive connections are closed after 5 s. ' +
+          'Every answer to an authenticated request, and every answer carrying a token or an API key, has `Cache-Control: no-store`.',
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
       servers: [

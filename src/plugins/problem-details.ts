@@ -6,7 +6,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isDatabaseUnavailable } from '../db/database.js';
-import { AppError, type FieldError, ServiceUnavailableError, ValidationError } from '../errors.js';
+import { AppError, ClientClosedRequestError, type FieldError, ServiceUnavailableError, ValidationError } from '../errors.js';
+import { hungUp } from '../lib/request-context.js';
 
 const TYPE_BASE = 'https://feegate.dev/problems/';
 
@@ -39,7 +40,8 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) {
-    const errors: FieldError[] = fe.validation.map((v) => ({ field: fieldOf(fe.validationContext, v), message: messageOf(v) }));
+    // An unknown parameter's name is input too: cut short (clip()).
+    const errors: FieldError[] = fe.validation.map((v) => ({ field: clip(fieldOf(fe.validationContext, v)), message: messageOf(v) }));
     const where = fe.validationContext === 'querystring' ? 'query parameters are' : `${fe.validationContext ?? 'request'} is`;
     return new ValidationError(errors, `The ${where} not valid.`);
   }
@@ -67,18 +69,31 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   });
 }
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError) {
-  const body = {
+/** Echoed input is cut to this many characters: a 20 KB path must not come back in the answer. */
+const MAX_ECHO = 80;
+
+/** `text`, or its first MAX_ECHO characters and an ellipsis. */
+export function clip(text: string): string {
+  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}...` : text;
+}
+
+/** The problem document of `error`; `instance` is absent when the request line could not be read. */
+export function problemBody(error: AppError, requestId: string, instance?: string): Record<string, unknown> {
+  return {
     type: `${TYPE_BASE}${error.code}`,
     title: error.title,
     status: error.status,
     detail: error.detail,
-    instance: request.url.split('?')[0] ?? request.url,
+    ...(instance === undefined ? {} : { instance: clip(instance) }),
     code: error.code,
-    request_id: String(request.id),
+    request_id: requestId,
     ...(error.errors ? { errors: error.errors } : {}),
     ...error.extensions,
   };
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  const body = problemBody(error, String(request.id), request.url.split('?')[0] ?? request.url);
   return reply
     .code(error.status)
     .headers(error.headers)
@@ -113,12 +128,15 @@ export const problemDetailsPlugin = fp(async (app: FastifyInstance) => {
   const countRefusal = createRefusalLog(app);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const error = toAppError(err);
+    // A departed client's aborted body ("ECONNRESET", which reads as an outage) or dropped
+    // work is no refusal of ours: client-closed.ts logs it once. A bug is still logged.
+    if (error instanceof ClientClosedRequestError || hungUp(reply)) {
+      if (error.status === 500) request.log.error({ err }, 'request failed');
+      return sendProblem(request, reply, new ClientClosedRequestError());
+    }
     if (error.status === 503) countRefusal(error.code);
     else if (error.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: error.code, status: error.status }, 'request refused');
     return sendProblem(request, reply, error);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, new AppError(404, 'not_found', 'Not Found', { detail: `No route ${request.method} ${request.url.split('?')[0]}.` })),
-  );
 });

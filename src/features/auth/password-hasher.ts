@@ -76,7 +76,11 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
     // Hashing new passwords is operator work (import), not the login path: not gated.
     hash: (password) => pool.hash(password, ARGON2_OPTIONS),
     async verify(phc, password, clientGone) {
-      dummyHash ??= pool.hash('feegate-dummy-password', ARGON2_OPTIONS);
+      if (!dummyHash) {
+        dummyHash = pool.hash('feegate-dummy-password', ARGON2_OPTIONS);
+        // Awaited only for unknown users: a pool closed before it is ready must not leave an unhandled rejection.
+        dummyHash.catch(() => {});
+      }
       const target = phc ?? (await dummyHash);
       return gated(async () => {
         try {

@@ -1,0 +1,119 @@
+/**
+ * Errors raised before any route runs, answered as problem details like every
+ * other error (contract section 12), never as the framework's or Node's own JSON:
+ * - requests Node's HTTP parser refuses (malformed: 400, headers too large: 431)
+ *   and requests that did not fully arrive within REQUEST_TIMEOUT_SECONDS (408):
+ *   written straight to the socket, which is then closed;
+ * - a path segment longer than the router's 100 characters (414 uri_too_long)
+ *   and undecodable percent-encoding (400 malformed_url);
+ * - a known path with a method it does not have (405 with `Allow`, RFC 9110),
+ *   and unknown paths (404).
+ * Echoed input is cut short (see clip()).
+ */
+import { randomUUID } from 'node:crypto';
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
+import { markTimedOut } from '../lib/request-context.js';
+import { clip, problemBody, sendProblem, toAppError } from './problem-details.js';
+
+/** Idle keep-alive connections are closed after this long (contract section 12). */
+export const KEEP_ALIVE_TIMEOUT_MS = 5000;
+/** How often Node looks for requests past their deadline: a late one is answered within this of it. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+function problem(status: number, code: string, detail: string, headers?: Record<string, string>): AppError {
+  return new AppError(status, code, STATUS_CODES[status] ?? 'Error', { detail, headers });
+}
+
+/** Answers a request the HTTP parser refused or gave up on, on the raw socket, and closes it. */
+function onClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset connection has nobody to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const error =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? problem(408, 'request_timeout', 'The request did not fully arrive in time.')
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? problem(431, 'request_header_fields_too_large', 'The request headers are larger than the limit.')
+        : problem(400, 'malformed_request', 'The request is not valid HTTP/1.1.');
+  // A request already handed to the app is logged with its id when its connection closes (client-closed.ts).
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+  if (error.status === 408) markTimedOut(socket);
+  if (!inFlight) this.log.info({ code: error.code, status: error.status }, 'request refused by the HTTP parser');
+  // Write only where it cannot corrupt an answer already under way (as Node itself does).
+  if (socket.writable && !inFlight?.headersSent) {
+    const requestId = randomUUID();
+    const body = JSON.stringify(problemBody(error, requestId));
+    socket.write(
+      `HTTP/1.1 ${error.status} ${error.title}\r\n` +
+        'Content-Type: application/problem+json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Cache-Control: no-store\r\n' +
+        'X-Content-Type-Options: nosniff\r\n' +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy();
+}
+
+/** The router's own errors (it has not found a route yet). */
+function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const answer =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? problem(414, 'uri_too_long', 'A path segment is longer than 100 characters.')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? problem(400, 'malformed_url', 'The path is not valid percent-encoded UTF-8.')
+        : toAppError(error);
+  request.log.info({ code: answer.code, status: answer.status }, 'request refused');
+  // No route means no hooks (helmet, the request id header): what every answer carries.
+  return sendProblem(request, reply.headers({ 'x-content-type-options': 'nosniff', 'x-request-id': String(request.id) }), answer);
+}
+
+/** Fastify's server options for timeouts and the errors above. */
+export function serverOptions(config: Config) {
+  const requestTimeout = config.requestTimeoutSeconds * 1000;
+  return {
+    requestTimeout,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // Node's defaults check deadlines every 30 s and allow 60 s for headers alone.
+    http: { requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    clientErrorHandler: onClientError,
+    frameworkErrors: onFrameworkError,
+  } satisfies Partial<FastifyHttpOptions<Server>>;
+}
+
+/** A route's URL pattern as a regular expression over paths (`:id` is one segment, `*` the rest). */
+function patternOf(url: string): RegExp {
+  const segments = url.split('/').map((segment) => {
+    if (segment === '*') return '.*';
+    if (segment.startsWith(':')) return '[^/]+';
+    return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return new RegExp(`^${segments.join('/')}$`);
+}
+
+/** 404 for unknown paths; 405 with `Allow` for a known path asked with another method. Register before any route. */
+export const preRouteErrorsPlugin = fp(async (app: FastifyInstance) => {
+  const allowed = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  app.addHook('onRoute', (route) => {
+    const entry = allowed.get(route.url) ?? { pattern: patternOf(route.url), methods: new Set<string>() };
+    for (const method of [route.method].flat()) entry.methods.add(method);
+    allowed.set(route.url, entry);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    const methods = new Set<string>();
+    for (const { pattern, methods: some } of allowed.values()) if (pattern.test(path)) for (const m of some) methods.add(m);
+    if (methods.size === 0 || methods.has(request.method)) {
+      return sendProblem(request, reply, problem(404, 'not_found', `No route ${request.method} ${clip(path)}.`));
+    }
+    const allow = [...methods].sort().join(', ');
+    request.log.info({ code: 'method_not_allowed', status: 405 }, 'request refused');
+    return sendProblem(request, reply, problem(405, 'method_not_allowed', `This path accepts ${allow} only.`, { allow }));
+  });
+});
