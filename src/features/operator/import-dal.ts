@@ -11,7 +11,7 @@ import { type Db, type DbOrTx, queryRows, sql } from '../../db/database.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
 /** Rows per statement: big enough that round trips do not dominate, small enough to keep each parameter near a megabyte. */
-export const IMPORT_BATCH_ROWS = 5_000;
+const IMPORT_BATCH_ROWS = 5_000;
 
 export interface CustomerRow {
   id: string;
