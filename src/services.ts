@@ -22,6 +22,7 @@ import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
 import { createMerchantsDal } from './features/merchants/merchants-dal.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
+import { createImportDal } from './features/operator/import-dal.js';
 import { createImportService } from './features/operator/import-service.js';
 import { createPaymentPlansDal } from './features/payment-plans/payment-plans-dal.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
@@ -69,7 +70,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
   const feeRulesDal = createFeeRulesDal(db);
-  const importer = createImportService({ db, hasher, feeRulesDal });
+  const importer = createImportService({ db, dal: createImportDal(db), hasher, feeRulesDal });
   const merchantsDal = createMerchantsDal(db);
   const apiKeys = createApiKeysService({ db, dal: apiKeysDal, merchantsDal, caches: keyCaches, lastUse });
   const paymentPlansDal = createPaymentPlansDal(db);

@@ -53,12 +53,19 @@ export const merchants = pgTable(
   ],
 );
 
+/**
+ * Two kinds of user, told apart by the password (migration 0007). A login user
+ * has one and logs in by e-mail, so its e-mail is unique on the platform. An
+ * integration user has none and only holds API keys; each customer has its own
+ * (contract section 12), so its e-mail is unique within its customer only and
+ * the same address may be a login user too: the two access forms stay apart.
+ */
 export const users = pgTable(
   'users',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    // Stored lower-cased; unique across the platform.
-    email: text('email').notNull().unique('users_email_unique'),
+    // Stored lower-cased.
+    email: text('email').notNull(),
     type: userType('type').notNull(),
     customerId: uuid('customer_id')
       .notNull()
@@ -78,6 +85,8 @@ export const users = pgTable(
       'users_type_matches_merchant',
       sql`(${t.type} = 'MERCHANT') = (${t.merchantId} IS NOT NULL)`,
     ),
+    uniqueIndex('users_login_email_unique').on(t.email).where(sql`${t.passwordHash} IS NOT NULL`),
+    uniqueIndex('users_integration_email_unique').on(t.customerId, t.email).where(sql`${t.passwordHash} IS NULL`),
   ],
 );
 

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { apiKeys, auditEvents, users } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { json, useTestApp } from '../helpers/app.js';
-import { createKey, keyCount, listKeys } from '../helpers/api-keys.js';
+import { createKey, keyCount, listKeys, whoAmI } from '../helpers/api-keys.js';
 import { customerSession, issueKey, loginAs, uuid } from '../helpers/fixtures.js';
 
 const h = useTestApp();
@@ -53,11 +53,54 @@ describe('POST /v1/api-keys: happy', () => {
     assert.equal(res.statusCode, 201);
   });
 
-  it('accepts the e-mail of the login user for a CUSTOMER key, keeping login working', async () => {
+  it('accepts the e-mail of the login user: the key goes to an integration user, and login and key both work', async () => {
     const { app, world, token } = await setup();
     const res = await createKey(app, { token }, { user: world.login.user, customer_id: world.customerId });
     assert.equal(res.statusCode, 201);
+    const db = h.db.current.database.db;
+    const [loginUser, ...others] = await db.select().from(users).where(eq(users.email, world.login.user)).orderBy(users.createdAt);
+    assert.equal(others.length, 1, 'one login user and one integration user');
+    const [keyRow] = await db.select().from(apiKeys).where(eq(apiKeys.id, json(res).id));
+    assert.equal(keyRow!.userId, others[0]!.id);
+    assert.equal(others[0]!.passwordHash, null);
+    assert.notEqual(loginUser!.passwordHash, null, 'the login keeps its password');
     await loginAs(app, world.login);
+    const me = await whoAmI(app, json(res).api_key);
+    assert.equal(me.statusCode, 200);
+    assert.equal(json(me).id, others[0]!.id);
+    assert.equal(json(me).auth, 'api_key');
+    // The same e-mail as a MERCHANT user is still a conflict within the customer.
+    const asMerchant = await createKey(app, { token }, { user: world.login.user, customer_id: world.customerId, merchant_id: world.merchantIds[0] });
+    assert.equal(asMerchant.statusCode, 409);
+    assert.equal(json(asMerchant).code, 'user_conflict');
+  });
+
+  it("gives two customers' keys for one e-mail to two independent users, each listing only its own", async () => {
+    const { app, world, token } = await setup();
+    const otherToken = (await loginAs(app, world.otherLogin)).access_token;
+    const mine = await createKey(app, { token }, { user: 'Shared@Both.test', customer_id: world.customerId });
+    const theirs = await createKey(app, { token: otherToken }, { user: 'shared@both.test', customer_id: world.otherCustomerId, merchant_id: world.otherMerchantIds[0] });
+    assert.equal(mine.statusCode, 201);
+    assert.equal(theirs.statusCode, 201, theirs.body);
+    assert.equal(json(theirs).user_type, 'MERCHANT');
+    const owners = await h.db.current.database.db.select().from(users).where(eq(users.email, 'shared@both.test'));
+    assert.deepEqual(owners.map((u) => u.customerId).sort(), [world.customerId, world.otherCustomerId].sort());
+    const listed = json(await listKeys(app, { token }, '?username=shared@both.test'));
+    assert.deepEqual(listed.data.map((k: { id: string }) => k.id), [json(mine).id]);
+    const theirListing = json(await listKeys(app, { token: otherToken }, `?merchant_id=${world.otherMerchantIds[0]}&username=shared@both.test`));
+    assert.deepEqual(theirListing.data.map((k: { id: string }) => k.id), [json(theirs).id]);
+    assert.equal((await whoAmI(app, json(theirs).api_key)).json().customer_id, world.otherCustomerId);
+  });
+
+  it("answers a customer the same whether or not another customer uses the e-mail", async () => {
+    const { app, world, token } = await setup();
+    const otherToken = (await loginAs(app, world.otherLogin)).access_token;
+    const fresh = await createKey(app, { token: otherToken }, { user: 'fresh@beta.test', customer_id: world.otherCustomerId });
+    await createKey(app, { token }, { user: 'used@alpha.test', customer_id: world.customerId });
+    const used = await createKey(app, { token: otherToken }, { user: 'used@alpha.test', customer_id: world.otherCustomerId });
+    assert.equal(used.statusCode, fresh.statusCode);
+    const shape = (body: Record<string, unknown>) => Object.keys(body).sort();
+    assert.deepEqual(shape(json(used)), shape(json(fresh)));
   });
 
   it('counts only ENABLED keys toward the limit of 10', async () => {
@@ -91,19 +134,21 @@ describe('POST /v1/api-keys: errors', () => {
     assert.equal(await keyCount(h.db.current.database), 10);
   });
 
-  it('answers 409 user_conflict when the e-mail belongs to another type, customer or merchant', async () => {
+  it("answers 409 user_conflict when the e-mail is one of the customer's users of another type or merchant, and writes nothing", async () => {
     const { app, world, token } = await setup();
     await createKey(app, { token }, { user: 'shared@alpha.test', customer_id: world.customerId });
+    await createKey(app, { token }, { user: 'pos@alpha.test', customer_id: world.customerId, merchant_id: world.merchantIds[0] });
+    const db = h.db.current.database.db;
+    const before = { keys: await keyCount(h.db.current.database), users: (await db.select().from(users)).length };
     const asMerchant = await createKey(app, { token }, { user: 'shared@alpha.test', customer_id: world.customerId, merchant_id: world.merchantIds[0] });
     assert.equal(asMerchant.statusCode, 409);
     assert.equal(json(asMerchant).code, 'user_conflict');
-    await createKey(app, { token }, { user: 'pos@alpha.test', customer_id: world.customerId, merchant_id: world.merchantIds[0] });
     const otherMerchant = await createKey(app, { token }, { user: 'pos@alpha.test', customer_id: world.customerId, merchant_id: world.merchantIds[1] });
     assert.equal(otherMerchant.statusCode, 409);
-    const otherToken = (await loginAs(app, world.otherLogin)).access_token;
-    const otherCustomer = await createKey(app, { token: otherToken }, { user: 'shared@alpha.test', customer_id: world.otherCustomerId });
-    assert.equal(otherCustomer.statusCode, 409);
-    assert.equal(await keyCount(h.db.current.database), 2);
+    assert.equal(json(otherMerchant).code, 'user_conflict');
+    const asCustomer = await createKey(app, { token }, { user: 'POS@alpha.test', customer_id: world.customerId });
+    assert.equal(asCustomer.statusCode, 409);
+    assert.deepEqual({ keys: await keyCount(h.db.current.database), users: (await db.select().from(users)).length }, before);
   });
 
   const bad: Array<[string, (w: { customerId: string }) => object, string]> = [

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { auditEvents, authTokens, users } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { json, useTestApp } from '../helpers/app.js';
-import { seedWorld, uuid } from '../helpers/fixtures.js';
+import { issueKey, seedWorld, uuid } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
@@ -48,6 +48,25 @@ describe('POST /v1/login: happy', () => {
     const { token } = json(await login(world.login));
     assert.equal(token.expires_in, 120);
     assert.equal(token.refresh_expires_in, 600);
+  });
+
+  it("logs in its login user whatever integration users of other customers share the e-mail", async () => {
+    const app = await h.app();
+    const world = await seedWorld(app);
+    // The other customer uses this customer's login e-mail for a key: an integration user of its own.
+    await issueKey(app, { user: world.login.user, customerId: world.otherCustomerId, merchantId: world.otherMerchantIds[0]! });
+    const res = await login(world.login);
+    assert.equal(res.statusCode, 200);
+    const me = await app.inject({ method: 'GET', url: '/v1/users/me', headers: { authorization: `Bearer ${json(res).token.access_token}` } });
+    assert.equal(json(me).customer_id, world.customerId);
+    assert.equal(json(me).user_type, 'CUSTOMER');
+  });
+
+  it('keeps login users unique by e-mail on the platform', async () => {
+    const app = await h.app();
+    const world = await seedWorld(app);
+    const insert = h.db.current.database.db.insert(users).values({ email: world.login.user, type: 'CUSTOMER', customerId: world.otherCustomerId, passwordHash: 'x' });
+    await assert.rejects(insert, (err: { cause?: { constraint?: string } }) => err.cause?.constraint === 'users_login_email_unique');
   });
 
   it('matches the user name case-insensitively', async () => {

@@ -32,6 +32,12 @@ export interface TestDatabase {
  * the migrations and the PGlite version (a new build must not load an older
  * one's snapshot), and shared by every test process.
  */
+/** From the shipped initdb template when there is one: seconds faster, and no second PostgreSQL in memory. */
+async function emptyPglite(): Promise<PGlite> {
+  const template = findInPackage(PGLITE_TEMPLATE);
+  return PGlite.create(template ? { loadDataDir: new Blob([brotliDecompressSync(readFileSync(template))]) } : {});
+}
+
 async function migratedPgliteSnapshot(): Promise<Blob> {
   const hash = createHash('sha256').update(PGLITE_VERSION);
   for (const file of readdirSync(MIGRATIONS_FOLDER, { recursive: true }).map(String).sort()) {
@@ -40,9 +46,7 @@ async function migratedPgliteSnapshot(): Promise<Blob> {
   }
   const snapshot = path.join(os.tmpdir(), `feegate-test-pglite-${hash.digest('hex').slice(0, 16)}.tar.gz`);
   if (!existsSync(snapshot)) {
-    // From the shipped initdb template when there is one: seconds faster, and no second PostgreSQL in memory.
-    const template = findInPackage(PGLITE_TEMPLATE);
-    const client = await PGlite.create(template ? { loadDataDir: new Blob([brotliDecompressSync(readFileSync(template))]) } : {});
+    const client = await emptyPglite();
     await pgliteDatabase(client).migrate();
     const blob = await client.dumpDataDir('gzip');
     await client.close();
@@ -54,7 +58,13 @@ async function migratedPgliteSnapshot(): Promise<Blob> {
   return new Blob([readFileSync(snapshot)]);
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** `migrated: false`: an empty database, for tests that migrate it step by step themselves. */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const migrated = options.migrated ?? true;
+  if (!TEST_DATABASE_URL && !migrated) {
+    const database = pgliteDatabase(await emptyPglite());
+    return { database, url: undefined, drop: () => database.close() };
+  }
   if (!TEST_DATABASE_URL) {
     const snapshot = await migratedPgliteSnapshot();
     // PGlite in this thread by default (fastest); TEST_PGLITE_WORKER=1 runs it as the service does, in its worker thread.
@@ -73,7 +83,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
-  await database.migrate();
+  if (migrated) await database.migrate();
   return {
     database,
     url: url.toString(),

@@ -5,10 +5,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { count } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { openDatabase } from '../../src/db/database.js';
-import { apiKeys, customers } from '../../src/db/schema.js';
-import { DEMO_CUSTOMERS } from '../../src/features/operator/demo-data.js';
+import { apiKeys, customers, merchants as merchantsTable, users } from '../../src/db/schema.js';
+import { DEMO_CUSTOMERS, DEMO_LOGINS } from '../../src/features/operator/demo-data.js';
 import { runFeegate, useCliDatabase } from '../helpers/cli.js';
 
 const run = promisify(execFile);
@@ -99,6 +99,17 @@ describe('feegate command line', () => {
     assert.match(bad.stderr, /"nope" is not a UUID/);
   });
 
+  it("keys issue gives each customer its own user of an e-mail, even another customer's login e-mail", async () => {
+    if ((await customerCount()) === 0) assert.equal((await feegate('demo')).code, 0);
+    const acmeLogin = DEMO_LOGINS.find((l) => l.user.includes('acme'))!.user;
+    const res = await feegate('keys', 'issue', '--user', acmeLogin, '--customer', DEMO_CUSTOMERS.globex);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, new RegExp(`for ${acmeLogin.replace('.', '\\.')} \\(CUSTOMER\\)`));
+    const again = await feegate('keys', 'issue', '--user', 'shared-cli@both.test', '--customer', DEMO_CUSTOMERS.acme);
+    const other = await feegate('keys', 'issue', '--user', 'shared-cli@both.test', '--customer', DEMO_CUSTOMERS.globex);
+    assert.deepEqual([again.code, other.code], [0, 0], again.stderr + other.stderr);
+  });
+
   it('keys issue refuses a merchant of another customer with exit 1', async () => {
     const res = await feegate('keys', 'issue', '--user', 'x@acme.test', '--customer', DEMO_CUSTOMERS.globex, '--merchant', 'd0000000-0000-4000-8000-000000000001');
     assert.equal(res.code, 1);
@@ -112,5 +123,51 @@ describe('feegate command line', () => {
     const bad = await runFeegate(['migrate'], { ...cli.env, PORT: 'eighty' });
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /PORT must be a whole number/);
+  });
+
+  it('import takes 50,000 merchants in one transaction and prints one line', async () => {
+    const customer = 'c5000000-0000-4000-8000-000000000001';
+    const merchants = Array.from({ length: 50_000 }, (_, i) => ({ id: `d5${String(i).padStart(6, '0')}-0000-4000-8000-000000000000`, customer_id: customer, name: `Store ${i}` }));
+    const file = path.join(cli.dir, 'big.json');
+    await writeFile(file, JSON.stringify({ customers: [{ id: customer, name: 'Big' }], merchants }));
+    const res = await feegate('import', file);
+    assert.equal(res.code, 0, res.stderr.slice(0, 500));
+    assert.equal(res.stderr, '');
+    assert.deepEqual(res.stdout.trimEnd().split('\n'), ['imported {"customers":1,"merchants":50000,"users":0,"payment_plans":0,"assignments":0}']);
+    assert.equal(await withDb(async (d) => (await d.db.select({ n: count() }).from(merchantsTable).where(eq(merchantsTable.customerId, customer)))[0]!.n), 50_000);
+  });
+
+  it('import never moves a user: exit 1 naming the e-mail, no SQL, nothing written', async () => {
+    const [alpha, beta, store] = ['c6000000-0000-4000-8000-000000000001', 'c6000000-0000-4000-8000-000000000002', 'd6000000-0000-4000-8000-000000000001'];
+    const file = path.join(cli.dir, 'users.json');
+    const doc = {
+      customers: [{ id: alpha, name: 'Alpha' }, { id: beta, name: 'Beta' }],
+      merchants: [{ id: store, customer_id: alpha, name: 'Store' }],
+      users: [
+        { email: 'boss@alpha.test', type: 'CUSTOMER', customer_id: alpha, password: 'alpha-password-1' },
+        { email: 'till@alpha.test', type: 'MERCHANT', customer_id: alpha, merchant_id: store },
+      ],
+    };
+    await writeFile(file, JSON.stringify(doc));
+    assert.equal((await feegate('import', file)).code, 0);
+    const rows = () => withDb(async (d) => ({
+      users: await d.db.select().from(users).orderBy(users.email),
+      customers: await d.db.select().from(customers).orderBy(customers.id),
+    }));
+    const before = await rows();
+    for (const [email, user] of [
+      ['boss@alpha.test', { ...doc.users[0], customer_id: beta }],
+      ['till@alpha.test', { email: 'till@alpha.test', type: 'CUSTOMER', customer_id: alpha }],
+    ] as const) {
+      await writeFile(file, JSON.stringify({ ...doc, customers: [{ id: alpha, name: 'Renamed' }, doc.customers[1]], users: [user] }));
+      const res = await feegate('import', file);
+      assert.equal(res.code, 1);
+      assert.equal(res.stdout, '');
+      assert.equal(res.stderr.trimEnd().split('\n').length, 1, res.stderr);
+      assert.ok(res.stderr.includes(email), res.stderr);
+      assert.match(res.stderr, /nothing written/);
+      assert.doesNotMatch(res.stderr, /Failed query|\binsert into\b|\bselect\b.*\bfrom\b|\n\s+at |params:/i);
+      assert.deepEqual(await rows(), before);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { count } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { customers, merchantPaymentPlans, merchants, paymentPlans, users } from '../../src/db/schema.js';
 import { demoDocument, DEMO_LOGINS } from '../../src/features/operator/demo-data.js';
 import { ImportError } from '../../src/errors.js';
@@ -79,6 +79,67 @@ describe('import', () => {
         return true;
       });
       assert.deepEqual(await counts(), before);
+    });
+  }
+
+  it('imports 50,000 merchants in one go (batches under the bind-parameter limit), idempotently', async () => {
+    const app = await h.app();
+    const customer = uuid('c');
+    const stores = Array.from({ length: 50_000 }, (_, i) => ({ id: `d${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`, customer_id: customer, name: `Store ${i}` }));
+    const doc = { customers: [{ id: customer, name: 'Big' }], merchants: stores };
+    const summary = await app.services.importer.importDocument(doc);
+    assert.equal(summary.merchants, 50_000);
+    assert.equal((await counts()).merchants, 50_000);
+    stores[49_999]!.name = 'Renamed';
+    await app.services.importer.importDocument(doc);
+    assert.equal((await counts()).merchants, 50_000);
+    const [last] = await h.db.current.database.db.select().from(merchants).where(eq(merchants.id, stores[49_999]!.id));
+    assert.equal(last!.name, 'Renamed');
+  });
+
+  it('gives two customers that list one e-mail two integration users, and a login user its own row', async () => {
+    const app = await h.app();
+    const doc = validDocument();
+    const other = uuid('c');
+    doc.customers.push({ id: other, name: 'Other' });
+    doc.users.push({ email: 'POS@acme.test', type: 'CUSTOMER', customer_id: other } as (typeof doc.users)[number]);
+    doc.users.push({ email: 'ops@acme.test', type: 'CUSTOMER', customer_id: doc.customers[0]!.id } as (typeof doc.users)[number]);
+    await app.services.importer.importDocument(doc);
+    const rows = await h.db.current.database.db.select().from(users);
+    assert.equal(rows.filter((u) => u.email === 'pos@acme.test').length, 2);
+    assert.equal(rows.filter((u) => u.email === 'ops@acme.test').length, 2, 'the login user and an integration user');
+    await loginAs(app, { user: 'ops@acme.test', password: 'a-long-password' });
+  });
+
+  const moves: Array<[string, (d: ReturnType<typeof validDocument>, other: string, otherMerchant: string) => void]> = [
+    ['a login user under another customer', (d, other) => (d.users[0]!.customer_id = other)],
+    ['a merchant user under another merchant', (d, _other, otherMerchant) => ((d.users[1] as { merchant_id?: string }).merchant_id = otherMerchant)],
+    ['a merchant user as a CUSTOMER user', (d) => ((d.users[1]!.type = 'CUSTOMER'), delete (d.users[1] as { merchant_id?: string }).merchant_id)],
+  ];
+  for (const [name, change] of moves) {
+    it(`never moves a user: refuses ${name}, naming the e-mail, and writes nothing`, async () => {
+      const app = await h.app();
+      const doc = validDocument();
+      const other = uuid('c');
+      const otherMerchant = uuid('d');
+      doc.customers.push({ id: other, name: 'Other' });
+      doc.merchants.push({ id: otherMerchant, customer_id: doc.customers[0]!.id, name: 'Second store' });
+      await app.services.importer.importDocument(doc);
+      const before = await counts();
+      const usersBefore = await h.db.current.database.db.select().from(users).orderBy(users.email);
+      const again = structuredClone(doc);
+      again.customers[0]!.name = 'Renamed';
+      change(again, other, otherMerchant);
+      await assert.rejects(app.services.importer.importDocument(again), (err: unknown) => {
+        assert.ok(err instanceof ImportError, String(err));
+        assert.match(err.message, /^\$\.users\[[01]\]: user (ops|pos)@acme\.test /);
+        assert.doesNotMatch(err.message, /insert|select|update/i);
+        return true;
+      });
+      assert.deepEqual(await counts(), before);
+      assert.deepEqual(await h.db.current.database.db.select().from(users).orderBy(users.email), usersBefore);
+      const [customer] = await h.db.current.database.db.select().from(customers).where(eq(customers.id, doc.customers[0]!.id));
+      assert.equal(customer!.name, 'Acme', 'nothing of the file was written');
     });
   }
 

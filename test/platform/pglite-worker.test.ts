@@ -120,7 +120,7 @@ describe('embedded database in a worker thread: transactions, errors, notificati
         (err: unknown) => err,
       );
     assert.equal(sqlState(error), '23505');
-    assert.equal((error as { cause?: { constraint?: string } }).cause?.constraint, 'users_email_unique');
+    assert.equal((error as { cause?: { constraint?: string } }).cause?.constraint, 'users_integration_email_unique');
     assert.equal(isDatabaseUnavailable(error), false);
     assert.equal((await db.select().from(customers)).length, 1, 'Beta was rolled back');
   });

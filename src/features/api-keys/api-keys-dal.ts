@@ -78,13 +78,21 @@ export type ApiKeyRecordRow = ApiKeyRow & KeyLifecycle;
 
 export function createApiKeysDal(db: Db) {
   return {
-    /** Creates the integration user if the e-mail is new, then locks its row: the key limit is counted under that lock. */
+    /**
+     * The customer's integration user of this e-mail, created if new, its row
+     * locked: the key limit is counted under that lock. Only that customer's
+     * integration users are looked at: neither another customer's users nor a
+     * login user of the same e-mail can be found or changed through a key.
+     */
     async lockOrCreateUser(owner: KeyOwner, tx: DbOrTx) {
-      await tx.insert(users).values(owner).onConflictDoNothing({ target: users.email });
+      await tx
+        .insert(users)
+        .values(owner)
+        .onConflictDoNothing({ target: [users.customerId, users.email], where: isNull(users.passwordHash) });
       const [row] = await tx
-        .select({ id: users.id, type: users.type, customerId: users.customerId, merchantId: users.merchantId })
+        .select({ id: users.id, type: users.type, merchantId: users.merchantId })
         .from(users)
-        .where(eq(users.email, owner.email))
+        .where(and(eq(users.customerId, owner.customerId), eq(users.email, owner.email), isNull(users.passwordHash)))
         .for('update');
       return row!;
     },

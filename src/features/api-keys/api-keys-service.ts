@@ -155,8 +155,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     const apiKey = generateApiKey();
     const record = await db.transaction(async (tx) => {
       const user = await dal.lockOrCreateUser({ ...owner, type }, tx);
-      if (user.type !== type || user.customerId !== owner.customerId || user.merchantId !== owner.merchantId) {
-        throw new ConflictError('user_conflict', 'This e-mail already belongs to a user of another type, customer or merchant.');
+      if (user.type !== type || user.merchantId !== owner.merchantId) {
+        throw new ConflictError('user_conflict', "This e-mail already names one of this customer's integration users, of another type or merchant.");
       }
       if ((await dal.countEnabledKeys(user.id, tx)) >= MAX_ENABLED_KEYS_PER_USER) {
         throw new ConflictError('api_key_limit_reached', `A user may hold at most ${MAX_ENABLED_KEYS_PER_USER} enabled API keys; delete one first.`);

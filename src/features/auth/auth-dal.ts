@@ -13,11 +13,12 @@ export interface NewToken {
 
 export function createAuthDal(db: Db) {
   return {
-    async findUserByEmail(email: string, tx: DbOrTx = db) {
+    /** The login user of an e-mail (unique on the platform); integration users of the same e-mail cannot log in. */
+    async findLoginUser(email: string, tx: DbOrTx = db) {
       const [row] = await tx
         .select({ id: users.id, type: users.type, customerId: users.customerId, passwordHash: users.passwordHash })
         .from(users)
-        .where(eq(users.email, email))
+        .where(and(eq(users.email, email), isNotNull(users.passwordHash)))
         .limit(1);
       return row;
     },

@@ -99,7 +99,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     async login(credentials: { user: string; password: string }, context: ChangeContext, clientGone?: AbortSignal): Promise<TokenObject> {
       const name = normaliseEmail(credentials.user);
       await deps.throttle.attempt(name);
-      const user = await authDal.findUserByEmail(name);
+      const user = await authDal.findLoginUser(name);
       const canLogIn = user?.type === 'CUSTOMER' && user.passwordHash !== null;
       const passwordOk = await hasher.verify(canLogIn ? user.passwordHash : null, credentials.password, clientGone);
       if (!user || !canLogIn || !passwordOk) throw invalidCredentials();

@@ -1,24 +1,28 @@
 /**
  * Imports customers, merchants, users, payment plans and assignments from one
- * document, in one transaction, idempotently (upsert by id, users by e-mail).
- * Anything invalid is reported with its JSON path and nothing is written.
+ * document, in one transaction, idempotently (upsert by id; login users by
+ * e-mail, integration users by customer and e-mail). Anything invalid is
+ * reported with its JSON path and nothing is written. Files of any size: the
+ * checks are linear in the document, and the writes are batches (import-dal.ts).
  */
 import { FormatRegistry } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database.js';
-import { customers, merchants, paymentPlans, users } from '../../db/schema.js';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { Db, DbOrTx } from '../../db/database.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { recordAudit } from '../audit/audit-dal.js';
+import { normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
 import { ImportError } from '../../errors.js';
+import type { ImportDal, LoginUserRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
 import { ImportDocument } from './import-schema.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => UUID.test(v));
 if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', (v) => EMAIL.test(v));
+// Compiled once: checking 100,000 merchants with 12 plans each takes a fraction of the interpreted time.
+const documentCheck = TypeCompiler.Compile(ImportDocument);
 
 export interface ImportSummary {
   customers: number;
@@ -26,6 +30,15 @@ export interface ImportSummary {
   users: number;
   payment_plans: number;
   assignments: number;
+}
+
+/** The document with ids and e-mails in the case they are stored in; indexes as in the file, for JSON paths. */
+interface Normalised {
+  customers: Array<{ id: string; name: string }>;
+  merchants: Array<{ id: string; customer_id: string; name: string }>;
+  users: Array<UserRow & { password: string | undefined }>;
+  payment_plans: PlanRow[];
+  assignments: Array<{ merchant_id: string; payment_plan_ids: string[] }>;
 }
 
 /** '/merchants/3/customer_id' → '$.merchants[3].customer_id' */
@@ -36,114 +49,137 @@ function jsonPath(pointer: string): string {
     .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : `${path}.${part}`), '$');
 }
 
-export function createImportService(deps: { db: Db; hasher: PasswordHasher; feeRulesDal: FeeRulesDal }) {
-  const { db, hasher, feeRulesDal } = deps;
-
-  function parse(raw: unknown): ImportDocument {
-    const first = Value.Errors(ImportDocument, raw).First();
-    if (first) throw new ImportError(jsonPath(first.path), first.message);
-    return raw as ImportDocument;
+function parse(raw: unknown): Normalised {
+  if (!documentCheck.Check(raw)) {
+    const first = documentCheck.Errors(raw).First();
+    throw new ImportError(jsonPath(first?.path ?? ''), first?.message ?? 'not a valid import document');
   }
+  const lower = (id: string) => id.toLowerCase();
+  return {
+    customers: (raw.customers ?? []).map((c) => ({ id: lower(c.id), name: c.name })),
+    merchants: (raw.merchants ?? []).map((m) => ({ id: lower(m.id), customer_id: lower(m.customer_id), name: m.name })),
+    users: (raw.users ?? []).map((u) => ({
+      email: normaliseEmail(u.email),
+      type: u.type,
+      customer_id: lower(u.customer_id),
+      merchant_id: u.merchant_id === undefined ? null : lower(u.merchant_id),
+      password: u.password,
+    })),
+    payment_plans: (raw.payment_plans ?? []).map((p) => ({ ...p, id: lower(p.id), customer_id: p.customer_id === undefined ? null : lower(p.customer_id) })),
+    assignments: (raw.assignments ?? []).map((a) => ({ merchant_id: lower(a.merchant_id), payment_plan_ids: a.payment_plan_ids.map(lower) })),
+  };
+}
 
-  /** Cross-references inside the document and against what the database already holds. */
-  /** Returns the owning customer of every merchant the document assigns plans to. */
-  async function checkReferences(doc: ImportDocument): Promise<Set<string>> {
-    const ids = (rows: Array<{ id: string }> | undefined) => (rows ?? []).map((r) => r.id.toLowerCase());
-    const duplicates = (list: string[], name: string) => {
+/** A user entry with a password is a login user (one per e-mail); without, an integration user of its customer. */
+const userKey = (u: { email: string; customer_id: string; password?: string | undefined }) => (u.password ? u.email : `${u.customer_id}|${u.email}`);
+
+export function createImportService(deps: { db: Db; dal: ImportDal; hasher: PasswordHasher; feeRulesDal: FeeRulesDal }) {
+  const { db, dal, hasher, feeRulesDal } = deps;
+
+  /**
+   * Cross-references inside the document and against what the database already holds.
+   * Returns the owning customer of every merchant the document assigns plans to.
+   */
+  async function checkReferences(doc: Normalised): Promise<Set<string>> {
+    const duplicates = <T>(list: T[], name: string, key: (item: T) => string, what: (item: T) => string) => {
       const seen = new Set<string>();
-      list.forEach((id, i) => {
-        if (seen.has(id)) throw new ImportError(`$.${name}[${i}]`, `duplicate ${name === 'users' ? 'email' : 'id'} ${id}`);
-        seen.add(id);
+      list.forEach((item, i) => {
+        const k = key(item);
+        if (seen.has(k)) throw new ImportError(`$.${name}[${i}]`, `duplicate ${what(item)}`);
+        seen.add(k);
       });
     };
-    duplicates(ids(doc.customers), 'customers');
-    duplicates(ids(doc.merchants), 'merchants');
-    duplicates(ids(doc.payment_plans), 'payment_plans');
-    duplicates((doc.users ?? []).map((u) => u.email.toLowerCase()), 'users');
+    duplicates(doc.customers, 'customers', (c) => c.id, (c) => `id ${c.id}`);
+    duplicates(doc.merchants, 'merchants', (m) => m.id, (m) => `id ${m.id}`);
+    duplicates(doc.payment_plans, 'payment_plans', (p) => p.id, (p) => `id ${p.id}`);
+    duplicates(doc.users, 'users', userKey, (u) => (u.password ? `email ${u.email}` : `email ${u.email} for customer ${u.customer_id}`));
 
-    const customerIds = new Set(ids(doc.customers));
-    const merchantOwner = new Map((doc.merchants ?? []).map((m) => [m.id.toLowerCase(), m.customer_id.toLowerCase()]));
-    const planOwner = new Map((doc.payment_plans ?? []).map((p) => [p.id.toLowerCase(), p.customer_id?.toLowerCase() ?? null]));
-    const plan = new Map((doc.payment_plans ?? []).map((p) => [p.id.toLowerCase(), p]));
+    const customerIds = new Set(doc.customers.map((c) => c.id));
+    const merchantOwner = new Map(doc.merchants.map((m) => [m.id, m.customer_id]));
+    const plan = new Map(doc.payment_plans.map((p) => [p.id, p]));
 
-    const wantedCustomers = [
-      ...(doc.merchants ?? []).map((m) => m.customer_id),
-      ...(doc.users ?? []).map((u) => u.customer_id),
-      ...(doc.payment_plans ?? []).flatMap((p) => (p.customer_id ? [p.customer_id] : [])),
-    ].map((id) => id.toLowerCase());
-    const missingCustomers = wantedCustomers.filter((id) => !customerIds.has(id));
-    if (missingCustomers.length) {
-      const rows = await db.select({ id: customers.id }).from(customers).where(inArray(customers.id, [...new Set(missingCustomers)]));
-      rows.forEach((r) => customerIds.add(r.id));
+    const missingCustomers = new Set<string>();
+    for (const id of [...doc.merchants.map((m) => m.customer_id), ...doc.users.map((u) => u.customer_id), ...doc.payment_plans.map((p) => p.customer_id)]) {
+      if (id !== null && !customerIds.has(id)) missingCustomers.add(id);
     }
-    const wantedMerchants = [
-      ...(doc.merchants ?? []).map((m) => m.id),
-      ...(doc.users ?? []).flatMap((u) => (u.merchant_id ? [u.merchant_id] : [])),
-      ...(doc.assignments ?? []).map((a) => a.merchant_id),
-    ].map((id) => id.toLowerCase());
-    const existingMerchants = wantedMerchants.length
-      ? await db.select({ id: merchants.id, customerId: merchants.customerId }).from(merchants).where(inArray(merchants.id, [...new Set(wantedMerchants)]))
-      : [];
-    for (const m of existingMerchants) {
+    for (const id of await dal.existingCustomerIds([...missingCustomers])) customerIds.add(id);
+
+    const wantedMerchants = new Set([
+      ...doc.merchants.map((m) => m.id),
+      ...doc.users.flatMap((u) => (u.merchant_id ? [u.merchant_id] : [])),
+      ...doc.assignments.map((a) => a.merchant_id),
+    ]);
+    for (const m of await dal.merchantOwners([...wantedMerchants])) {
       const moved = merchantOwner.get(m.id);
       if (moved && moved !== m.customerId) {
-        const i = (doc.merchants ?? []).findIndex((x) => x.id.toLowerCase() === m.id);
+        const i = doc.merchants.findIndex((x) => x.id === m.id);
         throw new ImportError(`$.merchants[${i}].customer_id`, `merchant ${m.id} already belongs to customer ${m.customerId}`);
       }
-      if (!merchantOwner.has(m.id)) merchantOwner.set(m.id, m.customerId);
+      if (!moved) merchantOwner.set(m.id, m.customerId);
     }
-    const wantedPlans = (doc.assignments ?? []).flatMap((a) => a.payment_plan_ids.map((id) => id.toLowerCase())).filter((id) => !plan.has(id));
-    if (wantedPlans.length) {
-      const rows = await db.select().from(paymentPlans).where(inArray(paymentPlans.id, [...new Set(wantedPlans)]));
-      for (const r of rows) {
-        planOwner.set(r.id, r.customerId);
-        plan.set(r.id, {
-          id: r.id,
-          payment_method: r.paymentMethod,
-          card_brand: r.cardBrand,
-          term: r.term,
-          commission: Number(r.commission),
-          has_installments: r.hasInstallments,
-          is_international: r.isInternational,
-        });
-      }
-    }
+    const wantedPlans = new Set(doc.assignments.flatMap((a) => a.payment_plan_ids.filter((id) => !plan.has(id))));
+    for (const p of await dal.plansByIds([...wantedPlans])) plan.set(p.id, p);
 
-    (doc.merchants ?? []).forEach((m, i) => {
-      if (!customerIds.has(m.customer_id.toLowerCase())) throw new ImportError(`$.merchants[${i}].customer_id`, `unknown customer ${m.customer_id}`);
+    doc.merchants.forEach((m, i) => {
+      if (!customerIds.has(m.customer_id)) throw new ImportError(`$.merchants[${i}].customer_id`, `unknown customer ${m.customer_id}`);
     });
-    (doc.payment_plans ?? []).forEach((p, i) => {
-      if (p.customer_id && !customerIds.has(p.customer_id.toLowerCase())) {
-        throw new ImportError(`$.payment_plans[${i}].customer_id`, `unknown customer ${p.customer_id}`);
-      }
+    doc.payment_plans.forEach((p, i) => {
+      if (p.customer_id && !customerIds.has(p.customer_id)) throw new ImportError(`$.payment_plans[${i}].customer_id`, `unknown customer ${p.customer_id}`);
     });
-    (doc.users ?? []).forEach((u, i) => {
+    doc.users.forEach((u, i) => {
       const at = `$.users[${i}]`;
-      if (!customerIds.has(u.customer_id.toLowerCase())) throw new ImportError(`${at}.customer_id`, `unknown customer ${u.customer_id}`);
+      if (!customerIds.has(u.customer_id)) throw new ImportError(`${at}.customer_id`, `unknown customer ${u.customer_id}`);
       if (u.type === 'CUSTOMER' && u.merchant_id) throw new ImportError(`${at}.merchant_id`, 'a CUSTOMER user has no merchant_id');
       if (u.type === 'MERCHANT') {
         if (!u.merchant_id) throw new ImportError(`${at}.merchant_id`, 'a MERCHANT user needs merchant_id');
-        const owner = merchantOwner.get(u.merchant_id.toLowerCase());
+        const owner = merchantOwner.get(u.merchant_id);
         if (!owner) throw new ImportError(`${at}.merchant_id`, `unknown merchant ${u.merchant_id}`);
-        if (owner !== u.customer_id.toLowerCase()) throw new ImportError(`${at}.merchant_id`, `merchant ${u.merchant_id} does not belong to customer ${u.customer_id}`);
+        if (owner !== u.customer_id) throw new ImportError(`${at}.merchant_id`, `merchant ${u.merchant_id} does not belong to customer ${u.customer_id}`);
         if (u.password) throw new ImportError(`${at}.password`, 'merchant users act through API keys only and have no password');
       }
     });
-    (doc.assignments ?? []).forEach((a, i) => {
-      const owner = merchantOwner.get(a.merchant_id.toLowerCase());
+    doc.assignments.forEach((a, i) => {
+      const owner = merchantOwner.get(a.merchant_id);
       if (!owner) throw new ImportError(`$.assignments[${i}].merchant_id`, `unknown merchant ${a.merchant_id}`);
       const seenKinds = new Set<string>();
       a.payment_plan_ids.forEach((id, j) => {
         const at = `$.assignments[${i}].payment_plan_ids[${j}]`;
-        const p = plan.get(id.toLowerCase());
-        const planCustomer = planOwner.get(id.toLowerCase());
-        if (!p || (planCustomer !== null && planCustomer !== owner)) throw new ImportError(at, `unknown payment plan ${id} for this merchant's customer`);
+        const p = plan.get(id);
+        if (!p || (p.customer_id !== null && p.customer_id !== owner)) throw new ImportError(at, `unknown payment plan ${id} for this merchant's customer`);
         const kind = [p.card_brand, p.payment_method, p.is_international, p.has_installments, p.term].join('|');
         if (seenKinds.has(kind)) throw new ImportError(at, 'conflicts with another plan of the same kind and term');
         seenKinds.add(kind);
       });
     });
-    return new Set((doc.assignments ?? []).map((a) => merchantOwner.get(a.merchant_id.toLowerCase())!));
+    return new Set(doc.assignments.map((a) => merchantOwner.get(a.merchant_id)!));
+  }
+
+  /** An import never changes an existing user's type, customer or merchant. */
+  function refuseUser(doc: Normalised, refused: RefusedUser, login: boolean): ImportError {
+    const i = doc.users.findIndex((u) => Boolean(u.password) === login && u.email === refused.email && u.customer_id === refused.customer_id);
+    return new ImportError(
+      `$.users[${i}]`,
+      login
+        ? `user ${refused.email} is already the login user of another customer; an import never moves a user`
+        : `user ${refused.email} already exists for customer ${refused.customer_id} with another type or merchant; an import never changes a user's type, customer or merchant`,
+    );
+  }
+
+  /** One set-based replacement per distinct plan list (not per merchant): the replacement rule of the API. */
+  async function assign(doc: Normalised, tx: DbOrTx): Promise<number> {
+    const byPlanSet = new Map<string, { merchantIds: string[]; planIds: string[] }>();
+    for (const a of doc.assignments) {
+      const planIds = [...new Set(a.payment_plan_ids)].sort();
+      const key = planIds.join(',');
+      const group = byPlanSet.get(key) ?? { merchantIds: [], planIds };
+      group.merchantIds.push(a.merchant_id);
+      byPlanSet.set(key, group);
+    }
+    let added = 0;
+    for (const group of byPlanSet.values()) {
+      added += (await feeRulesDal.replacePlans({ customerId: '', merchantIds: group.merchantIds }, group.planIds, tx)).added;
+    }
+    return added;
   }
 
   return {
@@ -151,89 +187,28 @@ export function createImportService(deps: { db: Db; hasher: PasswordHasher; feeR
       const doc = parse(raw);
       const assignedCustomers = await checkReferences(doc);
       // Hash before the transaction: slow work must not hold locks.
-      const userRows = await Promise.all(
-        (doc.users ?? []).map(async (u) => ({
-          email: u.email.trim().toLowerCase(),
-          type: u.type,
-          customerId: u.customer_id,
-          merchantId: u.merchant_id ?? null,
-          passwordHash: u.password ? await hasher.hash(u.password) : null,
-        })),
+      const loginUsers: LoginUserRow[] = await Promise.all(
+        doc.users.flatMap(({ password, ...user }) => (password ? [hasher.hash(password).then((hash) => ({ ...user, password_hash: hash }))] : [])),
       );
+      const integrationUsers: UserRow[] = doc.users.flatMap(({ password, ...user }) => (password ? [] : [user]));
       const summary: ImportSummary = {
-        customers: doc.customers?.length ?? 0,
-        merchants: doc.merchants?.length ?? 0,
-        users: userRows.length,
-        payment_plans: doc.payment_plans?.length ?? 0,
+        customers: doc.customers.length,
+        merchants: doc.merchants.length,
+        users: doc.users.length,
+        payment_plans: doc.payment_plans.length,
         assignments: 0,
       };
       await db.transaction(async (tx) => {
-        if (doc.customers?.length) {
-          await tx.insert(customers).values(doc.customers).onConflictDoUpdate({ target: customers.id, set: { name: sql`excluded.name` } });
-        }
-        if (doc.merchants?.length) {
-          await tx
-            .insert(merchants)
-            .values(doc.merchants.map((m) => ({ id: m.id, customerId: m.customer_id, name: m.name })))
-            .onConflictDoUpdate({ target: merchants.id, set: { name: sql`excluded.name` } });
-        }
-        if (userRows.length) {
-          await tx
-            .insert(users)
-            .values(userRows)
-            .onConflictDoUpdate({
-              target: users.email,
-              set: {
-                type: sql`excluded.type`,
-                customerId: sql`excluded.customer_id`,
-                merchantId: sql`excluded.merchant_id`,
-                passwordHash: sql`coalesce(excluded.password_hash, ${users.passwordHash})`,
-              },
-            });
-        }
-        if (doc.payment_plans?.length) {
-          await tx
-            .insert(paymentPlans)
-            .values(
-              doc.payment_plans.map((p) => ({
-                id: p.id,
-                customerId: p.customer_id ?? null,
-                paymentMethod: p.payment_method,
-                cardBrand: p.card_brand,
-                term: p.term,
-                commission: String(p.commission),
-                hasInstallments: p.has_installments,
-                isInternational: p.is_international,
-              })),
-            )
-            .onConflictDoUpdate({
-              target: paymentPlans.id,
-              set: {
-                customerId: sql`excluded.customer_id`,
-                paymentMethod: sql`excluded.payment_method`,
-                cardBrand: sql`excluded.card_brand`,
-                term: sql`excluded.term`,
-                commission: sql`excluded.commission`,
-                hasInstallments: sql`excluded.has_installments`,
-                isInternational: sql`excluded.is_international`,
-              },
-            });
-        }
+        await dal.upsertCustomers(doc.customers, tx);
+        await dal.upsertMerchants(doc.merchants, tx);
+        const [movedLogin] = await dal.upsertLoginUsers(loginUsers, tx);
+        if (movedLogin) throw refuseUser(doc, movedLogin, true);
+        const [changedIntegration] = await dal.upsertIntegrationUsers(integrationUsers, tx);
+        if (changedIntegration) throw refuseUser(doc, changedIntegration, false);
+        await dal.upsertPaymentPlans(doc.payment_plans, tx);
         // Assignments of these customers run one after another, as through the API.
         if (assignedCustomers.size) await feeRulesDal.lockCustomersAssignments([...assignedCustomers], tx);
-        // One set-based replacement per distinct plan list (not per merchant).
-        const byPlanSet = new Map<string, { customerId: string; merchantIds: string[]; planIds: string[] }>();
-        for (const a of doc.assignments ?? []) {
-          const planIds = [...new Set(a.payment_plan_ids.map((id) => id.toLowerCase()))].sort();
-          const key = planIds.join(',');
-          const group = byPlanSet.get(key) ?? { customerId: '', merchantIds: [], planIds };
-          group.merchantIds.push(a.merchant_id.toLowerCase());
-          byPlanSet.set(key, group);
-        }
-        for (const group of byPlanSet.values()) {
-          const result = await feeRulesDal.replacePlans({ customerId: group.customerId, merchantIds: group.merchantIds }, group.planIds, tx);
-          summary.assignments += result.added;
-        }
+        summary.assignments = await assign(doc, tx);
         await recordAudit(tx, context, {
           action: 'operator.import',
           customerId: null,

@@ -1,0 +1,160 @@
+/**
+ * Queries of the operator's import. Files of any size: every write is a
+ * multi-row statement over a batch of rows sent as ONE JSON parameter
+ * (jsonb_to_recordset), so no statement comes near PostgreSQL's 65,535 bind
+ * parameters, and the SQL text stays the same small string whatever the batch.
+ * Look-ups send their ids as one array parameter. Every function takes an
+ * optional transaction.
+ */
+import { type SQL } from 'drizzle-orm';
+import { type Db, type DbOrTx, queryRows, sql } from '../../db/database.js';
+import { toUuidArray } from '../../lib/uuid-array.js';
+
+/** Rows per statement: big enough that round trips do not dominate, small enough to keep each parameter near a megabyte. */
+const IMPORT_BATCH_ROWS = 5_000;
+
+export interface CustomerRow {
+  id: string;
+  name: string;
+}
+
+export interface MerchantRow {
+  id: string;
+  customer_id: string;
+  name: string;
+}
+
+export interface UserRow {
+  email: string;
+  type: 'CUSTOMER' | 'MERCHANT';
+  customer_id: string;
+  merchant_id: string | null;
+}
+
+export interface LoginUserRow extends UserRow {
+  password_hash: string;
+}
+
+export interface PlanRow {
+  id: string;
+  customer_id: string | null;
+  payment_method: string;
+  card_brand: string;
+  term: number;
+  commission: number;
+  has_installments: boolean;
+  is_international: boolean;
+}
+
+/** A user the file names whose existing row it may not change. */
+export interface RefusedUser {
+  email: string;
+  customer_id: string;
+}
+
+/** Runs `statement` on each batch of `rows` in turn, concatenating what it returns. */
+async function inBatches<R, T>(rows: R[], statement: (batch: SQL) => SQL, tx: DbOrTx): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < rows.length; i += IMPORT_BATCH_ROWS) {
+    const batch = sql`${JSON.stringify(rows.slice(i, i + IMPORT_BATCH_ROWS))}::jsonb`;
+    // A loop, not push(...rows): a spread of a large array overflows the stack.
+    for (const row of await queryRows<T>(tx, statement(batch))) out.push(row);
+  }
+  return out;
+}
+
+const USER_RECORD = sql.raw('x(email text, type user_type, customer_id uuid, merchant_id uuid, password_hash text)');
+
+export function createImportDal(db: Db) {
+  return {
+    async existingCustomerIds(ids: string[], tx: DbOrTx = db): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const rows = await queryRows<{ id: string }>(tx, sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(ids)}::uuid[])`);
+      return rows.map((r) => r.id);
+    },
+
+    async merchantOwners(ids: string[], tx: DbOrTx = db): Promise<Array<{ id: string; customerId: string }>> {
+      if (ids.length === 0) return [];
+      return queryRows(tx, sql`SELECT id, customer_id AS "customerId" FROM merchants WHERE id = ANY(${toUuidArray(ids)}::uuid[])`);
+    },
+
+    async plansByIds(ids: string[], tx: DbOrTx = db): Promise<PlanRow[]> {
+      if (ids.length === 0) return [];
+      return queryRows(
+        tx,
+        sql`SELECT id, customer_id, payment_method, card_brand, term, commission::float8 AS commission, has_installments, is_international
+            FROM payment_plans WHERE id = ANY(${toUuidArray(ids)}::uuid[])`,
+      );
+    },
+
+    async upsertCustomers(rows: CustomerRow[], tx: DbOrTx = db): Promise<void> {
+      await inBatches(rows, (batch) => sql`
+        INSERT INTO customers (id, name)
+        SELECT id, name FROM jsonb_to_recordset(${batch}) AS x(id uuid, name text)
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name`, tx);
+    },
+
+    /** A merchant keeps its customer: the service refuses a file that would move one. */
+    async upsertMerchants(rows: MerchantRow[], tx: DbOrTx = db): Promise<void> {
+      await inBatches(rows, (batch) => sql`
+        INSERT INTO merchants (id, customer_id, name)
+        SELECT id, customer_id, name FROM jsonb_to_recordset(${batch}) AS x(id uuid, customer_id uuid, name text)
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name`, tx);
+    },
+
+    /**
+     * Login users, by e-mail on the platform: a new one is created, a known one
+     * of the same customer gets the new password. A known one of another
+     * customer is left alone and returned: the caller refuses the file. The
+     * guard is part of the upsert, so a user created meanwhile is judged too.
+     */
+    async upsertLoginUsers(rows: LoginUserRow[], tx: DbOrTx = db): Promise<RefusedUser[]> {
+      const written = await inBatches<LoginUserRow, RefusedUser>(rows, (batch) => sql`
+        INSERT INTO users (email, type, customer_id, merchant_id, password_hash)
+        SELECT email, type, customer_id, merchant_id, password_hash FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
+        ON CONFLICT (email) WHERE password_hash IS NOT NULL
+        DO UPDATE SET password_hash = excluded.password_hash
+          WHERE users.customer_id = excluded.customer_id AND users.type = excluded.type
+          AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
+        RETURNING email, customer_id`, tx);
+      return notWritten(rows, written);
+    },
+
+    /**
+     * Integration users, by (customer, e-mail): a new one is created, a known one
+     * of the same type and merchant stays as it is. One of another type or
+     * merchant is left alone and returned: the caller refuses the file.
+     */
+    async upsertIntegrationUsers(rows: UserRow[], tx: DbOrTx = db): Promise<RefusedUser[]> {
+      const written = await inBatches<UserRow, RefusedUser>(rows, (batch) => sql`
+        INSERT INTO users (email, type, customer_id, merchant_id)
+        SELECT email, type, customer_id, merchant_id FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
+        ON CONFLICT (customer_id, email) WHERE password_hash IS NULL
+        DO UPDATE SET type = excluded.type
+          WHERE users.type = excluded.type AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
+        RETURNING email, customer_id`, tx);
+      return notWritten(rows, written);
+    },
+
+    async upsertPaymentPlans(rows: PlanRow[], tx: DbOrTx = db): Promise<void> {
+      await inBatches(rows, (batch) => sql`
+        INSERT INTO payment_plans (id, customer_id, payment_method, card_brand, term, commission, has_installments, is_international)
+        SELECT id, customer_id, payment_method, card_brand, term, commission, has_installments, is_international
+        FROM jsonb_to_recordset(${batch})
+          AS x(id uuid, customer_id uuid, payment_method text, card_brand text, term integer, commission numeric, has_installments boolean, is_international boolean)
+        ON CONFLICT (id) DO UPDATE SET
+          customer_id = excluded.customer_id, payment_method = excluded.payment_method, card_brand = excluded.card_brand,
+          term = excluded.term, commission = excluded.commission,
+          has_installments = excluded.has_installments, is_international = excluded.is_international`, tx);
+    },
+  };
+}
+
+/** The rows an upsert did not return: those its guard refused. */
+function notWritten(rows: UserRow[], written: RefusedUser[]): RefusedUser[] {
+  if (written.length === rows.length) return [];
+  const done = new Set(written.map((w) => `${w.customer_id}|${w.email}`));
+  return rows.filter((r) => !done.has(`${r.customer_id}|${r.email}`)).map((r) => ({ email: r.email, customer_id: r.customer_id }));
+}
+
+export type ImportDal = ReturnType<typeof createImportDal>;
