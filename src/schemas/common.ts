@@ -68,7 +68,7 @@ export const Uuid = Type.String({
   format: 'uuid',
   pattern: Pattern('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', 'must be a UUID'),
   'x-lowercase': true,
-  description: 'UUID, any letter case; answered in lower case',
+  description: 'UUID (RFC 9562): sent in any letter case, always answered in lower case',
 });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, milliseconds, Z' });
 /**
