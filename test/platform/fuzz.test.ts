@@ -150,11 +150,20 @@ function valueFor(doc: Schema, schema: Schema, ids: Ids, name: string): fc.Arbit
   return fc.oneof({ weight: 4, arbitrary: validValue(doc, schema, ids, name) }, { weight: 1, arbitrary: hostileJson });
 }
 
-type Auth = 'none' | 'token' | 'customerKey' | 'merchantKey' | 'badBearer' | 'badKey' | 'both';
+type Auth = 'none' | 'token' | 'customerKey' | 'merchantKey' | 'both' | { header: 'authorization' | 'x-api-key'; value: string };
+/** Credential headers that are not credentials (header values are Latin-1: no NUL or surrogate can be sent). */
+const BAD_CREDENTIALS = ['Bearer not.a.token', 'Bearer', 'Bearer ', 'Basic YTpi', 'bearer x', 'Bearer é.é.é', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'fgk_', 'fgk_ééé', ''];
 /** Mostly good credentials, so that requests get past authentication. */
 const auth: fc.Arbitrary<Auth> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<Auth>('token', 'customerKey', 'merchantKey') },
-  { weight: 1, arbitrary: fc.constantFrom<Auth>('none', 'badBearer', 'badKey', 'both') },
+  { weight: 6, arbitrary: fc.constantFrom<Auth>('token', 'customerKey', 'merchantKey') },
+  { weight: 1, arbitrary: fc.constantFrom<Auth>('none', 'both') },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      header: fc.constantFrom('authorization' as const, 'x-api-key' as const),
+      value: fc.oneof(fc.constantFrom(...BAD_CREDENTIALS), fc.integer({ min: 100, max: 9000 }).map((n) => `fgk_${'x'.repeat(n)}`)),
+    }),
+  },
 );
 
 /** One request, printed as it is when a run fails. */
@@ -243,16 +252,16 @@ describe('fuzzing every operation of the document', () => {
     };
     const doc = await openapiDocument(app);
     const ops = operations(doc);
-    const headersOf = (auth: Auth): Record<string, string> =>
-      ({
-        none: {},
-        token: bearer(token) as Record<string, string>,
-        customerKey: { 'x-api-key': customerKey.api_key },
-        merchantKey: { 'x-api-key': merchantKey.api_key },
-        badBearer: { authorization: 'Bearer not.a.token' },
-        badKey: { 'x-api-key': `${customerKey.api_key.slice(0, -1)}x` },
-        both: { ...(bearer(token) as Record<string, string>), 'x-api-key': customerKey.api_key },
-      })[auth];
+    const headersOf = (caller: Auth): Record<string, string> =>
+      typeof caller === 'object'
+        ? { [caller.header]: caller.value }
+        : {
+            none: {},
+            token: bearer(token) as Record<string, string>,
+            customerKey: { 'x-api-key': customerKey.api_key },
+            merchantKey: { 'x-api-key': merchantKey.api_key },
+            both: { ...(bearer(token) as Record<string, string>), 'x-api-key': customerKey.api_key },
+          }[caller];
 
     console.log(`fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} over ${ops.length} operations`);
     const statuses = new Map<number, number>();

@@ -234,4 +234,25 @@ describe('the OpenAPI document states the constraints the server enforces', () =
     assert.deepEqual(failures, [], `${failures.length} of ${checked} checks failed`);
     assert.ok(checked > 150, `walked ${checked} cases`);
   });
+
+  it('states for every text input a pattern that refuses U+0000 and unpaired surrogates', async () => {
+    const app = await h.app();
+    const doc = await openapiDocument(app);
+    const missing: string[] = [];
+    const walk = (raw: Schema, where: string): void => {
+      const schema = resolve(doc, raw);
+      const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+      if (types.includes('string') && schema.const === undefined && !schema.enum) {
+        if (!schema.pattern || ['\u0000', 'a\ud800', '\udfffa'].some((bad) => matches(schema.pattern, bad))) missing.push(where);
+      }
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) walk(property, `${where}.${name}`);
+      if (schema.items) walk(schema.items, `${where}[]`);
+      for (const branch of schema.anyOf ?? []) walk(branch, where);
+    };
+    for (const op of operations(doc)) {
+      for (const p of op.parameters) walk(p.schema, `${op.method} ${op.path} ${p.in} ${p.name}`);
+      if (op.body) walk(op.body, `${op.method} ${op.path} body`);
+    }
+    assert.deepEqual(missing, []);
+  });
 });
