@@ -19,6 +19,10 @@ interface AjvError {
   params?: Record<string, unknown>;
 }
 
+/** A field name can come from the client (an unknown field or parameter): no more than 200 characters of it are echoed. */
+const MAX_ECHO = 200;
+const clip = (text: string) => (text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text);
+
 function fieldOf(context: string | undefined, error: AjvError): string {
   const path = error.instancePath
     .split('/')
@@ -28,8 +32,8 @@ function fieldOf(context: string | undefined, error: AjvError): string {
     .replace(/^\./, '');
   const missing = error.params?.missingProperty ?? error.params?.additionalProperty;
   const leaf = typeof missing === 'string' ? (path ? `${path}.${missing}` : missing) : path;
-  if (context === 'body') return leaf || 'body';
-  return leaf ? leaf : (context ?? 'request');
+  if (context === 'body') return clip(leaf || 'body');
+  return leaf ? clip(leaf) : (context ?? 'request');
 }
 
 const TYPE_NAMES: Record<string, string> = {
