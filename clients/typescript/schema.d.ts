@@ -428,7 +428,7 @@ export interface components {
             name?: string;
             /**
              * Format: date-time
-             * @description When the key stops working: in the future, at most 5 years ahead
+             * @description When the key stops working: in the future, at most 5 years ahead; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
              */
             expires_at?: string;
             /** @description full (default) or read_only (GET operations only) */
@@ -463,7 +463,7 @@ export interface components {
         CreatedApiKey: {
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             id: string;
             /** @description The full key. Shown only in this response. */
@@ -472,7 +472,7 @@ export interface components {
             user_type: "CUSTOMER" | "MERCHANT";
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             customer_id: string;
             /**
@@ -533,7 +533,7 @@ export interface components {
         ApiKey: {
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             id: string;
             /** @description Masked: the prefix and the last 4 characters only */
@@ -800,7 +800,7 @@ export interface components {
         CurrentUser: {
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             id: string;
             /** @description E-mail of the user */
@@ -808,7 +808,7 @@ export interface components {
             user_type: "CUSTOMER" | "MERCHANT";
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             customer_id: string;
             /**
@@ -866,7 +866,7 @@ export interface components {
         PaymentPlan: {
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             id: string;
             /** @description Upper-case code, e.g. CREDIT, DEBIT, PREPAID, QR */
@@ -923,7 +923,7 @@ export interface components {
          */
         BulkAssignRequest: {
             /** @description 1..10000 merchant ids; duplicates are ignored. Missing or empty is a 400 merchant_ids_required: use /v1/fee-rules/bulk-assign/all for every merchant. */
-            merchant_ids?: string[];
+            merchant_ids: string[];
             /** @description 1..200 ids (the id of payment plans); duplicates are ignored */
             payment_plan_ids: string[];
         };
@@ -976,7 +976,7 @@ export interface components {
             changes: {
                 /**
                  * Format: uuid
-                 * @description UUID
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
                  */
                 merchant_id: string;
                 /** @description Plan ids the merchant would gain, sorted */
@@ -1007,7 +1007,7 @@ export interface components {
         MerchantFeeRulesAt: {
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             merchant_id: string;
             /**
@@ -1019,7 +1019,7 @@ export interface components {
             data: {
                 /**
                  * Format: uuid
-                 * @description UUID
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
                  */
                 id: string;
                 /** @description Upper-case code, e.g. CREDIT, DEBIT, PREPAID, QR */
@@ -1061,12 +1061,12 @@ export interface components {
         Merchant: {
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             id: string;
             /**
              * Format: uuid
-             * @description UUID
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             customer_id: string;
             name: string;
@@ -1850,9 +1850,15 @@ export interface operations {
                 size?: number;
                 /** @description Merchant whose assignments set is_selected. A merchant caller: defaults to itself, may name only itself. */
                 merchant_id?: string;
-                /** @description Only plans of this card brand, e.g. VISA */
+                /**
+                 * @description Only plans of this card brand, e.g. VISA
+                 * @example VISA
+                 */
                 card_brand?: string;
-                /** @description Only plans of this payment method, e.g. CREDIT */
+                /**
+                 * @description Only plans of this payment method, e.g. CREDIT
+                 * @example CREDIT
+                 */
                 payment_method?: string;
                 /** @description Only plans assigned (true) or not assigned (false) to merchant_id; needs merchant_id */
                 is_selected?: boolean;
@@ -2342,12 +2348,12 @@ export interface operations {
     getMerchantFeeRules: {
         parameters: {
             query?: {
-                /** @description The instant, RFC 3339 / ISO 8601 with a time zone offset (e.g. 2026-03-01T12:00:00Z); default now. Read to the millisecond. */
+                /** @description The instant (e.g. 2026-03-01T12:00:00Z); default now. Read to the millisecond.; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC */
                 at?: string;
             };
             header?: never;
             path: {
-                /** @description UUID */
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
             };
             cookie?: never;
@@ -2799,7 +2805,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description UUID */
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
             };
             cookie?: never;
@@ -2912,7 +2918,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description UUID */
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
             };
             cookie?: never;
@@ -3098,7 +3104,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description UUID */
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
             };
             cookie?: never;
@@ -3281,9 +3287,9 @@ export interface operations {
                 size?: number;
                 /** @description Only records of this action, e.g. fee_rules.bulk_assign_all, api_key.created */
                 action?: string;
-                /** @description Only records at or after this instant; RFC 3339 / ISO 8601 with a time zone offset */
+                /** @description Only records at or after this instant; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC */
                 from?: string;
-                /** @description Only records before this instant; RFC 3339 / ISO 8601 with a time zone offset */
+                /** @description Only records before this instant; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC */
                 to?: string;
             };
             header?: never;

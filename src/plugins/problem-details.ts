@@ -8,11 +8,14 @@ import fp from 'fastify-plugin';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, ClientClosedRequestError, type FieldError, ServiceUnavailableError, ValidationError } from '../errors.js';
 import { hungUp } from '../lib/request-context.js';
+import { patternMessage } from '../schemas/common.js';
 
 const TYPE_BASE = 'https://feegate.dev/problems/';
 
 interface AjvError {
   instancePath: string;
+  schemaPath?: string;
+  keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
 }
@@ -26,24 +29,94 @@ function fieldOf(context: string | undefined, error: AjvError): string {
     .replace(/^\./, '');
   const missing = error.params?.missingProperty ?? error.params?.additionalProperty;
   const leaf = typeof missing === 'string' ? (path ? `${path}.${missing}` : missing) : path;
-  if (context === 'body') return leaf || 'body';
-  return leaf ? leaf : (context ?? 'request');
+  if (context === 'body') return clip(leaf || 'body');
+  return leaf ? clip(leaf) : (context ?? 'request');
 }
 
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  uuid: 'must be a UUID',
+  email: 'must be an e-mail address',
+  'date-time': 'must be an RFC 3339 date-time with a time zone, e.g. 2026-03-01T12:00:00Z',
+};
+
+const plural = (n: unknown, word: string) => `${String(n)} ${word}${n === 1 ? '' : 's'}`;
+
+/** What a person reads for one refusal of the validator: no schema jargon, no echo of the value. */
 function messageOf(error: AjvError): string {
-  if (error.params?.additionalProperty) return 'is not an accepted field';
-  return error.message ?? 'is not valid';
+  const p = error.params ?? {};
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not an accepted field';
+    case 'type':
+      return `must be ${String(p.type)
+        .split(',')
+        .map((t) => TYPE_NAMES[t] ?? t)
+        .join(' or ')}`;
+    case 'pattern':
+      return patternMessage(String(p.pattern)) ?? `must match the pattern ${String(p.pattern)}`;
+    case 'format':
+      return FORMAT_MESSAGES[String(p.format)] ?? `must be in the ${String(p.format)} format`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit, 'character')} long`;
+    case 'maxLength':
+      return `must be at most ${plural(p.limit, 'character')} long`;
+    case 'minimum':
+    case 'maximum':
+      return `must be at ${error.keyword === 'minimum' ? 'least' : 'most'} ${String(p.limit)}`;
+    case 'minItems':
+      return `must have at least ${plural(p.limit, 'item')}`;
+    case 'maxItems':
+      return `must have at most ${plural(p.limit, 'item')}`;
+    case 'minProperties':
+      return `must have at least ${plural(p.limit, 'field')}`;
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(p.allowedValue)}`;
+    default:
+      return error.message ?? 'is not valid';
+  }
 }
+
+/**
+ * A union of literals (TypeBox `Union([Literal('a'), Literal('b')])`) fails as
+ * one `const` error per branch and an `anyOf`: they become one "must be one of".
+ */
+function collapseUnions(errors: AjvError[]): AjvError[] {
+  const unions = errors.filter((e) => e.keyword === 'anyOf');
+  if (unions.length === 0) return errors;
+  const inside = (e: AjvError, u: AjvError) => e !== u && e.instancePath === u.instancePath && (e.schemaPath ?? '').startsWith(`${(u.schemaPath ?? '').replace(/\/anyOf$/, '')}/anyOf/`);
+  return errors.flatMap((e) => {
+    if (unions.some((u) => inside(e, u))) return [];
+    if (e.keyword !== 'anyOf') return [e];
+    const branches = errors.filter((b) => inside(b, e));
+    const allowed = branches.map((b) => b.params?.allowedValue);
+    return branches.length > 0 && branches.every((b) => b.keyword === 'const') ? [{ ...e, keyword: 'enum', params: { allowedValues: allowed } }] : [{ ...e, message: 'is not any of the accepted forms' }];
+  });
+}
+
+const PARTS: Record<string, string> = { body: 'The body is', querystring: 'The query parameters are', params: 'The path parameters are', headers: 'The headers are' };
 
 /** Translates whatever was thrown into an AppError. */
 export function toAppError(err: FastifyError | AppError | Error): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) {
-    // An unknown parameter's name is input too: cut short (clip()).
-    const errors: FieldError[] = fe.validation.map((v) => ({ field: clip(fieldOf(fe.validationContext, v)), message: messageOf(v) }));
-    const where = fe.validationContext === 'querystring' ? 'query parameters are' : `${fe.validationContext ?? 'request'} is`;
-    return new ValidationError(errors, `The ${where} not valid.`);
+    // fieldOf() cuts a field name short: an unknown parameter's name is input too.
+    const errors: FieldError[] = collapseUnions(fe.validation).map((v) => ({ field: fieldOf(fe.validationContext, v), message: messageOf(v) }));
+    return new ValidationError(errors, `${PARTS[fe.validationContext ?? ''] ?? 'The request is'} not valid.`);
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -5,7 +5,7 @@
  * Unknown query parameters are a 400 on every operation, including those that
  * take none: a misspelt `?dry_rn=true` must not apply a change.
  */
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import fp from 'fastify-plugin';
@@ -14,14 +14,57 @@ import { NoQuery, problems } from '../schemas/common.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const common: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false };
 
+/**
+ * `x-lowercase: true` (on every Uuid, src/schemas/common.ts): the value is
+ * answered and compared in lower case, whatever case the client wrote, so every
+ * route sees ids as the database returns them.
+ */
+function addLowercase(ajv: Ajv): Ajv {
+  return ajv.addKeyword({
+    keyword: 'x-lowercase',
+    schemaType: 'boolean',
+    modifying: true,
+    errors: false,
+    validate: (enabled: boolean, data: unknown, _schema: unknown, where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+      if (enabled && typeof data === 'string' && where?.parentData) where.parentData[where.parentDataProperty] = data.toLowerCase();
+      return true;
+    },
+  });
+}
+
 /** The validator of JSON bodies; the command line checks its input with it too, so both accept the same. */
 export function createStrictAjv(): Ajv {
-  return addFormats(new Ajv({ ...common, coerceTypes: false }));
+  return addLowercase(addFormats(new Ajv({ ...common, coerceTypes: false })));
+}
+
+/**
+ * An integer in a query string or path is decimal digits. ajv's coercion takes
+ * anything `Number()` reads ("0x10", "1e3", "1.0", " 5"), which the document's
+ * `type: integer` does not admit: those are refused before it runs.
+ */
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+function withDecimalIntegers(schema: unknown, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
+  if (integers.length === 0) return validate;
+  const checked = ((data: Record<string, unknown> | null) => {
+    const bad = integers.find((name) => typeof data?.[name] === 'string' && !DECIMAL_INTEGER.test(data[name] as string));
+    if (bad !== undefined) {
+      const error: ErrorObject = { instancePath: `/${bad}`, schemaPath: `#/properties/${bad}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be integer' };
+      checked.errors = [error];
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return checked;
 }
 
 export const validationPlugin = fp(async (app: FastifyInstance) => {
   const strict = createStrictAjv();
-  const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
+  const coercing = addLowercase(addFormats(new Ajv({ ...common, coerceTypes: 'array' })));
   // Named schemas (app.addSchema, see src/schemas/common.ts) are known to both validators before the first compile.
   const shared = new Set<string>();
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -31,7 +74,7 @@ export const validationPlugin = fp(async (app: FastifyInstance) => {
       strict.addSchema(named as object, id);
       coercing.addSchema(named as object, id);
     }
-    return (httpPart === 'body' ? strict : coercing).compile(schema);
+    return httpPart === 'body' ? strict.compile(schema) : withDecimalIntegers(schema, coercing.compile(schema));
   });
   // Every route registered from here on that declares no query schema gets the
   // empty one, and its 400 in the document. Hidden routes (the docs UI) are not operations.

@@ -1,5 +1,5 @@
 /** Schemas shared by every feature: identifiers, timestamps, pages, problems. */
-import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /**
  * Named schemas: every record, listing and request body is a component of the
@@ -29,11 +29,46 @@ export function Ref<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
   return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
 }
 
-// The pattern keeps out the `urn:uuid:` form that the uuid format admits but PostgreSQL does not.
+/**
+ * What a person reads when a value does not match a pattern (the `errors` of a
+ * 400, src/plugins/problem-details.ts). Declare a pattern with `Pattern()`.
+ */
+const patternMessages = new Map<string, string>();
+
+export function Pattern(pattern: string, message: string): string {
+  patternMessages.set(pattern, message);
+  return pattern;
+}
+
+export function patternMessage(pattern: string): string | undefined {
+  return patternMessages.get(pattern);
+}
+
+/**
+ * Text a client sends. PostgreSQL cannot store U+0000, and an unpaired UTF-16
+ * surrogate is no character (it has no UTF-8 form; PostgreSQL refuses it in
+ * JSON): both are a 400 naming the field, never sent to the database. ajv
+ * matches patterns per code point (the `u` flag), so a pair (an emoji) is one
+ * character and is accepted.
+ */
+export const TEXT_PATTERN = Pattern('^[^\\u0000\\uD800-\\uDFFF]*$', 'must not contain U+0000 or an unpaired UTF-16 surrogate');
+
+/** A string field or parameter of a request: every one refuses what TEXT_PATTERN refuses. */
+export function Text(options: StringOptions = {}) {
+  return Type.String({ pattern: TEXT_PATTERN, ...options });
+}
+
+/**
+ * Identifiers are UUIDs in any letter case, compared and answered in lower case
+ * (RFC 9562): the validator lower-cases every value of a schema marked
+ * `x-lowercase` (src/plugins/validation.ts). The pattern keeps out the
+ * `urn:uuid:` form that the uuid format admits but PostgreSQL does not.
+ */
 export const Uuid = Type.String({
   format: 'uuid',
-  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-  description: 'UUID',
+  pattern: Pattern('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', 'must be a UUID'),
+  'x-lowercase': true,
+  description: 'UUID (RFC 9562): sent in any letter case, always answered in lower case',
 });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, milliseconds, Z' });
 /**
@@ -45,7 +80,33 @@ export function Nullable<T extends TSchema>(schema: T, description?: string) {
   return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'], ...(description ? { description } : {}) });
 }
 
-export const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address' });
+/**
+ * The server's e-mail rule, stated exactly as a pattern (ajv's `email` format,
+ * written without the `i` flag): a dot-atom local part and a domain of at least
+ * two labels, so `ops@localhost` is refused, as the document says.
+ */
+const EMAIL_LOCAL = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+)*";
+const EMAIL_LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
+export const Email = Type.String({
+  format: 'email',
+  pattern: Pattern(`^${EMAIL_LOCAL}@(?:${EMAIL_LABEL}\\.)+${EMAIL_LABEL}$`, 'must be an e-mail address such as name@example.com (a domain with a dot)'),
+  maxLength: 254,
+  description: 'E-mail address: name@domain with at least one dot in the domain',
+});
+
+/**
+ * An instant a client sends: RFC 3339 with `T` and a zone (`Z` or ±hh:mm), no
+ * leap second (23:59:60 is no instant a Date or PostgreSQL holds), year 0001 or
+ * later; src/lib/instant.ts also refuses what falls outside 0001..9999 in UTC.
+ */
+export const INSTANT_PATTERN = Pattern(
+  '^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-5][0-9](?:\\.[0-9]{1,9})?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$',
+  'must be an RFC 3339 date-time with a time zone, e.g. 2026-03-01T12:00:00Z (no leap second, years 0001..9999)',
+);
+
+export function InstantText(description: string) {
+  return Type.String({ format: 'date-time', pattern: INSTANT_PATTERN, description: `${description}; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC` });
+}
 
 export const ProblemSchema = Component(
   'Problem',
@@ -195,9 +256,6 @@ export function Listing<T extends TSchema>(item: T, name?: string, options: { de
 
 /** The query string of an operation that takes none: an unknown parameter is a 400, as everywhere. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
-
-/** PostgreSQL cannot store U+0000: text containing it is refused as input (a 400), never sent to the database. */
-export const NO_NUL = '^[^\\u0000]*$';
 
 export const NoContent = Type.Null({ description: 'No body' });
 

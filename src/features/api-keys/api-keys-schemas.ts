@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Component, NO_NUL, Email, Listing, Nullable, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
+import { Component, Email, InstantText, Listing, Nullable, PageQuery, Pattern, Text, Timestamp, Uuid } from '../../schemas/common.js';
 
 const UserTypeSchema = Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]);
 const Status = Type.Union([Type.Literal('ENABLED'), Type.Literal('DELETED'), Type.Literal('EXPIRED')], {
@@ -9,8 +9,13 @@ const Status = Type.Union([Type.Literal('ENABLED'), Type.Literal('DELETED'), Typ
 export const MAX_KEY_LIFETIME_YEARS = 5;
 export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 
-const Name = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001F\\u007F]+$', description: 'A label for people, 1..64 characters, no control characters' });
-const ExpiresAt = { ...Timestamp, description: `When the key stops working: in the future, at most ${MAX_KEY_LIFETIME_YEARS} years ahead` };
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: Pattern('^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]+$', 'must not contain control characters or an unpaired UTF-16 surrogate'),
+  description: 'A label for people, 1..64 characters, no control characters',
+});
+const ExpiresAt = InstantText(`When the key stops working: in the future, at most ${MAX_KEY_LIFETIME_YEARS} years ahead`);
 const Access = Type.Union([Type.Literal('full'), Type.Literal('read_only')], { description: 'read_only keys may use GET operations only' });
 const RateLimit = Type.Object(
   {
@@ -123,10 +128,10 @@ export const ListedApiKey = Component(
 export const ListApiKeysQuery = Type.Object(
   {
     ...PageQuery,
-    username: Type.Optional(Type.String({ pattern: NO_NUL, maxLength: 254, description: 'Filter by the e-mail of the key user' })),
+    username: Type.Optional(Text({ maxLength: 254, description: 'Filter by the e-mail of the key user' })),
     status: Type.String({
       default: 'ENABLED',
-      pattern: '^([Ee][Nn][Aa][Bb][Ll][Ee][Dd]|[Dd][Ee][Ll][Ee][Tt][Ee][Dd]|[Ee][Xx][Pp][Ii][Rr][Ee][Dd])$',
+      pattern: Pattern('^([Ee][Nn][Aa][Bb][Ll][Ee][Dd]|[Dd][Ee][Ll][Ee][Tt][Ee][Dd]|[Ee][Xx][Pp][Ii][Rr][Ee][Dd])$', 'must be ENABLED, DELETED or EXPIRED (any letter case)'),
       description: 'ENABLED (default), DELETED or EXPIRED, case-insensitive',
     }),
     merchant_id: Type.Optional({ ...Uuid, description: "Customer callers: list this merchant's keys instead" }),

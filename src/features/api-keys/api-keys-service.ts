@@ -2,6 +2,7 @@
 import type { Db, DbOrTx } from '../../db/database.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../errors.js';
 import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
+import { parseInstant } from '../../lib/instant.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext } from '../../lib/change-context.js';
 import { recordAudit } from '../audit/audit-dal.js';
@@ -55,7 +56,7 @@ const keyNotFound = () => new NotFoundError('api_key_not_found', 'No such API ke
 
 /** An expiry must lie ahead, and not too far: keys that never rotate are what expiry exists to prevent. */
 function parseExpiry(value: string, now = Date.now()): Date {
-  const at = new Date(value);
+  const at = parseInstant('expires_at', value, 'The body is not valid.');
   const latest = new Date(now);
   latest.setUTCFullYear(latest.getUTCFullYear() + MAX_KEY_LIFETIME_YEARS);
   if (at.getTime() <= now) throw new ValidationError([{ field: 'expires_at', message: 'must be in the future' }]);

@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Component, NO_NUL, Listing, Nullable, PageQuery, Timestamp } from '../../schemas/common.js';
-
-const Instant = (description: string) => Type.String({ format: 'date-time', description: `${description}; RFC 3339 / ISO 8601 with a time zone offset` });
+import { Component, InstantText, Listing, Nullable, PageQuery, Text, Timestamp } from '../../schemas/common.js';
 
 const AUDIT_EXAMPLE = {
   id: '1042',
@@ -16,9 +14,9 @@ const AUDIT_EXAMPLE = {
 export const AuditEventListQuery = Type.Object(
   {
     ...PageQuery,
-    action: Type.Optional(Type.String({ pattern: NO_NUL, minLength: 1, maxLength: 64, description: 'Only records of this action, e.g. fee_rules.bulk_assign_all, api_key.created' })),
-    from: Type.Optional(Instant('Only records at or after this instant')),
-    to: Type.Optional(Instant('Only records before this instant')),
+    action: Type.Optional(Text({ minLength: 1, maxLength: 64, description: 'Only records of this action, e.g. fee_rules.bulk_assign_all, api_key.created' })),
+    from: Type.Optional(InstantText('Only records at or after this instant')),
+    to: Type.Optional(InstantText('Only records before this instant')),
   },
   { additionalProperties: false },
 );

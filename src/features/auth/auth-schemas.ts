@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { Component, Nullable, Uuid } from '../../schemas/common.js';
+import { Component, Nullable, Text, Uuid } from '../../schemas/common.js';
 
 export const LoginBody = Component(
   'LoginRequest',
   Type.Object(
     {
-      user: Type.String({ minLength: 1, maxLength: 254, description: 'User name (e-mail) of a CUSTOMER user' }),
-      password: Type.String({ minLength: 1, maxLength: 1024 }),
+      user: Text({ minLength: 1, maxLength: 254, description: 'User name (e-mail) of a CUSTOMER user' }),
+      password: Text({ minLength: 1, maxLength: 1024 }),
     },
     { additionalProperties: false, description: 'The credentials of a CUSTOMER user', examples: [{ user: 'admin@acme.example', password: 'correct horse battery staple' }] },
   ),
@@ -16,7 +16,7 @@ export const RefreshBody = Component(
   'RefreshRequest',
   Type.Object(
     // Long enough for an access token sent here by mistake: that is a 401, not a 400.
-    { refresh_token: Type.String({ minLength: 1, maxLength: 2048 }) },
+    { refresh_token: Text({ minLength: 1, maxLength: 2048 }) },
     { additionalProperties: false, description: 'A refresh token, good once', examples: [{ refresh_token: 'fgr_Vq3xN8p2Lk7sT0aB4cD9eF1gH6iJ5kL2mN3oP4qR5sT' }] },
   ),
 );

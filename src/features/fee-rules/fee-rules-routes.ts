@@ -43,6 +43,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/fee-rules/bulk-assign', {
     ...guards,
+    preValidation: [customerCallersOnly, async (request: FastifyRequest) => feeRules.assertMerchantsNamed(request.body)],
     schema: {
       ...shared,
       operationId: 'bulkAssignFeeRules',

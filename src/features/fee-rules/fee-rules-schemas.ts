@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Component, Timestamp, Uuid } from '../../schemas/common.js';
+import { Component, InstantText, Timestamp, Uuid } from '../../schemas/common.js';
 import { PaymentPlan } from '../payment-plans/payment-plans-schemas.js';
 import { PREVIEW_CHANGES_LIMIT } from './fee-rules-dal.js';
 
@@ -14,12 +14,11 @@ const PaymentPlanIds = Type.Array(Uuid, {
 
 export const BulkAssignBody = Component('BulkAssignRequest', Type.Object(
   {
-    merchant_ids: Type.Optional(
-      Type.Array(Uuid, {
-        maxItems: MAX_MERCHANTS_PER_ASSIGNMENT,
-        description: `1..${MAX_MERCHANTS_PER_ASSIGNMENT} merchant ids; duplicates are ignored. Missing or empty is a 400 merchant_ids_required: use /v1/fee-rules/bulk-assign/all for every merchant.`,
-      }),
-    ),
+    merchant_ids: Type.Array(Uuid, {
+      minItems: 1,
+      maxItems: MAX_MERCHANTS_PER_ASSIGNMENT,
+      description: `1..${MAX_MERCHANTS_PER_ASSIGNMENT} merchant ids; duplicates are ignored. Missing or empty is a 400 merchant_ids_required: use /v1/fee-rules/bulk-assign/all for every merchant.`,
+    }),
     payment_plan_ids: PaymentPlanIds,
   },
   {
@@ -106,12 +105,7 @@ export const MerchantParams = Type.Object({ id: Uuid });
 
 export const FeeRulesAtQuery = Type.Object(
   {
-    at: Type.Optional(
-      Type.String({
-        format: 'date-time',
-        description: 'The instant, RFC 3339 / ISO 8601 with a time zone offset (e.g. 2026-03-01T12:00:00Z); default now. Read to the millisecond.',
-      }),
-    ),
+    at: Type.Optional(InstantText('The instant (e.g. 2026-03-01T12:00:00Z); default now. Read to the millisecond.')),
   },
   { additionalProperties: false },
 );

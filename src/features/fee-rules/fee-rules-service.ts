@@ -27,7 +27,7 @@ export interface FeeRulesServiceDeps {
   paymentPlansDal: PaymentPlansDal;
 }
 
-type AssignmentRequest = { merchant_ids?: string[] | undefined; payment_plan_ids: string[] };
+type AssignmentRequest = { merchant_ids: string[]; payment_plan_ids: string[] };
 
 /** POST ...?dry_run=true: what the assignment would change. */
 export interface DryRunResource {
@@ -155,22 +155,34 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     if (isMerchantCaller(principal)) throw new ForbiddenError('forbidden', 'Merchant callers may not assign payment plans; a customer caller assigns them.');
   }
 
-  /** The named merchants of POST /v1/fee-rules/bulk-assign, each once; none is a 400 pointing to /all. */
-  function namedMerchants(principal: Principal, request: AssignmentRequest): string[] {
-    assertMayAssign(principal);
-    const merchantIds = distinctIds(request.merchant_ids ?? []);
-    if (merchantIds.length === 0) {
+  /**
+   * POST /v1/fee-rules/bulk-assign names its merchants: a body without them, or
+   * with none, is a 400 pointing to /all. Its route calls this before the schema
+   * (which states the same rule as required, minItems 1), so the caller gets
+   * this code rather than a generic validation_failed.
+   */
+  function assertMerchantsNamed(body: unknown): void {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return; // the schema refuses it
+    const merchantIds = (body as { merchant_ids?: unknown }).merchant_ids;
+    if (merchantIds === undefined || (Array.isArray(merchantIds) && merchantIds.length === 0)) {
       throw new BadRequestError(
         'merchant_ids_required',
         `merchant_ids must name at least one merchant. To assign the plans to every merchant, use POST ${ASSIGN_ALL_PATH}.`,
         [{ field: 'merchant_ids', message: `is required and not empty; for every merchant use ${ASSIGN_ALL_PATH}` }],
       );
     }
-    return merchantIds;
+  }
+
+  /** The named merchants of POST /v1/fee-rules/bulk-assign, each once. */
+  function namedMerchants(principal: Principal, request: AssignmentRequest): string[] {
+    assertMayAssign(principal);
+    assertMerchantsNamed(request);
+    return distinctIds(request.merchant_ids);
   }
 
   return {
     assertMayAssign,
+    assertMerchantsNamed,
 
     /** POST /v1/fee-rules/bulk-assign: the named merchants. */
     async assignToMerchants(principal: Principal, request: AssignmentRequest, context: ChangeContext): Promise<ReplacementResult> {

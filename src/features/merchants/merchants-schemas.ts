@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { Component, Listing, NO_NUL, PageQuery, Timestamp, Uuid } from '../../schemas/common.js';
+import { Component, Listing, PageQuery, Text, Timestamp, Uuid } from '../../schemas/common.js';
 
 export const MerchantListQuery = Type.Object(
   {
     ...PageQuery,
     q: Type.Optional(
-      Type.String({
+      Text({
         minLength: 1,
         maxLength: 100,
-        pattern: NO_NUL,
         description: 'Only merchants whose name contains this text (any letter case), or whose id starts with it',
         examples: ['coffee'],
       }),

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Component, Listing, PageQuery, Uuid } from '../../schemas/common.js';
+import { Component, Listing, PageQuery, Pattern, Uuid } from '../../schemas/common.js';
 
 /** Operator-defined codes; filters accept them in any case. */
-const CodeFilter = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_]{1,32}$', description });
+const CODE = Pattern('^[A-Za-z0-9_]{1,32}$', 'must be 1..32 letters, digits or _');
+const CodeFilter = (description: string, example: string) => Type.String({ pattern: CODE, description, examples: [example] });
 
 export const PaymentPlanListQuery = Type.Object(
   {
@@ -10,8 +11,8 @@ export const PaymentPlanListQuery = Type.Object(
     merchant_id: Type.Optional(
       Type.String({ ...Uuid, description: 'Merchant whose assignments set is_selected. A merchant caller: defaults to itself, may name only itself.' }),
     ),
-    card_brand: Type.Optional(CodeFilter('Only plans of this card brand, e.g. VISA')),
-    payment_method: Type.Optional(CodeFilter('Only plans of this payment method, e.g. CREDIT')),
+    card_brand: Type.Optional(CodeFilter('Only plans of this card brand, e.g. VISA', 'VISA')),
+    payment_method: Type.Optional(CodeFilter('Only plans of this payment method, e.g. CREDIT', 'CREDIT')),
     is_selected: Type.Optional(Type.Boolean({ description: 'Only plans assigned (true) or not assigned (false) to merchant_id; needs merchant_id' })),
   },
   { additionalProperties: false },

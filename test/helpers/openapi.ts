@@ -1,0 +1,75 @@
+/**
+ * The operations of the OpenAPI document, as the generic tests walk them
+ * (test/platform/openapi-constraints.test.ts, test/platform/fuzz.test.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+
+export type Schema = Record<string, any>;
+
+export interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  schema: Schema;
+  example?: unknown;
+}
+
+export interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  parameters: Parameter[];
+  /** The JSON body's schema, $refs resolved at the top; undefined when the operation takes none. */
+  body: Schema | undefined;
+  bodyExample: unknown;
+  secured: boolean;
+}
+
+export async function openapiDocument(app: FastifyInstance): Promise<Schema> {
+  const response = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
+  if (response.statusCode !== 200) throw new Error(`GET /v1/openapi.json: ${response.statusCode}`);
+  return response.json();
+}
+
+/** The schema itself, or the component it names (`$ref`), recursively. */
+export function resolve(doc: Schema, schema: Schema): Schema {
+  const ref: unknown = schema.$ref;
+  if (typeof ref !== 'string') return schema;
+  const target = doc.components?.schemas?.[ref.replace('#/components/schemas/', '')];
+  if (!target) throw new Error(`unresolved ${ref}`);
+  return resolve(doc, target);
+}
+
+export function operations(doc: Schema): Operation[] {
+  const out: Operation[] = [];
+  for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Schema>>)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const media = op.requestBody?.content?.['application/json'];
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        operationId: op.operationId,
+        parameters: (op.parameters ?? []).map((p: Schema) => ({ name: p.name, in: p.in, required: Boolean(p.required), schema: resolve(doc, p.schema ?? {}), example: p.example ?? p.schema?.examples?.[0] })),
+        body: media?.schema ? resolve(doc, media.schema) : undefined,
+        bodyExample: media?.example,
+        secured: Array.isArray(op.security) && op.security.length > 0,
+      });
+    }
+  }
+  return out;
+}
+
+/** `/v1/api-keys/{id}` with `{ id }` filled in, each value percent-encoded. */
+export function fillPath(path: string, values: Record<string, string>): string {
+  return path.replace(/\{(\w+)\}/g, (_all, name: string) => values[name] ?? '');
+}
+
+/** A query string from raw values; a value that is an array is sent once per item. */
+export function queryString(values: Record<string, unknown>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) {
+    for (const item of Array.isArray(value) ? value : [value]) search.append(name, String(item));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

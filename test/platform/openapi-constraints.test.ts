@@ -1,0 +1,258 @@
+/**
+ * The document states what the server enforces (contract section 12): walked
+ * generically, for every operation, its documented examples are accepted, and
+ * every limit it states (minLength, maxLength, minimum, maximum, minItems,
+ * maxItems, enum, pattern, required, additionalProperties, minProperties) is
+ * accepted at the limit and refused one past it, with a 400 naming the field.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { useTestApp } from '../helpers/app.js';
+import { issueKey, seedWorld } from '../helpers/fixtures.js';
+import { fillPath, type Operation, openapiDocument, operations, queryString, resolve, type Schema } from '../helpers/openapi.js';
+
+const OMIT = Symbol('omit');
+type Key = string | number;
+
+interface Variant {
+  /** Where the value goes: body path, or a parameter's name. */
+  path: Key[];
+  value: unknown;
+  valid: boolean;
+  why: string;
+}
+
+/** The field as the server names it in `errors` (src/plugins/problem-details.ts). */
+function fieldName(path: Key[]): string {
+  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('') || 'body';
+}
+
+const matches = (pattern: string, value: string) => new RegExp(pattern, 'u').test(value);
+
+/** A value the schema admits, from what the document says. */
+function sample(doc: Schema, raw: Schema): unknown {
+  const schema = resolve(doc, raw);
+  if (schema.examples?.[0] !== undefined) return schema.examples[0];
+  if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  if (schema.anyOf) return sample(doc, schema.anyOf[0]);
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'string':
+      if (schema.format === 'uuid') return randomUUID();
+      if (schema.format === 'date-time') return new Date(Date.now() + 86_400_000).toISOString();
+      if (schema.format === 'email') return 'someone@example.com';
+      if (schema.pattern && !matches(schema.pattern, 'a')) throw new Error(`document an example for a string with pattern ${schema.pattern}`);
+      return 'a'.repeat(Math.max(1, schema.minLength ?? 1));
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 0;
+    case 'boolean':
+      return true;
+    case 'array':
+      return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => sample(doc, schema.items ?? {}));
+    case 'object':
+      return Object.fromEntries((schema.required ?? []).map((name: string) => [name, sample(doc, schema.properties[name])]));
+    default:
+      return 'a';
+  }
+}
+
+/** Values each format admits (RFC 5321, RFC 3339, RFC 9562), in forms a careless validator might refuse. */
+const FORMAT_SAMPLES: Record<string, string[]> = {
+  email: ['ops@localhost', 'first.last+tag@example.co.uk', 'USER@EXAMPLE.COM'],
+  'date-time': ['2030-06-01T12:00:00Z', '2030-06-01T12:00:00.123456+05:30', '2030-06-01t12:00:00z'],
+  uuid: ['0E6F1A2B-3C4D-4E5F-8A9B-0C1D2E3F4A5B', '0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b'],
+};
+
+/** A string of `length` characters from `base`: cut, or padded with its last character. */
+function ofLength(base: unknown, length: number): string {
+  const text = typeof base === 'string' && base.length > 0 ? base : 'a';
+  return text.length >= length ? text.slice(0, length) : text + text.at(-1)!.repeat(length - text.length);
+}
+
+/** Every value at the limits the schema states, relative to a valid `base`. */
+function variants(doc: Schema, raw: Schema, base: unknown, path: Key[], inBody: boolean): Variant[] {
+  const schema = resolve(doc, raw);
+  const out: Variant[] = [];
+  const add = (value: unknown, valid: boolean, why: string, at: Key[] = path) => out.push({ path: at, value, valid, why });
+  const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  if (types.includes('null')) add(null, true, 'null is admitted');
+  const allowed: unknown[] | undefined = schema.enum ?? (schema.anyOf?.every((b: Schema) => b.const !== undefined) ? schema.anyOf.map((b: Schema) => b.const) : undefined);
+  if (allowed) {
+    for (const value of allowed) add(value, true, `enum value ${String(value)}`);
+    add(`${String(allowed[0])}_NOT_LISTED`, false, 'a value outside the enum');
+    return out;
+  }
+  const type = types.find((t) => t !== 'null');
+  if (type === 'string') {
+    if (schema.minLength !== undefined) {
+      add(ofLength(base, schema.minLength), true, `minLength ${schema.minLength}`);
+      if (schema.minLength > 0) add(ofLength(base, schema.minLength - 1), false, `minLength ${schema.minLength}, one under`);
+    }
+    if (schema.maxLength !== undefined) {
+      add(ofLength(base, schema.maxLength), true, `maxLength ${schema.maxLength}`);
+      add(ofLength(base, schema.maxLength + 1), false, `maxLength ${schema.maxLength}, one over`);
+    }
+    // What the format admits, unless a pattern says otherwise: `ops@localhost` is an e-mail address to format:email.
+    const admitted = FORMAT_SAMPLES[schema.format]?.filter((value) => !schema.pattern || matches(schema.pattern, value)) ?? [];
+    for (const value of admitted) add(value, true, `format ${schema.format}`);
+    if (schema.pattern) {
+      const bad = ['x\u0000', 'not valid!', '\ud800'].find((candidate) => !matches(schema.pattern, candidate));
+      assert.ok(bad !== undefined, `a value outside ${schema.pattern}`);
+      add(bad, false, `pattern ${schema.pattern}`);
+    }
+    if (inBody) add(42, false, 'a number where a string belongs');
+  } else if (type === 'integer' || type === 'number') {
+    if (schema.minimum !== undefined) {
+      add(schema.minimum, true, `minimum ${schema.minimum}`);
+      add(schema.minimum - 1, false, `minimum ${schema.minimum}, one under`);
+    }
+    if (schema.maximum !== undefined) {
+      add(schema.maximum, true, `maximum ${schema.maximum}`);
+      add(schema.maximum + 1, false, `maximum ${schema.maximum}, one over`);
+    }
+    if (type === 'integer') add((schema.minimum ?? 0) + 0.5, false, 'a fraction where an integer belongs');
+  } else if (type === 'boolean') {
+    add(inBody ? 'true' : 'yes', false, 'not a boolean');
+  } else if (type === 'array') {
+    const items = Array.isArray(base) && base.length > 0 ? base : [sample(doc, schema.items ?? {})];
+    const item = resolve(doc, schema.items ?? {});
+    // Ids must differ where duplicates would be folded together; other items repeat the first.
+    const arrayOf = (n: number) => Array.from({ length: n }, (_, i) => (item.format === 'uuid' ? (items[i] ?? randomUUID()) : items[i % items.length]));
+    if (schema.minItems !== undefined) {
+      add(arrayOf(schema.minItems), true, `minItems ${schema.minItems}`);
+      if (schema.minItems > 0) add(arrayOf(schema.minItems - 1), false, `minItems ${schema.minItems}, one under`);
+    }
+    if (schema.maxItems !== undefined) {
+      add(arrayOf(schema.maxItems), true, `maxItems ${schema.maxItems}`);
+      add(arrayOf(schema.maxItems + 1), false, `maxItems ${schema.maxItems}, one over`);
+    }
+    if (schema.items) out.push(...variants(doc, schema.items, items[0], [...path, 0], inBody));
+  } else if (type === 'object') {
+    const value = (base ?? {}) as Record<string, unknown>;
+    for (const name of Object.keys(schema.properties ?? {})) {
+      const required = (schema.required ?? []).includes(name);
+      add(OMIT, !required, `${required ? 'required' : 'optional'} ${name}, left out`, [...path, name]);
+    }
+    if (schema.additionalProperties === false) add(1, false, 'a field the schema does not name', [...path, 'unexpected_field']);
+    if (schema.minProperties !== undefined && schema.minProperties > 0) add({}, false, `minProperties ${schema.minProperties}`);
+    for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+      out.push(...variants(doc, property, value[name] ?? sample(doc, property), [...path, name], inBody));
+    }
+  }
+  return out;
+}
+
+/** `base` with `value` at `path` (or without it: OMIT); `base` is not changed. */
+function setAt(base: unknown, path: Key[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path as [Key, ...Key[]];
+  const copy: any = Array.isArray(base) ? [...base] : { ...(base as object) };
+  const next = setAt(copy[head] ?? (typeof rest[0] === 'number' ? [] : {}), rest, value);
+  if (next === OMIT) delete copy[head];
+  else copy[head] = next;
+  return copy;
+}
+
+interface Request {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+async function send(app: FastifyInstance, op: Operation, request: Request, headers: Record<string, string>) {
+  const params = Object.fromEntries(Object.entries(request.params).map(([k, v]) => [k, encodeURIComponent(String(v))]));
+  const response = await app.inject({
+    method: op.method,
+    url: fillPath(op.path, params) + queryString(request.query),
+    headers,
+    ...(op.body ? { payload: request.body as object } : {}),
+  });
+  return { status: response.statusCode, problem: response.statusCode >= 400 ? (response.json() as { code?: string; errors?: Array<{ field: string }> }) : undefined };
+}
+
+describe('the OpenAPI document states the constraints the server enforces', () => {
+  const h = useTestApp();
+
+  it('accepts every documented example and value at a limit, and refuses one past every limit with a 400 naming the field', async () => {
+    // No throttles: hundreds of requests from one address and for one user name.
+    const app = await h.app({ rateLimitAnonymousPerMinute: 0, loginMaxFailures: 0 });
+    const world = await seedWorld(app);
+    const { api_key } = await issueKey(app, { user: 'constraints@alpha.test', customerId: world.customerId });
+    const doc = await openapiDocument(app);
+    const failures: string[] = [];
+    let checked = 0;
+
+    for (const op of operations(doc)) {
+      const headers: Record<string, string> = op.secured ? { 'x-api-key': api_key } : {};
+      const base: Request = {
+        params: Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? sample(doc, p.schema)])),
+        query: Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example ?? sample(doc, p.schema)])),
+        body: op.bodyExample,
+      };
+      if (op.body) assert.ok(op.bodyExample !== undefined, `${op.method} ${op.path} documents an example body`);
+      const cases: Array<{ request: Request; variant: Variant; where: 'body' | 'query' | 'path' }> = [];
+      for (const p of op.parameters.filter((x) => x.in === 'query' || x.in === 'path')) {
+        const where = p.in === 'path' ? 'path' : 'query';
+        const valid = p.example ?? sample(doc, p.schema);
+        const bucket = where === 'path' ? 'params' : 'query';
+        // The documented example (or a sampled valid value) of the parameter alone.
+        cases.push({ request: { ...base, [bucket]: { ...base[bucket], [p.name]: valid } }, variant: { path: [p.name], value: valid, valid: true, why: 'its example' }, where });
+        if (p.required && where === 'query') cases.push({ request: { ...base, query: setAt(base.query, [p.name], OMIT) as Record<string, unknown> }, variant: { path: [p.name], value: OMIT, valid: false, why: 'required' }, where });
+        for (const variant of variants(doc, p.schema, valid, [p.name], false)) {
+          if (variant.path.length !== 1 || (where === 'path' && variant.value === '')) continue;
+          cases.push({ request: { ...base, [bucket]: setAt(base[bucket], variant.path, variant.value) }, variant, where });
+        }
+      }
+      if (op.body) {
+        cases.push({ request: base, variant: { path: [], value: op.bodyExample, valid: true, why: 'the documented example' }, where: 'body' });
+        for (const variant of variants(doc, op.body, op.bodyExample, [], true)) {
+          cases.push({ request: { ...base, body: setAt(base.body, variant.path, variant.value) }, variant, where: 'body' });
+        }
+      }
+
+      for (const { request, variant, where } of cases) {
+        checked++;
+        const { status, problem } = await send(app, op, request, headers);
+        const label = `${op.method} ${op.path} ${where} ${fieldName(variant.path)}: ${variant.why} → ${status} ${problem?.code ?? ''}`;
+        // Refused for this value: a validation failure, or any 400 naming this field (merchant_ids_required).
+        // A 400 naming another field is a rule between fields (is_selected needs merchant_id) that OpenAPI cannot state.
+        const refusedHere = status === 400 && (problem?.code === 'validation_failed' || Boolean(problem?.errors?.some((e) => e.field === fieldName(variant.path))));
+        if (status >= 500) failures.push(`${label} (a 5xx)`);
+        else if (variant.valid && refusedHere) failures.push(`${label} (documented as valid, refused: ${JSON.stringify(problem?.errors)})`);
+        else if (!variant.valid && status !== 400) failures.push(`${label} (documented as invalid, not refused)`);
+        else if (!variant.valid && !problem?.errors?.some((e) => e.field === fieldName(variant.path))) {
+          failures.push(`${label} (the 400 does not name ${fieldName(variant.path)}: ${JSON.stringify(problem?.errors)})`);
+        }
+      }
+    }
+    if (process.env.CONSTRAINTS_DEBUG) console.log(checked);
+    assert.deepEqual(failures, [], `${failures.length} of ${checked} checks failed`);
+    assert.ok(checked > 150, `walked ${checked} cases`);
+  });
+
+  it('states for every text input a pattern that refuses U+0000 and unpaired surrogates', async () => {
+    const app = await h.app();
+    const doc = await openapiDocument(app);
+    const missing: string[] = [];
+    const walk = (raw: Schema, where: string): void => {
+      const schema = resolve(doc, raw);
+      const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+      if (types.includes('string') && schema.const === undefined && !schema.enum) {
+        if (!schema.pattern || ['\u0000', 'a\ud800', '\udfffa'].some((bad) => matches(schema.pattern, bad))) missing.push(where);
+      }
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) walk(property, `${where}.${name}`);
+      if (schema.items) walk(schema.items, `${where}[]`);
+      for (const branch of schema.anyOf ?? []) walk(branch, where);
+    };
+    for (const op of operations(doc)) {
+      for (const p of op.parameters) walk(p.schema, `${op.method} ${op.path} ${p.in} ${p.name}`);
+      if (op.body) walk(op.body, `${op.method} ${op.path} body`);
+    }
+    assert.deepEqual(missing, []);
+  });
+});
