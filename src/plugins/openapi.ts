@@ -63,7 +63,7 @@ const EXAMPLE_DETAIL: Record<string, string> = {
 };
 
 const EXAMPLE_EXTENSIONS: Record<string, Record<string, unknown>> = {
-  validation_failed: { errors: [{ field: 'payment_plan_ids', message: 'must NOT have fewer than 1 items' }] },
+  validation_failed: { errors: [{ field: 'payment_plan_ids', message: 'must have at least 1 item' }] },
   unknown_payment_plans: { payment_plan_ids: ['7d0c7a52-3b8e-4f4e-9c61-0b2f5d8a9e13'] },
   unknown_merchants: { merchant_ids: ['c4a1e2f3-6b7d-4e8f-a9b0-1c2d3e4f5a6b'] },
   conflicting_payment_plans: {
@@ -108,10 +108,20 @@ function problemExamples(path: string, status: number, codes: string[]): Json {
 }
 
 /** The first example of the schema (or of the component it names) becomes the media example. */
+/** The schema of a media entry, its $ref resolved. */
+function schemaOf(doc: Json, media: Json): Json | undefined {
+  const ref: unknown = media.schema?.$ref;
+  return typeof ref === 'string' ? doc.components?.schemas?.[ref.replace('#/components/schemas/', '')] : media.schema;
+}
+
+/** Whether an object schema asks for anything: a required field or a least number of them. */
+function requires(schema: Json | undefined): boolean {
+  return schema?.type !== 'object' || (schema.required?.length ?? 0) > 0 || (schema.minProperties ?? 0) > 0;
+}
+
 function exampleOf(doc: Json, media: Json): void {
   if (media.example !== undefined || media.examples !== undefined || !media.schema) return;
-  const ref: unknown = media.schema.$ref;
-  const schema = typeof ref === 'string' ? doc.components?.schemas?.[ref.replace('#/components/schemas/', '')] : media.schema;
+  const schema = schemaOf(doc, media);
   if (Array.isArray(schema?.examples) && schema.examples.length > 0) media.example = schema.examples[0];
 }
 
@@ -123,7 +133,11 @@ function finishDocument(doc: Json): Json {
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
       }
-      for (const media of Object.values((operation.requestBody?.content ?? {}) as Record<string, Json>)) exampleOf(doc, media);
+      for (const media of Object.values((operation.requestBody?.content ?? {}) as Record<string, Json>)) {
+        exampleOf(doc, media);
+        // A body whose every field is optional may be left out (the roll route takes none as {}).
+        if (!requires(schemaOf(doc, media))) operation.requestBody.required = false;
+      }
       for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
         for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
           const codes: unknown = media.schema?.allOf?.[1]?.properties?.code?.enum;

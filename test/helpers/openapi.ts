@@ -22,6 +22,8 @@ export interface Operation {
   /** The JSON body's schema, $refs resolved at the top; undefined when the operation takes none. */
   body: Schema | undefined;
   bodyExample: unknown;
+  /** Whether the document says the body must be sent (requestBody.required). */
+  bodyRequired: boolean;
   secured: boolean;
 }
 
@@ -52,6 +54,7 @@ export function operations(doc: Schema): Operation[] {
         parameters: (op.parameters ?? []).map((p: Schema) => ({ name: p.name, in: p.in, required: Boolean(p.required), schema: resolve(doc, p.schema ?? {}), example: p.example ?? p.schema?.examples?.[0] })),
         body: media?.schema ? resolve(doc, media.schema) : undefined,
         bodyExample: media?.example,
+        bodyRequired: Boolean(op.requestBody?.required),
         secured: Array.isArray(op.security) && op.security.length > 0,
       });
     }

@@ -170,7 +170,7 @@ async function send(app: FastifyInstance, op: Operation, request: Request, heade
     method: op.method,
     url: fillPath(op.path, params) + queryString(request.query),
     headers,
-    ...(op.body ? { payload: request.body as object } : {}),
+    ...(op.body && request.body !== OMIT ? { payload: request.body as object } : {}),
   });
   return { status: response.statusCode, problem: response.statusCode >= 400 ? (response.json() as { code?: string; errors?: Array<{ field: string }> }) : undefined };
 }
@@ -210,6 +210,8 @@ describe('the OpenAPI document states the constraints the server enforces', () =
       }
       if (op.body) {
         cases.push({ request: base, variant: { path: [], value: op.bodyExample, valid: true, why: 'the documented example' }, where: 'body' });
+        const why = op.bodyRequired ? 'no body, which is required' : 'no body, which is optional';
+        cases.push({ request: { ...base, body: OMIT }, variant: { path: [], value: OMIT, valid: !op.bodyRequired, why }, where: 'body' });
         for (const variant of variants(doc, op.body, op.bodyExample, [], true)) {
           cases.push({ request: { ...base, body: setAt(base.body, variant.path, variant.value) }, variant, where: 'body' });
         }
