@@ -9,10 +9,10 @@ import { testConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { DEMO_LOGINS, demoMerchantId } from '../src/features/operator/demo-data.js';
 import { loadDemoData } from '../src/server.js';
-import { CHROMIUM_MISSING, ensureConsoleBuilt, launchChromium } from '../test/helpers/console-browser.js';
+import { CHROMIUM_MISSING, buildConsoleIfStale, launchChromium } from '../test/helpers/console-browser.js';
 
 if (CHROMIUM_MISSING) throw new Error(CHROMIUM_MISSING);
-await ensureConsoleBuilt();
+await buildConsoleIfStale();
 const config = testConfig();
 const database = await openDatabase({});
 await database.migrate();

@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { addStrictCsp, CHROMIUM_MISSING, ensureConsoleBuilt, launchChromium, seriousViolations } from '../helpers/console-browser.js';
+import { addStrictCsp, CHROMIUM_MISSING, buildConsoleIfStale, launchChromium, seriousViolations } from '../helpers/console-browser.js';
 import { seedCatalogue, type Catalogue } from '../helpers/plans.js';
 
 describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
@@ -40,7 +40,7 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
   const noSeriousViolations = async (where: string) => assert.deepEqual(await seriousViolations(page), [], `axe on ${where}`);
 
   before(async () => {
-    await ensureConsoleBuilt();
+    await buildConsoleIfStale();
     database = await createTestDatabase();
     app = await buildApp({ config: testConfig(), database: database.database });
     addStrictCsp(app);

@@ -1,24 +1,20 @@
 /**
  * What the console's browser tests and the screenshot script share: Debian's
- * Chromium driven by playwright-core, a console build that is never stale, a
- * strict Content-Security-Policy on /console (as @fastify/helmet will set), and
- * the accessibility check.
+ * Chromium driven by playwright-core, a console build that is never stale
+ * (scripts/console-build.mjs), a Content-Security-Policy on /console stricter
+ * than the service's (helmet's allows inline styles for swagger-ui; the console
+ * must not need them), and the accessibility check.
  */
 import { existsSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { buildConsoleIfStale } from '../../scripts/console-build.mjs';
+export { buildConsoleIfStale } from '../../scripts/console-build.mjs';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_MISSING = existsSync(CHROMIUM)
   ? false
   : `${CHROMIUM} is not installed (apt-get install -y chromium; .ci/run does it)`;
-
-/** Builds dist/console when it is missing or older than any file of console/ or the client. */
-export async function ensureConsoleBuilt(): Promise<void> {
-  await buildConsoleIfStale();
-}
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({

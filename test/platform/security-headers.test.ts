@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { createKey, rollKey } from '../helpers/api-keys.js';
 import { bearer, json, useTestApp, type Injected } from '../helpers/app.js';
-import { CHROMIUM_MISSING, ensureConsoleBuilt, launchChromium } from '../helpers/console-browser.js';
+import { CHROMIUM_MISSING, buildConsoleIfStale, launchChromium } from '../helpers/console-browser.js';
 import { customerSession, issueKey, loginAs } from '../helpers/fixtures.js';
 
 const h = useTestApp();
@@ -69,7 +69,7 @@ describe('security headers', () => {
   });
 
   it('keeps /docs and /console/ working in a browser under the policy', { skip: CHROMIUM_MISSING }, async () => {
-    await ensureConsoleBuilt();
+    await buildConsoleIfStale();
     const app = await h.app();
     await app.listen({ host: '127.0.0.1', port: 0 });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
