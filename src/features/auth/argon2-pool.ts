@@ -13,6 +13,12 @@ interface Pending {
 }
 
 const WORKER_URL = new URL('./argon2-worker.mjs', import.meta.url);
+/**
+ * The worker's JavaScript only passes strings to argon2 (whose 19 MiB live outside
+ * the JS heap), so a small V8 heap is enough; the default young generation alone
+ * would let each worker grow by tens of MB.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 24 };
 
 export function createArgon2Pool(size: number) {
   const idle: Worker[] = [];
@@ -23,7 +29,7 @@ export function createArgon2Pool(size: number) {
   let nextId = 0;
 
   function spawn(): Worker {
-    const worker = new Worker(WORKER_URL);
+    const worker = new Worker(WORKER_URL, { resourceLimits: WORKER_LIMITS });
     worker.unref();
     workers++;
     worker.on('message', (msg: { result?: unknown; error?: string }) => {

@@ -1,6 +1,8 @@
 // Runs argon2 for the main thread at the lowest CPU priority: under a login
 // storm, hashing takes whatever CPU is left and never the event loop's share.
 // Plain JavaScript so that it loads in a worker without a TypeScript loader.
+import { execFile } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { hashSync, verifySync } from '@node-rs/argon2';
@@ -11,6 +13,27 @@ try {
 } catch {
   // Not permitted here: hashing still runs off the event loop.
 }
+
+/**
+ * On Linux, also SCHED_IDLE: a waking thread of any other policy preempts it at
+ * once, where nice 19 still runs out its slice first (on 2 cores that doubled the
+ * storm's /health p99; docs/performance.md). Node has no call for
+ * sched_setscheduler and no maintained package offers one, so util-linux's
+ * `chrt` sets it on this thread's id; any thread may lower itself to SCHED_IDLE
+ * without privileges. Without chrt the thread keeps nice 19.
+ */
+function scheduleIdle() {
+  let threadId;
+  try {
+    threadId = readlinkSync('/proc/thread-self').split('/').pop();
+  } catch {
+    return; // not Linux
+  }
+  execFile('chrt', ['--idle', '--pid', '0', threadId], { timeout: 5000 }, () => {
+    // Failed (no chrt, or refused): nice 19 stays in force.
+  });
+}
+scheduleIdle();
 
 parentPort.on('message', ({ id, op, password, phc, options }) => {
   try {
