@@ -18,8 +18,9 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
 }
 
-export async function recordAudit(tx: DbOrTx, context: ChangeContext, event: AuditEvent): Promise<void> {
-  await tx.insert(auditEvents).values({
+/** The row of an audit event: inserted on its own (recordAudit) or inside a larger statement. */
+export function auditValues(context: ChangeContext, event: AuditEvent): typeof auditEvents.$inferInsert {
+  return {
     requestId: context.requestId,
     actorType: context.actor.type,
     actorId: context.actor.id,
@@ -28,7 +29,11 @@ export async function recordAudit(tx: DbOrTx, context: ChangeContext, event: Aud
     targetType: event.targetType,
     targetId: event.targetId,
     details: event.details ?? {},
-  });
+  };
+}
+
+export async function recordAudit(tx: DbOrTx, context: ChangeContext, event: AuditEvent): Promise<void> {
+  await tx.insert(auditEvents).values(auditValues(context, event));
 }
 
 export interface AuditFilters {

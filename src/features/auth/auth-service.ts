@@ -1,12 +1,13 @@
 /** Login, refresh rotation with reuse detection, logout, and bearer-token verification. */
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext } from '../../lib/change-context.js';
-import { recordAudit } from '../audit/audit-dal.js';
+import { auditValues, recordAudit } from '../audit/audit-dal.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { AuthChangeHandlers } from './auth-change-feed.js';
-import type { AuthDal } from './auth-dal.js';
+import type { AuthDal, NewToken } from './auth-dal.js';
 import { createRevokedSessions } from './revoked-sessions.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password-hasher.js';
@@ -66,20 +67,22 @@ export function createAuthService(deps: AuthServiceDeps) {
   };
   let unlisten: (() => Promise<void>) | undefined;
 
-  /** A signed access token (JWT) and a new opaque refresh token of the login. */
-  async function issueTokens(sessionId: string, owner: TokenOwner, tx: Db): Promise<TokenObject> {
-    const refresh = opaqueToken(REFRESH_PREFIX);
-    await authDal.insertTokens(
-      [{ tokenHash: sha256Hex(refresh), sessionId, kind: 'refresh', expiresAt: new Date(now().getTime() + deps.refreshTokenTtlSeconds * 1000) }],
-      tx,
-    );
+  /** A new opaque refresh token of a login, and the row that stores its hash. */
+  function newRefreshToken(sessionId: string): { token: string; row: NewToken } {
+    const token = opaqueToken(REFRESH_PREFIX);
+    const expiresAt = new Date(now().getTime() + deps.refreshTokenTtlSeconds * 1000);
+    return { token, row: { tokenHash: sha256Hex(token), sessionId, kind: 'refresh', expiresAt } };
+  }
+
+  /** The answer of a login or a refresh: a signed access token (JWT) beside the refresh token. */
+  async function tokenObject(sessionId: string, owner: TokenOwner, refreshToken: string): Promise<TokenObject> {
     const access = await accessTokens.sign({ sub: owner.id, sid: sessionId, user_type: owner.type, customer_id: owner.customerId });
     rememberEmail(owner.id, owner.email);
     return {
       access_token: access.token,
       token_type: 'Bearer',
       expires_in: deps.accessTokenTtlSeconds,
-      refresh_token: refresh,
+      refresh_token: refreshToken,
       refresh_expires_in: deps.refreshTokenTtlSeconds,
     };
   }
@@ -104,16 +107,14 @@ export function createAuthService(deps: AuthServiceDeps) {
       const passwordOk = await hasher.verify(canLogIn ? user.passwordHash : null, credentials.password, clientGone);
       if (!user || !canLogIn || !passwordOk) throw invalidCredentials();
       await deps.throttle.succeed(name);
-      return db.transaction(async (tx) => {
-        const sessionId = await authDal.createSession(user.id, tx);
-        await recordAudit(tx, { ...context, actor: { type: 'user', id: user.id } }, {
-          action: 'auth.login',
-          customerId: null,
-          targetType: 'auth_session',
-          targetId: sessionId,
-        });
-        return issueTokens(sessionId, { ...user, email: name }, tx);
-      });
+      const sessionId = randomUUID();
+      const refresh = newRefreshToken(sessionId);
+      const audit = auditValues(
+        { ...context, actor: { type: 'user', id: user.id } },
+        { action: 'auth.login', customerId: null, targetType: 'auth_session', targetId: sessionId },
+      );
+      await authDal.openSession({ id: sessionId, userId: user.id }, refresh.row, audit);
+      return tokenObject(sessionId, { ...user, email: name }, refresh.token);
     },
 
     /** Rotates a refresh token. A second use of one revokes its whole family. */
@@ -134,7 +135,10 @@ export function createAuthService(deps: AuthServiceDeps) {
         }
         if (token.expiresAt.getTime() <= now().getTime()) return { error: 'invalid' as const };
         await authDal.consumeToken(tokenHash, now(), tx);
-        return { tokens: await issueTokens(token.sessionId, { id: token.userId, type: token.userType, customerId: token.customerId, email: token.email }, tx) };
+        const refresh = newRefreshToken(token.sessionId);
+        await authDal.insertTokens([refresh.row], tx);
+        const owner = { id: token.userId, type: token.userType, customerId: token.customerId, email: token.email };
+        return { tokens: await tokenObject(token.sessionId, owner, refresh.token) };
       });
       if ('tokens' in outcome && outcome.tokens) return outcome.tokens;
       if ('sessionId' in outcome && outcome.sessionId) revokedSessions.add(outcome.sessionId);
