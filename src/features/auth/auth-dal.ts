@@ -1,5 +1,5 @@
 /** Queries of logins, sessions and refresh tokens. Every function takes an optional transaction. */
-import { and, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lt, type Placeholder, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/database.js';
 import { auditEvents, authSessions, authTokens, users } from '../../db/schema.js';
 import { sessionRevokedNotice } from './auth-change-feed.js';
@@ -11,32 +11,49 @@ export interface NewToken {
   expiresAt: Date;
 }
 
+type NewAuditEvent = typeof auditEvents.$inferInsert;
+/** `{ name: sql.placeholder('name') }` for each name: the values of a prepared insert. */
+const placeholders = <K extends string>(...names: K[]) =>
+  Object.fromEntries(names.map((n) => [n, sql.placeholder(n)])) as unknown as Record<K, Placeholder<K>>;
+
+/**
+ * The two statements of every login, built once with placeholders and run as
+ * prepared statements (named, so PostgreSQL parses and plans each once per
+ * connection): building them anew was the longest stretch of event-loop work a
+ * login storm put in front of cheap requests.
+ */
+function loginStatements(on: DbOrTx, names?: { find: string; open: string }) {
+  const findLoginUser = on
+    .select({ id: users.id, type: users.type, customerId: users.customerId, passwordHash: users.passwordHash })
+    .from(users)
+    .where(and(eq(users.email, sql.placeholder('email')), isNotNull(users.passwordHash)))
+    .limit(1)
+    .prepare(names?.find ?? '');
+  // The session, its refresh token and its audit record as data-modifying CTEs:
+  // one round trip instead of five with BEGIN and COMMIT; the foreign keys are
+  // checked at the end of the statement.
+  const newSession = on.$with('new_session').as(on.insert(authSessions).values(placeholders('id', 'userId')));
+  const newToken = on.$with('new_token').as(on.insert(authTokens).values(placeholders('tokenHash', 'sessionId', 'kind', 'expiresAt')));
+  const audit = placeholders('requestId', 'actorType', 'actorId', 'customerId', 'action', 'targetType', 'targetId', 'details');
+  const openSession = on.with(newSession, newToken).insert(auditEvents).values(audit).prepare(names?.open ?? '');
+  return { findLoginUser, openSession };
+}
+
 export function createAuthDal(db: Db) {
+  const prepared = loginStatements(db, { find: 'auth_find_login_user', open: 'auth_open_session' });
+  const statementsOn = (tx: DbOrTx) => (tx === db ? prepared : loginStatements(tx));
+
   return {
     /** The login user of an e-mail (unique on the platform); integration users of the same e-mail cannot log in. */
     async findLoginUser(email: string, tx: DbOrTx = db) {
-      const [row] = await tx
-        .select({ id: users.id, type: users.type, customerId: users.customerId, passwordHash: users.passwordHash })
-        .from(users)
-        .where(and(eq(users.email, email), isNotNull(users.passwordHash)))
-        .limit(1);
+      const [row] = await statementsOn(tx).findLoginUser.execute({ email });
       return row;
     },
 
-    /**
-     * A new login in one statement: its session, its refresh token and its audit
-     * record, as data-modifying CTEs (one round trip instead of five with BEGIN and
-     * COMMIT; the foreign keys are checked at the end of the statement).
-     */
-    async openSession(
-      session: { id: string; userId: string },
-      refreshToken: NewToken,
-      audit: typeof auditEvents.$inferInsert,
-      tx: DbOrTx = db,
-    ): Promise<void> {
-      const newSession = tx.$with('new_session').as(tx.insert(authSessions).values(session));
-      const newToken = tx.$with('new_token').as(tx.insert(authTokens).values(refreshToken));
-      await tx.with(newSession, newToken).insert(auditEvents).values(audit);
+    /** A new login in one statement: its session, its refresh token and its audit record. */
+    async openSession(session: { id: string; userId: string }, refreshToken: NewToken, audit: NewAuditEvent, tx: DbOrTx = db): Promise<void> {
+      if (refreshToken.sessionId !== session.id) throw new Error('openSession: the refresh token belongs to another session');
+      await statementsOn(tx).openSession.execute({ ...audit, ...refreshToken, id: session.id, userId: session.userId });
     },
 
     async insertTokens(tokens: NewToken[], tx: DbOrTx = db): Promise<void> {
