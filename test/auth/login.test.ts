@@ -131,7 +131,9 @@ describe('POST /v1/login: errors', () => {
     await login({ user: 'nobody@alpha.test', password: 'whatever' });
     await login({ user: 'owner@alpha.test', password: 'wrong' });
     assert.equal(verify.mock.callCount(), 2);
-    assert.equal(verify.mock.calls[0]!.arguments[0], null);
+    // Both were hashed: the unknown user against the dummy hash (its stored hash is null).
+    assert.equal(await verify.mock.calls[0]!.arguments[0](), null);
+    assert.match((await verify.mock.calls[1]!.arguments[0]()) ?? '', /^\$argon2id\$/);
     mock.restoreAll();
   });
 
@@ -203,7 +205,12 @@ describe('POST /v1/login: security', () => {
     const loginsBefore = (await db.select().from(auditEvents).where(eq(auditEvents.action, 'auth.login'))).length;
     // Keep the one hashing thread busy (operator hashing is not gated), so login A holds the slot a while.
     const backlog = Promise.all(Array.from({ length: 40 }, () => hasher.hash('backlog')));
-    const verify = mock.method(hasher, 'verify'); // a spy: it calls through
+    // A spy that calls through, counting the user lookups: a login looks its user up only when its turn to hash comes.
+    const verifyThrough = hasher.verify.bind(hasher);
+    let lookups = 0;
+    const verify = mock.method(hasher, 'verify', (storedHash: () => Promise<string | null>, password: string, gone?: AbortSignal) =>
+      verifyThrough(() => (lookups++, storedHash()), password, gone),
+    );
     let aDone = false;
     const a = login(world.login).finally(() => (aDone = true));
     await until(() => verify.mock.callCount() === 1, 'A to reach the hashing gate');
@@ -223,6 +230,7 @@ describe('POST /v1/login: security', () => {
     b.destroy();
     await until(() => canQueue(hasher), 'B to leave the queue');
     assert.equal(aDone, false, 'B left the queue while A was still hashing, not when its turn came');
+    assert.equal(lookups, 1, 'only A, holding the slot, looked its user up; B queued without a query');
 
     assert.equal((await a).statusCode, 200);
     assert.equal(await bOutcome, 'hung up');
@@ -230,6 +238,7 @@ describe('POST /v1/login: security', () => {
     mock.restoreAll();
     const loginsAfter = (await db.select().from(auditEvents).where(eq(auditEvents.action, 'auth.login'))).length;
     assert.equal(loginsAfter - loginsBefore, 1, 'only A logged in');
+    assert.equal(lookups, 1, 'B never looked its user up');
   });
 
   it('locks a user name out with 429 and Retry-After after too many failures, without hashing', async () => {

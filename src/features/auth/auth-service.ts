@@ -102,10 +102,13 @@ export function createAuthService(deps: AuthServiceDeps) {
     async login(credentials: { user: string; password: string }, context: ChangeContext, clientGone?: AbortSignal): Promise<TokenObject> {
       const name = normaliseEmail(credentials.user);
       await deps.throttle.attempt(name);
-      const user = await authDal.findLoginUser(name);
-      const canLogIn = user?.type === 'CUSTOMER' && user.passwordHash !== null;
-      const passwordOk = await hasher.verify(canLogIn ? user.passwordHash : null, credentials.password, clientGone);
-      if (!user || !canLogIn || !passwordOk) throw invalidCredentials();
+      let user: Awaited<ReturnType<AuthDal['findLoginUser']>>;
+      const storedHash = async () => {
+        user = await authDal.findLoginUser(name);
+        return user?.type === 'CUSTOMER' ? user.passwordHash : null;
+      };
+      const passwordOk = await hasher.verify(storedHash, credentials.password, clientGone);
+      if (!user || !passwordOk) throw invalidCredentials();
       await deps.throttle.succeed(name);
       const sessionId = randomUUID();
       const refresh = newRefreshToken(sessionId);

@@ -13,11 +13,14 @@ export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCos
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /**
-   * Verifies against `phc`, or against a dummy hash when the user is unknown, so both take the same time.
+   * Verifies against the hash `storedHash` gives, or against a dummy hash when it
+   * gives null (an unknown user), so both take the same time. `storedHash` runs
+   * only when the login's turn to hash has come: a storm's logins wait in the
+   * queue without a database query each, and only one looks its user up at a time.
    * When `clientGone` aborts while the login waits for a slot, it leaves the queue with
    * ClientClosedRequestError: a storm's timed-out clients do not keep the hashing busy.
    */
-  verify(phc: string | null, password: string, clientGone?: AbortSignal): Promise<boolean>;
+  verify(storedHash: () => Promise<string | null>, password: string, clientGone?: AbortSignal): Promise<boolean>;
   /** Throws the same 503 as verify() would, without waiting: lets a full queue refuse before any work. */
   assertCapacity(): void;
   /** Logins waiting for a slot (a metric). */
@@ -75,16 +78,16 @@ export function createPasswordHasher(options: { concurrency: number; queueLimit:
   return {
     // Hashing new passwords is operator work (import), not the login path: not gated.
     hash: (password) => pool.hash(password, ARGON2_OPTIONS),
-    async verify(phc, password, clientGone) {
+    async verify(storedHash, password, clientGone) {
       if (!dummyHash) {
         dummyHash = pool.hash('feegate-dummy-password', ARGON2_OPTIONS);
         // Awaited only for unknown users: a pool closed before it is ready must not leave an unhandled rejection.
         dummyHash.catch(() => {});
       }
-      const target = phc ?? (await dummyHash);
       return gated(async () => {
+        const phc = await storedHash();
         try {
-          const ok = await pool.verify(target, password);
+          const ok = await pool.verify(phc ?? (await dummyHash!), password);
           return ok && phc !== null;
         } catch {
           return false;
