@@ -7,7 +7,6 @@
  */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import autocannon from 'autocannon';
 
 const { options, nice } = workerData;
 try {
@@ -16,8 +15,13 @@ try {
 } catch {
   // Not permitted here: the load runs at normal priority.
 }
+// Loaded after lowering the priority, and before reporting ready: `run()` in
+// bench/load.ts starts the load at once, beside a measurement.
+const { default: autocannon } = await import('autocannon');
+parentPort.postMessage('ready');
+await new Promise((resolve) => parentPort.once('message', resolve));
 // Off the main thread autocannon returns its raw per-thread result (encoded
 // histograms) and leaves the aggregation to the caller.
 const result = autocannon.aggregateResult([await autocannon(options)], options);
 // Only the plain-data fields: the result also holds objects that cannot be posted.
-parentPort?.postMessage({ duration: result.duration, errors: result.errors, statusCodeStats: result.statusCodeStats, latency: result.latency });
+parentPort.postMessage({ duration: result.duration, errors: result.errors, statusCodeStats: result.statusCodeStats, latency: result.latency });

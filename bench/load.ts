@@ -85,11 +85,43 @@ async function workerResult<T>(file: string, workerData: unknown): Promise<T> {
 /**
  * Load from a worker thread at nice `nice` (bench/load-worker.mjs), for a load
  * that runs beside a measurement: the generator then takes the CPU the service
- * leaves, as remote clients would, instead of competing with it.
+ * leaves, as remote clients would, instead of competing with it. The worker
+ * starts and loads autocannon first; `run()` then starts the load itself, so a
+ * measurement begun at the same moment sees the service's work, not the
+ * generator's start-up.
  */
-export async function runLoadInBackground(baseUrl: string, options: LoadOptions, nice: number): Promise<LoadResult> {
-  if (options.rotateHeaders) throw new Error('runLoadInBackground cannot rotate headers (functions do not cross threads)');
-  return summarize(await workerResult<AutocannonSummary>('./load-worker.mjs', { options: autocannonOptions(baseUrl, options), nice }));
+export async function prepareLoadInBackground(baseUrl: string, options: LoadOptions, nice: number): Promise<{ run(): Promise<LoadResult> }> {
+  if (options.rotateHeaders) throw new Error('prepareLoadInBackground cannot rotate headers (functions do not cross threads)');
+  const worker = new Worker(new URL('./load-worker.mjs', import.meta.url), { workerData: { options: autocannonOptions(baseUrl, options), nice } });
+  const next = () =>
+    new Promise<unknown>((resolve, reject) => {
+      const fail = (err: Error) => {
+        worker.off('message', resolve);
+        reject(err);
+      };
+      worker.once('message', (msg) => {
+        worker.off('error', fail);
+        resolve(msg);
+      });
+      worker.once('error', fail);
+    });
+  try {
+    await next(); // ready
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+  return {
+    async run() {
+      try {
+        const result = next();
+        worker.postMessage('go');
+        return summarize((await result) as AutocannonSummary);
+      } finally {
+        await worker.terminate();
+      }
+    },
+  };
 }
 
 export interface ProbeInput {

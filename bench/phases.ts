@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEMO_LOGINS } from '../src/features/operator/demo-data.js';
 import { runFeeRulesBench } from './fee-rules.js';
-import { type LoadResult, login, mapConcurrent, median, mergeLoads, type ProbeOutput, probeSummary, request, runLoadInBackground, runProbe, warmThenRun } from './load.js';
+import { type LoadResult, login, mapConcurrent, median, mergeLoads, type ProbeOutput, probeSummary, request, prepareLoadInBackground, runProbe, warmThenRun } from './load.js';
 import { type BulkRun, type FirstStart, type Skipped, type StormResult, stormFactor } from './report.js';
 import type { SeedData } from './seed.js';
 import { startServer } from './server-process.js';
@@ -156,13 +156,14 @@ export async function loginStorm(ctx: PhaseContext, rounds = STORM_ROUNDS): Prom
   const health = { ...STORM_PROBE, durationSeconds: seconds };
   const storm = { path: '/v1/login', method: 'POST' as const, body: ctx.seed.main.login, connections: ctx.connections, durationSeconds: seconds };
   await runProbe(ctx.baseUrl, { ...health, durationSeconds: 2 });
-  await runLoadInBackground(ctx.baseUrl, { ...storm, durationSeconds: 2 }, STORM_GENERATOR_NICE);
+  await (await prepareLoadInBackground(ctx.baseUrl, { ...storm, durationSeconds: 2 }, STORM_GENERATOR_NICE)).run();
   await settle();
   const quiet: ProbeOutput[] = [await runProbe(ctx.baseUrl, health)];
   const during: ProbeOutput[] = [];
   const logins: LoadResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    const [load, probed] = await Promise.all([runLoadInBackground(ctx.baseUrl, storm, STORM_GENERATOR_NICE), runProbe(ctx.baseUrl, health)]);
+    const generator = await prepareLoadInBackground(ctx.baseUrl, storm, STORM_GENERATOR_NICE);
+    const [load, probed] = await Promise.all([generator.run(), runProbe(ctx.baseUrl, health)]);
     logins.push(load);
     during.push(probed);
     await settle();
