@@ -24,6 +24,8 @@ export interface Config {
   /** Password hashes computed at once; more wait in a queue of loginQueueLimit. */
   loginConcurrency: number;
   loginQueueLimit: number;
+  /** Share of a core (percent) each hashing thread may use under sustained load; it rests the remainder after each hash. */
+  loginHashCpuPercent: number;
   /** Failed logins per user name within the window before 429 (0 disables). */
   loginMaxFailures: number;
   loginFailureWindowSeconds: number;
@@ -68,6 +70,17 @@ export function defaultLoginConcurrency(cores = os.availableParallelism()): numb
  * the logins and few refusals (docs/performance.md).
  */
 export const LOGIN_QUEUE_PER_HASHER = 64;
+
+/**
+ * A hashing thread rests after each hash for a third of the time it took, so in a
+ * login storm it uses three quarters of a core. Even at SCHED_IDLE a core busy
+ * with hashing raised /health's p99 (a 10 ms busy loop in its place did the
+ * same, so it is the busy core, not argon2's memory traffic); resting cut the
+ * storm's factor from about x2.8 to x2.2 for 16% fewer logins a second
+ * (docs/performance.md). A single login never waits for it: the rest follows
+ * the answer.
+ */
+export const LOGIN_HASH_CPU_PERCENT = 75;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -139,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
     loginConcurrency,
     loginQueueLimit: integer(env, 'LOGIN_QUEUE_LIMIT', LOGIN_QUEUE_PER_HASHER * loginConcurrency, 0, 10_000),
+    loginHashCpuPercent: integer(env, 'LOGIN_HASH_CPU_PERCENT', LOGIN_HASH_CPU_PERCENT, 10, 100),
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1000),
     loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
     apiKeyCacheTtlMs: integer(env, 'API_KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),

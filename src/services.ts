@@ -40,7 +40,7 @@ const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
   const { db } = database;
-  const hasher = createPasswordHasher({ concurrency: config.loginConcurrency, queueLimit: config.loginQueueLimit });
+  const hasher = createPasswordHasher({ concurrency: config.loginConcurrency, queueLimit: config.loginQueueLimit, cpuPercent: config.loginHashCpuPercent });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   const counterLog = { warn: (obj: object, msg: string) => log.warn(obj, msg), info: (obj: object, msg: string) => (log.info ?? log.warn).call(log, obj, msg) };
   const counters = (name: string, localEntries: number) =>

@@ -1,11 +1,13 @@
 /**
  * The hashing threads: argon2id with the contract's parameters, off the event
- * loop, at the lowest CPU priority Linux offers (SCHED_IDLE, else nice 19), so a
- * login storm takes only the CPU the rest of the service leaves.
+ * loop, at the lowest CPU priority Linux offers (SCHED_IDLE, else nice 19), and
+ * resting after each hash for their share of a core, so a login storm takes only
+ * part of the CPU the rest of the service leaves.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
+import { LOGIN_HASH_CPU_PERCENT, loadConfig } from '../../src/config.js';
 import { createPasswordHasher } from '../../src/features/auth/password-hasher.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -44,5 +46,40 @@ describe('password hasher: threads', () => {
     const idle = threads().filter((t) => t.policy === SCHED_IDLE);
     assert.equal(idle.length, 1, 'exactly one thread, the hashing worker, is lowered');
     assert.equal(idle[0]!.nice, 19);
+  });
+});
+
+describe('password hasher: share of a core', () => {
+  it('rests after each hash for the part of its time beyond LOGIN_HASH_CPU_PERCENT, after answering', async () => {
+    const rests: Array<{ busyMs: number; restedMs: number }> = [];
+    const hasher = createPasswordHasher({ concurrency: 1, queueLimit: 4, cpuPercent: 40, onRest: (busyMs, restedMs) => rests.push({ busyMs, restedMs }) });
+    try {
+      const phcs = await Promise.all([hasher.hash('one'), hasher.hash('two'), hasher.hash('three')]);
+      assert.equal(phcs.length, 3);
+      await waitFor(() => rests.length === 3, 'three rests', { timeoutMs: 10_000 });
+      // At 40% of a core it rests 1.5 times what each hash took (the thread timed its own sleep).
+      for (const { busyMs, restedMs } of rests) assert.ok(restedMs >= busyMs * 1.5 * 0.95, `rested ${restedMs} ms after ${busyMs} ms of hashing`);
+    } finally {
+      await hasher.close();
+    }
+  });
+
+  it('does not rest at 100%', async () => {
+    const rests: number[] = [];
+    const hasher = createPasswordHasher({ concurrency: 1, queueLimit: 4, cpuPercent: 100, onRest: (_busy, rested) => rests.push(rested) });
+    try {
+      await Promise.all([hasher.hash('one'), hasher.hash('two')]);
+      assert.deepEqual(rests, []);
+    } finally {
+      await hasher.close();
+    }
+  });
+
+  it('takes LOGIN_HASH_CPU_PERCENT from the environment, 75 by default, and refuses values outside 10..100', () => {
+    assert.equal(loadConfig({}).loginHashCpuPercent, LOGIN_HASH_CPU_PERCENT);
+    assert.equal(LOGIN_HASH_CPU_PERCENT, 75);
+    assert.equal(loadConfig({ LOGIN_HASH_CPU_PERCENT: '100' }).loginHashCpuPercent, 100);
+    assert.throws(() => loadConfig({ LOGIN_HASH_CPU_PERCENT: '5' }), /LOGIN_HASH_CPU_PERCENT must be between 10 and 100/);
+    assert.throws(() => loadConfig({ LOGIN_HASH_CPU_PERCENT: 'half' }), /LOGIN_HASH_CPU_PERCENT must be a whole number/);
   });
 });

@@ -20,7 +20,14 @@ const WORKER_URL = new URL('./argon2-worker.mjs', import.meta.url);
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 24 };
 
-export function createArgon2Pool(size: number) {
+export interface Argon2PoolOptions {
+  /** The share of a core each worker may use; it rests the remainder after each job (argon2-worker.mjs). */
+  cpuPercent: number;
+  /** Told after each rest: how long the job ran and how long the worker then rested. */
+  onRest?(busyMs: number, restedMs: number): void;
+}
+
+export function createArgon2Pool(size: number, options: Argon2PoolOptions = { cpuPercent: 100 }) {
   const idle: Worker[] = [];
   const busy = new Map<Worker, Pending>();
   const queue: Pending[] = [];
@@ -29,10 +36,14 @@ export function createArgon2Pool(size: number) {
   let nextId = 0;
 
   function spawn(): Worker {
-    const worker = new Worker(WORKER_URL, { resourceLimits: WORKER_LIMITS });
+    const worker = new Worker(WORKER_URL, { resourceLimits: WORKER_LIMITS, workerData: { cpuPercent: options.cpuPercent } });
     worker.unref();
     workers++;
-    worker.on('message', (msg: { result?: unknown; error?: string }) => {
+    worker.on('message', (msg: { result?: unknown; error?: string; rest?: { busyMs: number; restedMs: number } }) => {
+      if (msg.rest) {
+        options.onRest?.(msg.rest.busyMs, msg.rest.restedMs);
+        return;
+      }
       const pending = busy.get(worker);
       busy.delete(worker);
       if (pending) {

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { hashSync, verifySync } from '@node-rs/argon2';
 
 try {
@@ -35,11 +35,26 @@ function scheduleIdle() {
 }
 scheduleIdle();
 
+/**
+ * After each job the thread rests (blocks) for the part of the time it took that
+ * exceeds its share of a core (LOGIN_HASH_CPU_PERCENT): the answer is already
+ * posted, so only the next queued hash waits, and only under sustained load.
+ */
+const restPerBusyMs = 100 / (workerData?.cpuPercent ?? 100) - 1;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
 parentPort.on('message', ({ id, op, password, phc, options }) => {
+  const started = performance.now();
   try {
     const result = op === 'hash' ? hashSync(password, options) : verifySync(phc, password);
     parentPort.postMessage({ id, result });
   } catch (err) {
     parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+  }
+  if (restPerBusyMs > 0) {
+    const busyMs = performance.now() - started;
+    const resting = performance.now();
+    Atomics.wait(sleeper, 0, 0, busyMs * restPerBusyMs);
+    parentPort.postMessage({ rest: { busyMs, restedMs: performance.now() - resting } });
   }
 });

@@ -5,7 +5,7 @@
  * storm is answered with 503 + Retry-After instead of slowing everything down.
  */
 import { ClientClosedRequestError, ServiceUnavailableError } from '../../errors.js';
-import { createArgon2Pool } from './argon2-pool.js';
+import { type Argon2PoolOptions, createArgon2Pool } from './argon2-pool.js';
 
 const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum in the typings)
 export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -28,8 +28,16 @@ export interface PasswordHasher {
   close(): Promise<void>;
 }
 
-export function createPasswordHasher(options: { concurrency: number; queueLimit: number }): PasswordHasher {
-  const pool = createArgon2Pool(options.concurrency);
+export interface PasswordHasherOptions {
+  concurrency: number;
+  queueLimit: number;
+  /** LOGIN_HASH_CPU_PERCENT: the share of a core each hashing thread uses under sustained load (default 100). */
+  cpuPercent?: number;
+  onRest?: Argon2PoolOptions['onRest'];
+}
+
+export function createPasswordHasher(options: PasswordHasherOptions): PasswordHasher {
+  const pool = createArgon2Pool(options.concurrency, { cpuPercent: options.cpuPercent ?? 100, ...(options.onRest ? { onRest: options.onRest } : {}) });
   let running = 0;
   const waiting: Array<() => void> = [];
   let dummyHash: Promise<string> | undefined;
