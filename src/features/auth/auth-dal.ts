@@ -22,38 +22,39 @@ const placeholders = <K extends string>(...names: K[]) =>
  * connection): building them anew was the longest stretch of event-loop work a
  * login storm put in front of cheap requests.
  */
-function loginStatements(on: DbOrTx, names?: { find: string; open: string }) {
-  const findLoginUser = on
-    .select({ id: users.id, type: users.type, customerId: users.customerId, passwordHash: users.passwordHash })
-    .from(users)
-    .where(and(eq(users.email, sql.placeholder('email')), isNotNull(users.passwordHash)))
-    .limit(1)
-    .prepare(names?.find ?? '');
+const loginStatements = {
+  findLoginUser: (on: DbOrTx, name = '') =>
+    on
+      .select({ id: users.id, type: users.type, customerId: users.customerId, passwordHash: users.passwordHash })
+      .from(users)
+      .where(and(eq(users.email, sql.placeholder('email')), isNotNull(users.passwordHash)))
+      .limit(1)
+      .prepare(name),
   // The session, its refresh token and its audit record as data-modifying CTEs:
   // one round trip instead of five with BEGIN and COMMIT; the foreign keys are
   // checked at the end of the statement.
-  const newSession = on.$with('new_session').as(on.insert(authSessions).values(placeholders('id', 'userId')));
-  const newToken = on.$with('new_token').as(on.insert(authTokens).values(placeholders('tokenHash', 'sessionId', 'kind', 'expiresAt')));
-  const audit = placeholders('requestId', 'actorType', 'actorId', 'customerId', 'action', 'targetType', 'targetId', 'details');
-  const openSession = on.with(newSession, newToken).insert(auditEvents).values(audit).prepare(names?.open ?? '');
-  return { findLoginUser, openSession };
-}
+  openSession: (on: DbOrTx, name = '') => {
+    const newSession = on.$with('new_session').as(on.insert(authSessions).values({ id: sql.placeholder('sessionId'), userId: sql.placeholder('userId') }));
+    const newToken = on.$with('new_token').as(on.insert(authTokens).values(placeholders('tokenHash', 'sessionId', 'kind', 'expiresAt')));
+    const audit = placeholders('requestId', 'actorType', 'actorId', 'customerId', 'action', 'targetType', 'targetId', 'details');
+    return on.with(newSession, newToken).insert(auditEvents).values(audit).prepare(name);
+  },
+};
 
 export function createAuthDal(db: Db) {
-  const prepared = loginStatements(db, { find: 'auth_find_login_user', open: 'auth_open_session' });
-  const statementsOn = (tx: DbOrTx) => (tx === db ? prepared : loginStatements(tx));
+  const findLoginUser = loginStatements.findLoginUser(db, 'auth_find_login_user');
+  const openSession = loginStatements.openSession(db, 'auth_open_session');
 
   return {
     /** The login user of an e-mail (unique on the platform); integration users of the same e-mail cannot log in. */
     async findLoginUser(email: string, tx: DbOrTx = db) {
-      const [row] = await statementsOn(tx).findLoginUser.execute({ email });
+      const [row] = await (tx === db ? findLoginUser : loginStatements.findLoginUser(tx)).execute({ email });
       return row;
     },
 
-    /** A new login in one statement: its session, its refresh token and its audit record. */
-    async openSession(session: { id: string; userId: string }, refreshToken: NewToken, audit: NewAuditEvent, tx: DbOrTx = db): Promise<void> {
-      if (refreshToken.sessionId !== session.id) throw new Error('openSession: the refresh token belongs to another session');
-      await statementsOn(tx).openSession.execute({ ...audit, ...refreshToken, id: session.id, userId: session.userId });
+    /** A new login in one statement: the session of `refreshToken.sessionId` for the user, its refresh token and its audit record. */
+    async openSession(userId: string, refreshToken: NewToken, audit: NewAuditEvent, tx: DbOrTx = db): Promise<void> {
+      await (tx === db ? openSession : loginStatements.openSession(tx)).execute({ ...audit, ...refreshToken, userId });
     },
 
     async insertTokens(tokens: NewToken[], tx: DbOrTx = db): Promise<void> {

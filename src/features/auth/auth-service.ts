@@ -116,7 +116,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         { ...context, actor: { type: 'user', id: user.id } },
         { action: 'auth.login', customerId: null, targetType: 'auth_session', targetId: sessionId },
       );
-      await authDal.openSession({ id: sessionId, userId: user.id }, refresh.row, audit);
+      await authDal.openSession(user.id, refresh.row, audit);
       return tokenObject(sessionId, { ...user, email: name }, refresh.token);
     },
 
