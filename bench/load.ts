@@ -68,15 +68,25 @@ export async function runLoad(baseUrl: string, options: LoadOptions): Promise<Lo
   return summarize(await autocannon(autocannonOptions(baseUrl, options)));
 }
 
+/** The next message `worker` posts; rejects if it fails or exits first. */
+function nextMessage<T>(worker: Worker, file: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onMessage = (msg: T) => settle(() => resolve(msg));
+    const onError = (err: Error) => settle(() => reject(err));
+    const onExit = (code: number) => settle(() => reject(new Error(`${file} exited with code ${code} before reporting`)));
+    const settle = (outcome: () => void) => {
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      outcome();
+    };
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+  });
+}
+
 /** Runs a worker thread to completion and returns the one message it posts. */
 async function workerResult<T>(file: string, workerData: unknown): Promise<T> {
   const worker = new Worker(new URL(file, import.meta.url), { workerData });
   try {
-    return await new Promise<T>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`${file} exited with code ${code} before reporting`)));
-    });
+    return await nextMessage<T>(worker, file);
   } finally {
     await worker.terminate();
   }
@@ -92,21 +102,10 @@ async function workerResult<T>(file: string, workerData: unknown): Promise<T> {
  */
 export async function prepareLoadInBackground(baseUrl: string, options: LoadOptions, nice: number): Promise<{ run(): Promise<LoadResult> }> {
   if (options.rotateHeaders) throw new Error('prepareLoadInBackground cannot rotate headers (functions do not cross threads)');
-  const worker = new Worker(new URL('./load-worker.mjs', import.meta.url), { workerData: { options: autocannonOptions(baseUrl, options), nice } });
-  const next = () =>
-    new Promise<unknown>((resolve, reject) => {
-      const fail = (err: Error) => {
-        worker.off('message', resolve);
-        reject(err);
-      };
-      worker.once('message', (msg) => {
-        worker.off('error', fail);
-        resolve(msg);
-      });
-      worker.once('error', fail);
-    });
+  const file = './load-worker.mjs';
+  const worker = new Worker(new URL(file, import.meta.url), { workerData: { options: autocannonOptions(baseUrl, options), nice } });
   try {
-    await next(); // ready
+    await nextMessage<'ready'>(worker, file);
   } catch (err) {
     await worker.terminate();
     throw err;
@@ -114,9 +113,9 @@ export async function prepareLoadInBackground(baseUrl: string, options: LoadOpti
   return {
     async run() {
       try {
-        const result = next();
+        const result = nextMessage<AutocannonSummary>(worker, file);
         worker.postMessage('go');
-        return summarize((await result) as AutocannonSummary);
+        return summarize(await result);
       } finally {
         await worker.terminate();
       }
