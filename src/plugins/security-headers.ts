@@ -40,7 +40,7 @@ const HELMET_OPTIONS: HelmetOptions = {
  * no per-route policy), and @fastify/helmet rebuilt helmet's middleware (parsing
  * the whole policy) on every request: 2.5% of the event loop under load.
  */
-export function helmetHeaders(options: HelmetOptions = HELMET_OPTIONS): Record<string, string> {
+function helmetHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
   const collector = {
     setHeader(name: string, value: string | number | readonly string[]) {
@@ -50,7 +50,7 @@ export function helmetHeaders(options: HelmetOptions = HELMET_OPTIONS): Record<s
       delete headers[name.toLowerCase()];
     },
   };
-  helmet(options)({} as IncomingMessage, collector as unknown as ServerResponse, (err?: unknown) => {
+  helmet(HELMET_OPTIONS)({} as IncomingMessage, collector as unknown as ServerResponse, (err?: unknown) => {
     if (err) throw err;
   });
   return headers;
