@@ -202,6 +202,15 @@ export interface JsonResponse {
   body: unknown;
 }
 
+/** A call a phase needs answered another status than it should: the run stops and says so (bench/run.ts). */
+export class EndpointFailed extends Error {}
+
+/** Throws EndpointFailed naming the call, the status it got and the start of the answer. */
+export function expectStatus(response: JsonResponse, expected: number, call: string): void {
+  if (response.status === expected) return;
+  throw new EndpointFailed(`${call} answered ${response.status}, expected ${expected}: ${JSON.stringify(response.body).slice(0, 300)}`);
+}
+
 export async function request(baseUrl: string, method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<JsonResponse> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
@@ -220,9 +229,8 @@ export async function request(baseUrl: string, method: string, path: string, ini
 
 export async function login(baseUrl: string, credentials: { user: string; password: string }): Promise<string> {
   const response = await request(baseUrl, 'POST', '/v1/login', { body: credentials });
-  const token = (response.body as { token?: { access_token?: string } } | null)?.token?.access_token;
-  if (response.status !== 200 || !token) throw new Error(`login as ${credentials.user} failed: ${response.status}`);
-  return token;
+  expectStatus(response, 200, `POST /v1/login as ${credentials.user}`);
+  return (response.body as { token: { access_token: string } }).token.access_token;
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */

@@ -1,15 +1,15 @@
 /**
- * The measured phases. Each one checks that its endpoint exists first and
- * reports "skipped (endpoint not available: <status>)" instead of failing, so
- * the harness runs on a service that has only part of the contract built.
+ * The measured phases. Each one first checks that the calls it needs answer as
+ * they should, and stops the run with EndpointFailed (bench/load.ts) when one
+ * does not: a phase whose endpoint fails is a failure, never a skip.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_LOGINS } from '../src/features/operator/demo-data.js';
 import { runFeeRulesBench } from './fee-rules.js';
-import { type LoadResult, login, mapConcurrent, median, mergeLoads, type ProbeOutput, probeSummary, request, prepareLoadInBackground, runProbe, warmThenRun } from './load.js';
-import { type BulkRun, type FirstStart, type Skipped, type StormResult, stormFactor } from './report.js';
+import { expectStatus, type LoadResult, login, mapConcurrent, median, mergeLoads, type ProbeOutput, probeSummary, request, prepareLoadInBackground, runProbe, warmThenRun } from './load.js';
+import { type BulkRun, type FirstStart, type StormResult, stormFactor } from './report.js';
 import type { SeedData } from './seed.js';
 import { startServer } from './server-process.js';
 
@@ -20,8 +20,6 @@ export interface PhaseContext {
   seed: SeedData;
   log(message: string): void;
 }
-
-const unavailable = (status: number): Skipped => ({ skipped: `skipped (endpoint not available: ${status})` });
 
 export async function ceiling(ctx: PhaseContext): Promise<LoadResult> {
   return warmThenRun(ctx.baseUrl, { path: '/health', connections: ctx.connections, durationSeconds: ctx.durationSeconds });
@@ -34,7 +32,7 @@ export const KEYS_PER_USER = 10; // the contract's limit of ENABLED keys per use
  * 1,000 customer keys through the public API, spread over 100 integration users
  * (`users` of them); `settings` are sent with each (e.g. a rate_limit).
  */
-export async function createKeys(ctx: PhaseContext, options: { users?: number; userPrefix?: string; settings?: object } = {}): Promise<string[] | Skipped> {
+export async function createKeys(ctx: PhaseContext, options: { users?: number; userPrefix?: string; settings?: object } = {}): Promise<string[]> {
   const users = options.users ?? KEY_USERS;
   const token = await login(ctx.baseUrl, ctx.seed.main.login);
   const create = async (n: number) =>
@@ -42,23 +40,22 @@ export async function createKeys(ctx: PhaseContext, options: { users?: number; u
       headers: { authorization: `Bearer ${token}` },
       body: { user: `${options.userPrefix ?? 'bench'}-${n % users}@bench.test`, customer_id: ctx.seed.main.customerId, ...options.settings },
     });
+  // One first, so a failing endpoint stops the run after one call, not 1,000.
   const first = await create(0);
-  if (first.status !== 201) return unavailable(first.status);
+  expectStatus(first, 201, 'POST /v1/api-keys');
   const started = performance.now();
   // Modest concurrency: the per-user limit serialises creations for one user anyway.
   const rest = await mapConcurrent(Array.from({ length: users * KEYS_PER_USER - 1 }, (_, i) => i + 1), 8, create);
   const responses = [first, ...rest];
   const failed = responses.filter((r) => r.status !== 201);
-  if (failed.length) throw new Error(`${failed.length} key creations failed, first with ${failed[0]!.status}: ${JSON.stringify(failed[0]!.body)}`);
+  if (failed.length) expectStatus(failed[0]!, 201, `POST /v1/api-keys (${failed.length} of ${responses.length})`);
   ctx.log(`created ${responses.length} API keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return responses.map((r) => (r.body as { api_key: string }).api_key);
 }
 
-/** Checks one keyed request answers 200 before loading it, so a missing feature is a skip, not 100% errors. */
-async function keyed(ctx: PhaseContext, keys: string[] | Skipped, path: string): Promise<LoadResult | Skipped> {
-  if (!Array.isArray(keys)) return keys;
-  const probe = await request(ctx.baseUrl, 'GET', path, { headers: { 'x-api-key': keys[0]! } });
-  if (probe.status !== 200) return unavailable(probe.status);
+/** Checks one keyed request answers 200 before loading it, so a failing endpoint stops the run instead of being timed. */
+async function keyed(ctx: PhaseContext, keys: string[], path: string): Promise<LoadResult> {
+  expectStatus(await request(ctx.baseUrl, 'GET', path, { headers: { 'x-api-key': keys[0]! } }), 200, `GET ${path}`);
   // Every key in turn: the realistic case of many integrations, and it exercises any key cache fully.
   return warmThenRun(ctx.baseUrl, {
     path,
@@ -68,7 +65,7 @@ async function keyed(ctx: PhaseContext, keys: string[] | Skipped, path: string):
   });
 }
 
-export const keyAuth = (ctx: PhaseContext, keys: string[] | Skipped) => keyed(ctx, keys, '/v1/users/me');
+export const keyAuth = (ctx: PhaseContext, keys: string[]) => keyed(ctx, keys, '/v1/users/me');
 
 /**
  * GET /v1/merchants/{id}/fee-rules?at= an instant whose answer comes from both
@@ -76,35 +73,34 @@ export const keyAuth = (ctx: PhaseContext, keys: string[] | Skipped) => keyed(ct
  * 12 bench plans, then 10 of them are replaced; `at` lies between the two, so
  * the answer is 2 present assignments and 10 ended ones. With a customer token.
  */
-export async function feeRulesAt(ctx: PhaseContext): Promise<LoadResult | Skipped> {
+export async function feeRulesAt(ctx: PhaseContext): Promise<LoadResult> {
   const token = await login(ctx.baseUrl, ctx.seed.main.login);
   const headers = { authorization: `Bearer ${token}` };
   const assignAll = (planIds: string[]) => request(ctx.baseUrl, 'POST', '/v1/fee-rules/bulk-assign/all', { headers, body: { payment_plan_ids: planIds } });
-  const first = await assignAll(ctx.seed.main.planIds);
-  if (first.status !== 201) return unavailable(first.status);
+  expectStatus(await assignAll(ctx.seed.main.planIds), 201, 'POST /v1/fee-rules/bulk-assign/all');
   // Times are kept to the millisecond: pauses keep `at` strictly between the two changes.
   await new Promise((resolve) => setTimeout(resolve, 5));
   const at = new Date().toISOString();
   await new Promise((resolve) => setTimeout(resolve, 5));
-  const second = await assignAll(ctx.seed.main.planIds.slice(0, 2));
-  if (second.status !== 201) throw new Error(`bulk-assign/all answered ${second.status}: ${JSON.stringify(second.body)}`);
+  expectStatus(await assignAll(ctx.seed.main.planIds.slice(0, 2)), 201, 'POST /v1/fee-rules/bulk-assign/all');
   const merchants = await request(ctx.baseUrl, 'GET', '/v1/merchants?size=1', { headers });
+  expectStatus(merchants, 200, 'GET /v1/merchants?size=1');
   const merchantId = (merchants.body as { data: Array<{ id: string }> }).data[0]!.id;
   const path = `/v1/merchants/${merchantId}/fee-rules?at=${encodeURIComponent(at)}`;
   const probe = await request(ctx.baseUrl, 'GET', path, { headers });
-  if (probe.status !== 200) return unavailable(probe.status);
+  expectStatus(probe, 200, 'GET /v1/merchants/{id}/fee-rules?at=');
   const held = (probe.body as { data: unknown[] }).data.length;
   if (held !== ctx.seed.main.planIds.length) throw new Error(`fee-rules?at= answered ${held} plans, expected ${ctx.seed.main.planIds.length}`);
   return warmThenRun(ctx.baseUrl, { path, connections: ctx.connections, durationSeconds: ctx.durationSeconds, headers });
 }
-export const listing = (ctx: PhaseContext, keys: string[] | Skipped) => keyed(ctx, keys, '/v1/api-keys?size=10');
+export const listing = (ctx: PhaseContext, keys: string[]) => keyed(ctx, keys, '/v1/api-keys?size=10');
 
 /**
  * Key authentication with keys that have their own rate_limit, on a service
  * whose counters are in Redis: every request is one Redis round trip. The limit
  * is high enough never to refuse, so this measures the cost of counting.
  */
-export async function rateLimitedKeyAuth(ctx: PhaseContext): Promise<LoadResult | Skipped> {
+export async function rateLimitedKeyAuth(ctx: PhaseContext): Promise<LoadResult> {
   const keys = await createKeys(ctx, { users: 10, userPrefix: 'bench-limited', settings: { rate_limit: { limit: 100_000, window_seconds: 60 } } });
   return keyed(ctx, keys, '/v1/users/me');
 }
@@ -116,12 +112,10 @@ export const BEARER_TOKENS = 20;
  * GET /v1/users/me with access tokens (JWTs): signature, claims and revocation
  * are checked in memory, so this should stay close to key authentication.
  */
-export async function bearerAuth(ctx: PhaseContext): Promise<LoadResult | Skipped> {
-  const probe = await request(ctx.baseUrl, 'POST', '/v1/login', { body: ctx.seed.main.login });
-  if (probe.status !== 200) return unavailable(probe.status);
+export async function bearerAuth(ctx: PhaseContext): Promise<LoadResult> {
   const tokens = await mapConcurrent(Array.from({ length: BEARER_TOKENS }, (_, i) => i), 2, () => login(ctx.baseUrl, ctx.seed.main.login));
   const check = await request(ctx.baseUrl, 'GET', '/v1/users/me', { headers: { authorization: `Bearer ${tokens[0]}` } });
-  if (check.status !== 200) return unavailable(check.status);
+  expectStatus(check, 200, 'GET /v1/users/me with a bearer token');
   return warmThenRun(ctx.baseUrl, {
     path: '/v1/users/me',
     connections: ctx.connections,
@@ -149,9 +143,8 @@ const STORM_PROBE = { path: '/health', connections: 10, rate: 400 };
  * side of it (pooled), so the machine's drift over the phase touches both, and
  * the verdict takes the median of the rounds' factors.
  */
-export async function loginStorm(ctx: PhaseContext, rounds = STORM_ROUNDS): Promise<StormResult | Skipped> {
-  const probe = await request(ctx.baseUrl, 'POST', '/v1/login', { body: ctx.seed.main.login });
-  if (probe.status !== 200) return unavailable(probe.status);
+export async function loginStorm(ctx: PhaseContext, rounds = STORM_ROUNDS): Promise<StormResult> {
+  await login(ctx.baseUrl, ctx.seed.main.login);
   const seconds = Math.max(3, Math.ceil(ctx.durationSeconds / 2));
   const health = { ...STORM_PROBE, durationSeconds: seconds };
   const storm = { path: '/v1/login', method: 'POST' as const, body: ctx.seed.main.login, connections: ctx.connections, durationSeconds: seconds };
@@ -198,8 +191,7 @@ export async function firstStart(log: (message: string) => void): Promise<FirstS
   const server = await startServer({ env: { DATABASE_URL: '', FEEGATE_DATA_DIR: path.join(dir, 'data'), FEEGATE_DEMO: 'true', LOG_LEVEL: 'warn' } });
   try {
     const readySeconds = (performance.now() - started) / 1000;
-    const demo = await request(server.baseUrl, 'POST', '/v1/login', { body: { user: DEMO_LOGINS[0].user, password: DEMO_LOGINS[0].password } });
-    if (demo.status !== 200) throw new Error(`the demo login failed after a first start: ${demo.status}`);
+    await login(server.baseUrl, DEMO_LOGINS[0]);
     log(`first start ready in ${readySeconds.toFixed(1)} s, demo login works`);
     return { peakRssBytes: server.peakRss(), readySeconds };
   } finally {

@@ -4,6 +4,8 @@
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
  * bench/results/latest-<driver>.json. Everything is cleaned up, also on failure.
+ * Exits 1 when a line fails (a budget, or non-2xx answers under load), 2 when a
+ * phase fails (e.g. a call it needs does not answer as it should) or on an error.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -11,8 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
+import { EndpointFailed } from './load.js';
 import * as phases from './phases.js';
-import { type BenchReport, failedBudgets, machine, renderTable, writeJson } from './report.js';
+import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { type ServerProcess, startServer } from './server-process.js';
 
@@ -78,6 +81,24 @@ async function cleanup(): Promise<void> {
 }
 process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 
+/** A phase that did not finish; its message names the phase, then what went wrong. */
+class PhaseFailed extends Error {
+  constructor(phase: string, cause: unknown) {
+    // A failing endpoint says all in its message; anything else is a bug in the bench or the service: its stack helps.
+    super(`phase "${phase}" failed: ${cause instanceof EndpointFailed ? cause.message : ((cause as Error).stack ?? String(cause))}`);
+  }
+}
+
+/** Logs the phase (with the server's peak RSS so far, to see which phase raises it) and runs it. */
+async function phase<T>(label: string, run: () => Promise<T>): Promise<T> {
+  log(server ? `${label}   [server peak RSS so far ${Math.round(server.peakRss() / 1024 / 1024)} MB]` : label);
+  try {
+    return await run();
+  } catch (err) {
+    throw new PhaseFailed(label, err);
+  }
+}
+
 async function main(): Promise<BenchReport> {
   const started = performance.now();
   const report: BenchReport = {
@@ -95,8 +116,7 @@ async function main(): Promise<BenchReport> {
   };
 
   if (wanted('firststart')) {
-    log('0. first start: a fresh server on an empty embedded data directory, with the demo data');
-    report.firstStart = await phases.firstStart(log);
+    report.firstStart = await phase('0. first start: a fresh server on an empty embedded data directory, with the demo data', () => phases.firstStart(log));
   }
   if (!dataDir) await recreatePgDatabase(ADMIN_URL, BENCH_DB);
   log(`seeding ${report.driver} database`);
@@ -108,48 +128,34 @@ async function main(): Promise<BenchReport> {
     nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });
   const ctx: phases.PhaseContext = { baseUrl: server.baseUrl, durationSeconds, connections: report.settings.connections, seed, log };
-  const running = server;
-  // Which phase raises the server's memory: the peak so far, as each one starts.
-  const step = (label: string) => log(`${label}   [server peak RSS so far ${Math.round(running.peakRss() / 1024 / 1024)} MB]`);
 
-  step('1. ceiling: GET /health');
-  report.ceiling = await phases.ceiling(ctx);
+  report.ceiling = await phase('1. ceiling: GET /health', () => phases.ceiling(ctx));
   if (wanted('keyauth') || wanted('listing')) {
-    step('creating 1,000 API keys through POST /v1/api-keys');
-    const keys = await phases.createKeys(ctx);
-    if (wanted('keyauth')) {
-      step('2. key authentication: GET /v1/users/me with X-Api-Key');
-      report.keyAuth = await phases.keyAuth(ctx, keys);
-    }
-    if (wanted('listing')) {
-      step('3. listing: GET /v1/api-keys?size=10 with X-Api-Key');
-      report.listing = await phases.listing(ctx, keys);
-    }
+    const keys = await phase('creating 1,000 API keys through POST /v1/api-keys', () => phases.createKeys(ctx));
+    if (wanted('keyauth')) report.keyAuth = await phase('2. key authentication: GET /v1/users/me with X-Api-Key', () => phases.keyAuth(ctx, keys));
+    if (wanted('listing')) report.listing = await phase('3. listing: GET /v1/api-keys?size=10 with X-Api-Key', () => phases.listing(ctx, keys));
   }
   if (wanted('bearer')) {
-    step('2b. bearer authentication: GET /v1/users/me with an access token (JWT)');
-    report.bearerAuth = await phases.bearerAuth(ctx);
+    report.bearerAuth = await phase('2b. bearer authentication: GET /v1/users/me with an access token (JWT)', () => phases.bearerAuth(ctx));
   }
   if (wanted('at')) {
-    step('3b. fee rules at an instant: GET /v1/merchants/{id}/fee-rules?at= (present and history)');
-    report.feeRulesAt = await phases.feeRulesAt(ctx);
+    report.feeRulesAt = await phase('3b. fee rules at an instant: GET /v1/merchants/{id}/fee-rules?at= (present and history)', () => phases.feeRulesAt(ctx));
   }
   if (wanted('storm')) {
-    step('4. login storm: POST /v1/login beside a fixed-rate /health probe');
-    report.loginStorm = await phases.loginStorm(ctx, stormRounds);
+    report.loginStorm = await phase('4. login storm: POST /v1/login beside a fixed-rate /health probe', () => phases.loginStorm(ctx, stormRounds));
   }
   if (wanted('bulk')) {
-    step('5. bulk assignment: POST /v1/fee-rules/bulk-assign/all');
-    report.bulk = await phases.bulkAssign(ctx, { embedded, adminUrl: ADMIN_URL });
+    report.bulk = await phase('5. bulk assignment: POST /v1/fee-rules/bulk-assign/all', () => phases.bulkAssign(ctx, { embedded, adminUrl: ADMIN_URL }));
   }
   report.peakRssBytes = server.peakRss();
   report.serverLog = server.logCounts();
   if (wanted('ratelimit')) {
     // Last, on its own service process: only this phase counts in Redis.
-    step('6. rate-limited keys: GET /v1/users/me with X-Api-Key, counters in Redis');
-    await server.stop();
-    server = await startServer({ env: { ...dbEnv, ...SERVICE_ENV, REDIS_URL, REDIS_KEY_PREFIX: `feegate-bench:${process.pid}:` } });
-    report.rateLimited = await phases.rateLimitedKeyAuth({ ...ctx, baseUrl: server.baseUrl });
+    report.rateLimited = await phase('6. rate-limited keys: GET /v1/users/me with X-Api-Key, counters in Redis', async () => {
+      await server!.stop();
+      server = await startServer({ env: { ...dbEnv, ...SERVICE_ENV, REDIS_URL, REDIS_KEY_PREFIX: `feegate-bench:${process.pid}:` } });
+      return phases.rateLimitedKeyAuth({ ...ctx, baseUrl: server.baseUrl });
+    });
     report.peakRssBytes = Math.max(report.peakRssBytes, server.peakRss());
   }
   report.seconds = (performance.now() - started) / 1000;
@@ -161,13 +167,13 @@ try {
   await cleanup();
   console.log(`\n${renderTable(report)}\n`);
   log(`results written to ${path.relative(process.cwd(), writeJson(report))}`);
-  const failed = failedBudgets(report);
+  const failed = failures(report);
   if (failed.length) {
-    log(`budgets failed: ${failed.join('; ')}`);
+    for (const line of failed) log(`FAIL ${line}`);
     process.exitCode = 1;
   }
 } catch (err) {
-  log(`failed: ${(err as Error).stack ?? err}`);
+  log(err instanceof PhaseFailed ? err.message : `failed: ${(err as Error).stack ?? err}`);
   await cleanup();
   process.exitCode = 2;
 }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter';
+import type { Schemas } from '../../clients/typescript/index';
 import { client, setUnauthorizedHandler, unwrap } from './api';
-import { useFeatures } from './features';
 import { AssignPage } from './pages/Assign';
 import { AuditPage } from './pages/Audit';
 import { KeysPage } from './pages/Keys';
@@ -10,11 +10,6 @@ import { MerchantsPage } from './pages/Merchants';
 import { SignIn } from './pages/SignIn';
 import { endSession, resumeSession, signOut, startSession, type TokenSet } from './session';
 import { Loading } from './ui';
-
-interface Me {
-  user: string;
-  customer_id: string;
-}
 
 const EXPIRED = 'Your session has expired. Sign in again to continue.';
 
@@ -27,23 +22,22 @@ export function App() {
 }
 
 function Shell() {
-  const [me, setMe] = useState<Me | null>();
+  const [me, setMe] = useState<Schemas['CurrentUser'] | null>();
   const [notice, setNotice] = useState<string>();
-  const features = useFeatures();
 
   const expire = useCallback(() => {
     endSession();
     setMe(null);
     setNotice(EXPIRED);
   }, []);
-  const loadMe = useCallback(async () => setMe(await unwrap<Me>(client.GET('/v1/users/me'))), []);
+  const loadMe = useCallback(async () => setMe(await unwrap(client.GET('/v1/users/me'))), []);
 
   useEffect(() => {
     setUnauthorizedHandler(expire);
     void resumeSession(expire).then((resumed) => (resumed ? loadMe().catch(() => setMe(null)) : setMe(null)));
   }, [expire, loadMe]);
 
-  if (me === undefined || !features) return <Loading what="the console" />;
+  if (me === undefined) return <Loading what="the console" />;
   if (me === null)
     return (
       <SignIn
@@ -81,11 +75,11 @@ function Shell() {
       </header>
       <main id="main">
         <Switch>
-          <Route path="/keys">{() => <KeysPage customerId={me.customer_id} features={features} />}</Route>
-          <Route path="/fee-plans">{() => <AssignPage features={features} />}</Route>
+          <Route path="/keys">{() => <KeysPage customerId={me.customer_id} />}</Route>
+          <Route path="/fee-plans">{() => <AssignPage />}</Route>
           <Route path="/merchants">{() => <MerchantsPage />}</Route>
-          <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} features={features} />}</Route>
-          <Route path="/audit">{() => <AuditPage features={features} />}</Route>
+          <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} />}</Route>
+          <Route path="/audit">{() => <AuditPage />}</Route>
           <Route>
             <Redirect to="/keys" />
           </Route>

@@ -4,15 +4,15 @@
  * memory. Failures become ApiError carrying the problem's `detail` (never a
  * stack) and, on 429/503, when to retry.
  */
-import { createFeegateClient } from '../../clients/typescript/index';
+import { createFeegateClient, type Schemas } from '../../clients/typescript/index';
 
 export interface Problem {
   status: number;
   detail: string;
   code?: string;
   retryAfter?: number;
-  /** Extra members of the problem, e.g. payment_plan_ids, merchant_ids, conflicts. */
-  extra: Record<string, unknown>;
+  /** The service's problem body (payment_plan_ids, merchant_ids, conflicts, ...); absent when the answer was not one. */
+  body?: Schemas['Problem'];
 }
 
 export class ApiError extends Error {
@@ -40,36 +40,37 @@ client.use({
 });
 
 /**
- * Endpoints that are newer than the generated types (key lifecycle, dry runs,
- * history, audit) are called through the same client, typed loosely, and only
- * when the server's document lists them (see features.ts).
+ * The data of a call, typed by the operation's 2xx answer in the generated
+ * schema (undefined when the answer has no body), or an ApiError. A 401 on a
+ * signed-in call ends the session.
  */
-type LooseInit = { params?: { query?: Record<string, unknown>; path?: Record<string, string> }; body?: unknown };
-type LooseResult = Promise<{ data?: unknown; error?: unknown; response: Response }>;
-type LooseMethod = (path: string, init?: LooseInit) => LooseResult;
-export const loose = client as unknown as { GET: LooseMethod; POST: LooseMethod; PATCH: LooseMethod; DELETE: LooseMethod };
-
-/** The data of a call, or an ApiError. A 401 on a signed-in call ends the session. */
-export async function unwrap<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
+export async function unwrap<Data>(call: Promise<{ data?: Data; error?: unknown; response: Response }>): Promise<Data> {
   let result: Awaited<typeof call>;
   try {
     result = await call;
   } catch {
-    throw new ApiError({ status: 0, detail: 'The service could not be reached. Check your connection and try again.', extra: {} });
+    throw new ApiError({ status: 0, detail: 'The service could not be reached. Check your connection and try again.' });
   }
   const { data, error, response } = result;
-  if (response.ok) return data as T;
-  const body = (error && typeof error === 'object' ? error : {}) as Record<string, unknown>;
+  if (response.ok) return data as Data;
+  // Every error the service answers is a problem body; a proxy in between may answer something else.
+  const body = isProblem(error) ? error : undefined;
   const retry = Number(response.headers.get('retry-after'));
   const problem: Problem = {
     status: response.status,
-    code: typeof body.code === 'string' ? body.code : undefined,
-    detail: typeof body.detail === 'string' ? body.detail : `The service answered ${response.status} ${response.statusText}.`.trim(),
+    code: body?.code,
+    detail: body?.detail ?? `The service answered ${response.status} ${response.statusText}.`.trim(),
     retryAfter: Number.isFinite(retry) && retry > 0 ? retry : undefined,
-    extra: body,
+    body,
   };
   if (response.status === 401 && accessToken) onUnauthorized();
   throw new ApiError(problem);
+}
+
+function isProblem(error: unknown): error is Schemas['Problem'] {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, detail } = error as Record<string, unknown>;
+  return typeof code === 'string' && typeof detail === 'string';
 }
 
 /** One sentence for a person: the problem's detail, and when to retry if the service said so. */

@@ -1,22 +1,16 @@
 import { useEffect, useState } from 'react';
 import { client, unwrap } from './api';
-import { useLoad, type Listing } from './ui';
-
-export interface Merchant {
-  id: string;
-  customer_id: string;
-  name: string;
-  create_date: string;
-}
+import type { Schemas } from '../../clients/typescript/index';
+import { useLoad } from './ui';
 
 /** One page of the caller's merchants; `search` is the API's `q` (name contains, or id starts with). */
-export function listMerchants(page: number, size: number, search = ''): Promise<Listing<Merchant>> {
+export function listMerchants(page: number, size: number, search = '') {
   const q = search.trim();
-  return unwrap<Listing<Merchant>>(client.GET('/v1/merchants', { params: { query: { page, size, ...(q ? { q } : {}) } } }));
+  return unwrap(client.GET('/v1/merchants', { params: { query: { page, size, ...(q ? { q } : {}) } } }));
 }
 
 /** The merchant with this id, or undefined when the caller cannot see it. */
-export async function findMerchant(id: string): Promise<Merchant | undefined> {
+export async function findMerchant(id: string): Promise<Schemas['Merchant'] | undefined> {
   return (await listMerchants(0, 1, id)).data.find((m) => m.id === id);
 }
 

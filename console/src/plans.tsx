@@ -1,23 +1,15 @@
+import type { Schemas } from '../../clients/typescript/index';
 import { client, unwrap } from './api';
-import type { Listing } from './ui';
 
-export interface PaymentPlan {
-  id: string;
-  payment_method: string;
-  term: number;
-  commission: number;
-  card_brand: string;
-  is_selected?: boolean;
-  has_installments: boolean;
-  is_international: boolean;
-  assigned_at?: string;
-}
+export type PaymentPlan = Schemas['PaymentPlan'];
+/** A plan as a merchant's history lists it: without is_selected, with since when it was held. */
+export type HeldPlan = Schemas['MerchantFeeRulesAt']['data'][number];
 
 /** The whole catalogue, page by page (it is tens to hundreds of plans; capped at 2,000). */
 export async function loadCatalogue(): Promise<PaymentPlan[]> {
   const plans: PaymentPlan[] = [];
   for (let page = 0; page < 20; page++) {
-    const listing = await unwrap<Listing<PaymentPlan>>(client.GET('/v1/payment-plans', { params: { query: { page, size: 100 } } }));
+    const listing = await unwrap(client.GET('/v1/payment-plans', { params: { query: { page, size: 100 } } }));
     plans.push(...listing.data);
     if (page + 1 >= listing.page.total_pages) break;
   }
@@ -28,7 +20,7 @@ export function planLabel(plan: PaymentPlan): string {
   return `${plan.card_brand} ${plan.payment_method} ${plan.term}x ${plan.commission}%`;
 }
 
-export function PlanFlags({ plan }: { plan: PaymentPlan }) {
+export function PlanFlags({ plan }: { plan: PaymentPlan | HeldPlan }) {
   return (
     <>
       {plan.is_international && <span className="tag">international</span>}

@@ -1,17 +1,7 @@
 /** Small shared pieces: the load/empty/error states, a pager, a data loader. */
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import type { Schemas } from '../../clients/typescript/index';
 import { describeError } from './api';
-
-export interface Page {
-  size: number;
-  total_elements: number;
-  total_pages: number;
-  number: number;
-}
-export interface Listing<T> {
-  data: T[];
-  page: Page;
-}
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; value: T };
 
@@ -55,15 +45,7 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="state empty">{children}</p>;
 }
 
-export function Unavailable({ what }: { what: string }) {
-  return (
-    <p className="state unavailable" role="note">
-      {what} is not available on this server.
-    </p>
-  );
-}
-
-export function Pager({ page, onPage, label }: { page: Page; onPage: (n: number) => void; label: string }) {
+export function Pager({ page, onPage, label }: { page: Schemas['Page']; onPage: (n: number) => void; label: string }) {
   if (page.total_pages <= 1) return <p className="count">{page.total_elements} {label}</p>;
   return (
     <nav className="pager" aria-label={`Pages of ${label}`}>

@@ -1,23 +1,17 @@
 /**
  * Fee plans: pick plans from the catalogue, pick merchants (or all of them),
- * preview the change with a dry run where the server has one, then apply.
- * A 422 marks the plans and merchants it names.
+ * preview the change with a dry run, then apply. A 422 marks the plans and
+ * merchants it names.
  */
 import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import { ApiError, describeError, loose, unwrap } from '../api';
-import type { Features } from '../features';
+import type { Schemas } from '../../../clients/typescript/index';
+import { ApiError, client, describeError, unwrap } from '../api';
 import { useMerchantSearch } from '../merchants';
-import { loadCatalogue, PlanFlags, type PaymentPlan } from '../plans';
-import { Empty, ErrorNote, Loading, Pager, Unavailable, useLoad } from '../ui';
+import { loadCatalogue, PlanFlags, planLabel, type PaymentPlan } from '../plans';
+import { Empty, ErrorNote, Loading, Pager, useLoad } from '../ui';
 
-interface DryRun {
-  merchants: number;
-  merchants_changed: number;
-  assignments_added: number;
-  assignments_removed: number;
-  changes: { merchant_id: string; added: string[]; removed: string[] }[];
-}
+type DryRun = Schemas['BulkAssignDryRun'];
 
 interface Refusal {
   message: string;
@@ -26,7 +20,7 @@ interface Refusal {
   conflicts: string[][];
 }
 
-export function AssignPage({ features }: { features: Features }) {
+export function AssignPage() {
   const [catalogue] = useLoad(loadCatalogue, []);
   const [brand, setBrand] = useState('');
   const [method, setMethod] = useState('');
@@ -61,13 +55,14 @@ export function AssignPage({ features }: { features: Features }) {
     setBusy(dryRun ? 'preview' : 'apply');
     setRefusal(undefined);
     setOutcome(undefined);
-    const body = allMerchants ? { payment_plan_ids: [...plans] } : { merchant_ids: [...merchants], payment_plan_ids: [...plans] };
+    const payment_plan_ids = [...plans];
+    const params = { query: dryRun ? { dry_run: true } : {} };
     try {
-      const result = await unwrap<DryRun | undefined>(
-        loose.POST(allMerchants ? '/v1/fee-rules/bulk-assign/all' : '/v1/fee-rules/bulk-assign', {
-          body,
-          ...(dryRun && { params: { query: { dry_run: true } } }),
-        }),
+      // A dry run answers what would change (200); applying answers 201 and no body.
+      const result = await unwrap(
+        allMerchants
+          ? client.POST('/v1/fee-rules/bulk-assign/all', { params, body: { payment_plan_ids } })
+          : client.POST('/v1/fee-rules/bulk-assign', { params, body: { merchant_ids: [...merchants], payment_plan_ids } }),
       );
       if (dryRun) setPreview(result);
       else {
@@ -75,10 +70,13 @@ export function AssignPage({ features }: { features: Features }) {
         setOutcome(`Assigned ${plans.size} plan${plans.size === 1 ? '' : 's'} to ${allMerchants ? 'every merchant' : `${merchants.size} merchant${merchants.size === 1 ? '' : 's'}`}.`);
       }
     } catch (error) {
-      const extra = error instanceof ApiError ? error.problem.extra : {};
-      const ids = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
-      const conflicts = Array.isArray(extra.conflicts) ? extra.conflicts.map((c: { payment_plan_ids?: unknown }) => ids(c?.payment_plan_ids)) : [];
-      setRefusal({ message: describeError(error), plans: new Set(ids(extra.payment_plan_ids)), merchants: ids(extra.merchant_ids), conflicts });
+      const problem = error instanceof ApiError ? error.problem.body : undefined;
+      setRefusal({
+        message: describeError(error),
+        plans: new Set(problem?.payment_plan_ids),
+        merchants: problem?.merchant_ids ?? [],
+        conflicts: problem?.conflicts?.map((c) => c.payment_plan_ids) ?? [],
+      });
     } finally {
       setBusy(undefined);
     }
@@ -186,19 +184,15 @@ export function AssignPage({ features }: { features: Features }) {
         <div className="problem" role="alert">
           <p>{refusal.message}</p>
           {refusal.conflicts.map((group, i) => (
-            <p key={i}>Conflicting: {group.map((id) => (names.get(id) ? `${names.get(id)!.card_brand} ${names.get(id)!.payment_method} ${names.get(id)!.term}x` : id)).join(' and ')}</p>
+            <p key={i}>Conflicting: {group.map((id) => (names.has(id) ? planLabel(names.get(id)!) : id)).join(' and ')}</p>
           ))}
           {refusal.merchants.length > 0 && <p>Unknown merchants: {refusal.merchants.join(', ')}</p>}
         </div>
       )}
       <div className="actions">
-        {features.dryRun ? (
-          <button type="button" disabled={!ready || busy !== undefined} onClick={() => void send(true)}>
-            {busy === 'preview' ? 'Previewing…' : 'Preview change'}
-          </button>
-        ) : (
-          <Unavailable what="Preview (dry run)" />
-        )}
+        <button type="button" disabled={!ready || busy !== undefined} onClick={() => void send(true)}>
+          {busy === 'preview' ? 'Previewing…' : 'Preview change'}
+        </button>
         <button type="button" className="primary" disabled={!ready || busy !== undefined} onClick={() => void send(false)}>
           {busy === 'apply' ? 'Applying…' : 'Apply'}
         </button>
@@ -217,7 +211,7 @@ export function AssignPage({ features }: { features: Features }) {
 function Preview({ result, names }: { result: DryRun; names: Map<string, PaymentPlan> }) {
   const label = (id: string) => {
     const p = names.get(id);
-    return p ? `${p.card_brand} ${p.payment_method} ${p.term}x` : id.slice(0, 8);
+    return p ? planLabel(p) : id.slice(0, 8);
   };
   return (
     <div className="preview" role="region" aria-label="Preview of the change">

@@ -1,37 +1,19 @@
 import { useState } from 'react';
-import { loose, unwrap } from '../api';
-import type { Features } from '../features';
-import { Empty, ErrorNote, formatDate, Loading, Pager, Unavailable, useLoad, type Listing } from '../ui';
+import type { operations } from '../../../clients/typescript/index';
+import { client, unwrap } from '../api';
+import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
 
-interface AuditEvent {
-  id: string;
-  action: string;
-  actor: { type: string; id: string | null; user: string | null };
-  request_id: string | null;
-  details: unknown;
-  create_date: string;
-}
+type Filters = Pick<NonNullable<operations['listAuditEvents']['parameters']['query']>, 'action' | 'from' | 'to'>;
 
-export function AuditPage({ features }: { features: Features }) {
+export function AuditPage() {
+  const [page, setPage] = useState(0);
+  const [filters, setFilters] = useState<Filters>({});
+  const [listing] = useLoad(() => unwrap(client.GET('/v1/audit-events', { params: { query: { page, size: 25, ...filters } } })), [page, filters]);
   return (
     <section aria-labelledby="audit-title">
       <div className="page-head">
         <h1 id="audit-title">Audit log</h1>
       </div>
-      {features.audit ? <AuditLog /> : <Unavailable what="The audit log" />}
-    </section>
-  );
-}
-
-function AuditLog() {
-  const [page, setPage] = useState(0);
-  const [filters, setFilters] = useState<{ action?: string; from?: string; to?: string }>({});
-  const [listing] = useLoad(
-    () => unwrap<Listing<AuditEvent>>(loose.GET('/v1/audit-events', { params: { query: { page, size: 25, ...filters } } })),
-    [page, filters],
-  );
-  return (
-    <>
       <form
         className="filters"
         onSubmit={(e) => {
@@ -73,6 +55,6 @@ function AuditLog() {
             <Pager page={listing.value.page} onPage={setPage} label="events" />
           </>
         ))}
-    </>
+    </section>
   );
 }

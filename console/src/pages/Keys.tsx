@@ -1,30 +1,18 @@
 /** API keys: the ENABLED / EXPIRED / DELETED listings, creation (shown once), rename, roll, revoke. */
 import { useState } from 'react';
-import { ApiError, client, describeError, loose, unwrap } from '../api';
+import type { Schemas } from '../../../clients/typescript/index';
+import { ApiError, client, describeError, unwrap } from '../api';
 import { Dialog } from '../dialog';
-import type { Features } from '../features';
-import { listMerchants, type Merchant } from '../merchants';
-import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad, type Listing } from '../ui';
+import { listMerchants } from '../merchants';
+import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
 
-interface ApiKey {
-  id: string;
-  api_key: string;
-  user: string;
-  user_type: 'CUSTOMER' | 'MERCHANT';
-  status: string;
-  create_date: string;
-  last_used_at?: string | null;
-  name?: string | null;
-  expires_at?: string | null;
-  access?: string;
-  rate_limit?: { limit: number; window_seconds: number } | null;
-}
+type Action = { kind: 'revoke' | 'rename' | 'roll'; key: Schemas['ApiKey'] };
+type Status = Schemas['ApiKey']['status'];
 
-type Action = { kind: 'revoke' | 'rename' | 'roll'; key: ApiKey };
+const STATUSES: Status[] = ['ENABLED', 'EXPIRED', 'DELETED'];
 
-export function KeysPage({ customerId, features }: { customerId: string; features: Features }) {
-  const statuses = features.expiredKeys ? ['ENABLED', 'EXPIRED', 'DELETED'] : ['ENABLED', 'DELETED'];
-  const [status, setStatus] = useState('ENABLED');
+export function KeysPage({ customerId }: { customerId: string }) {
+  const [status, setStatus] = useState<Status>('ENABLED');
   const [merchantId, setMerchantId] = useState('');
   const [username, setUsername] = useState('');
   const [page, setPage] = useState(0);
@@ -37,8 +25,8 @@ export function KeysPage({ customerId, features }: { customerId: string; feature
 
   const [keys, reload] = useLoad(
     () =>
-      unwrap<Listing<ApiKey>>(
-        loose.GET('/v1/api-keys', {
+      unwrap(
+        client.GET('/v1/api-keys', {
           params: { query: { status, page, size: 20, ...(merchantId && { merchant_id: merchantId }), ...(username && { username }) } },
         }),
       ),
@@ -54,10 +42,10 @@ export function KeysPage({ customerId, features }: { customerId: string; feature
       if (action.kind === 'revoke') {
         await unwrap(client.DELETE('/v1/api-keys/{id}', { params: { path } }));
       } else if (action.kind === 'rename') {
-        await unwrap(loose.PATCH('/v1/api-keys/{id}', { params: { path }, body: { name: String(form.get('name')) } }));
+        await unwrap(client.PATCH('/v1/api-keys/{id}', { params: { path }, body: { name: String(form.get('name')) } }));
       } else {
-        const rolled = await unwrap<ApiKey>(
-          loose.POST('/v1/api-keys/{id}/roll', { params: { path }, body: { grace_period_seconds: Number(form.get('grace')) } }),
+        const rolled = await unwrap(
+          client.POST('/v1/api-keys/{id}/roll', { params: { path }, body: { grace_period_seconds: Number(form.get('grace')) } }),
         );
         setRevealed({ secret: rolled.api_key, note: 'The key was rolled. Copy the new key now: it is shown only once.' });
       }
@@ -78,7 +66,6 @@ export function KeysPage({ customerId, features }: { customerId: string; feature
       <CreateKey
         customerId={customerId}
         merchants={merchantList}
-        features={features}
         onCreated={(key) => {
           setRevealed({ secret: key, note: 'Copy this key now: it is shown only once.' });
           reload();
@@ -88,7 +75,7 @@ export function KeysPage({ customerId, features }: { customerId: string; feature
 
       <div className="filters">
         <div role="tablist" aria-label="Key status" className="tabs">
-          {statuses.map((s) => (
+          {STATUSES.map((s) => (
             <button
               key={s}
               type="button"
@@ -176,16 +163,12 @@ export function KeysPage({ customerId, features }: { customerId: string; feature
                       <td className="row-actions">
                         {key.status === 'ENABLED' && (
                           <>
-                            {features.keyLifecycle && (
-                              <>
-                                <button type="button" aria-label={`Rename ${key.api_key}`} onClick={() => setAction({ kind: 'rename', key })}>
-                                  Rename
-                                </button>
-                                <button type="button" aria-label={`Roll ${key.api_key}`} onClick={() => setAction({ kind: 'roll', key })}>
-                                  Roll
-                                </button>
-                              </>
-                            )}
+                            <button type="button" aria-label={`Rename ${key.api_key}`} onClick={() => setAction({ kind: 'rename', key })}>
+                              Rename
+                            </button>
+                            <button type="button" aria-label={`Roll ${key.api_key}`} onClick={() => setAction({ kind: 'roll', key })}>
+                              Roll
+                            </button>
                             <button type="button" className="danger" aria-label={`Revoke ${key.api_key}`} onClick={() => setAction({ kind: 'revoke', key })}>
                               Revoke
                             </button>
@@ -274,7 +257,7 @@ function RevealedKey({ secret: value, note, onDone }: { secret: string; note: st
   );
 }
 
-function CreateKey(props: { customerId: string; merchants: Merchant[]; features: Features; onCreated: (key: string) => void }) {
+function CreateKey(props: { customerId: string; merchants: Schemas['Merchant'][]; onCreated: (key: string) => void }) {
   const [kind, setKind] = useState<'customer' | 'merchant'>('customer');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -282,21 +265,19 @@ function CreateKey(props: { customerId: string; merchants: Merchant[]; features:
     event.preventDefault();
     const formElement = event.currentTarget;
     const form = new FormData(formElement);
-    const body: Record<string, unknown> = { user: String(form.get('user')), customer_id: props.customerId };
+    const body: Schemas['CreateApiKeyRequest'] = { user: String(form.get('user')), customer_id: props.customerId };
     if (kind === 'merchant') body.merchant_id = String(form.get('merchant'));
-    if (props.features.keyLifecycle) {
-      const name = String(form.get('name') ?? '').trim();
-      if (name) body.name = name;
-      const expires = String(form.get('expires') ?? '');
-      if (expires) body.expires_at = new Date(expires).toISOString();
-      if (form.get('read_only')) body.access = 'read_only';
-      const limit = Number(form.get('limit'));
-      if (limit > 0) body.rate_limit = { limit, window_seconds: Number(form.get('window')) || 60 };
-    }
+    const name = String(form.get('name') ?? '').trim();
+    if (name) body.name = name;
+    const expires = String(form.get('expires') ?? '');
+    if (expires) body.expires_at = new Date(expires).toISOString();
+    if (form.get('read_only')) body.access = 'read_only';
+    const limit = Number(form.get('limit'));
+    if (limit > 0) body.rate_limit = { limit, window_seconds: Number(form.get('window')) || 60 };
     setBusy(true);
     setError(undefined);
     try {
-      const created = await unwrap<{ api_key: string }>(loose.POST('/v1/api-keys', { body }));
+      const created = await unwrap(client.POST('/v1/api-keys', { body }));
       formElement.reset();
       setKind('customer');
       props.onCreated(created.api_key);
@@ -335,29 +316,25 @@ function CreateKey(props: { customerId: string; merchants: Merchant[]; features:
           <span>Integration user (e-mail)</span>
           <input name="user" type="email" required placeholder="pos@example.com" />
         </label>
-        {props.features.keyLifecycle && (
-          <>
-            <label>
-              <span>Name</span>
-              <input name="name" maxLength={64} placeholder="e.g. checkout server" />
-            </label>
-            <label>
-              <span>Expires</span>
-              <input name="expires" type="datetime-local" />
-            </label>
-            <label className="inline">
-              <input name="read_only" type="checkbox" /> Read only (GET requests only)
-            </label>
-            <label>
-              <span>Rate limit (requests)</span>
-              <input name="limit" type="number" min={1} max={100000} placeholder="none" />
-            </label>
-            <label>
-              <span>per (seconds)</span>
-              <input name="window" type="number" min={1} max={86400} defaultValue={60} />
-            </label>
-          </>
-        )}
+        <label>
+          <span>Name</span>
+          <input name="name" maxLength={64} placeholder="e.g. checkout server" />
+        </label>
+        <label>
+          <span>Expires</span>
+          <input name="expires" type="datetime-local" />
+        </label>
+        <label className="inline">
+          <input name="read_only" type="checkbox" /> Read only (GET requests only)
+        </label>
+        <label>
+          <span>Rate limit (requests)</span>
+          <input name="limit" type="number" min={1} max={100000} placeholder="none" />
+        </label>
+        <label>
+          <span>per (seconds)</span>
+          <input name="window" type="number" min={1} max={86400} defaultValue={60} />
+        </label>
         {error && (
           <p className="error" role="alert">
             {error}

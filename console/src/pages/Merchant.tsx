@@ -1,18 +1,14 @@
 /** One merchant: its plans now, and the plans it held at a moment picked by the user (history). */
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { client, loose, unwrap } from '../api';
-import type { Features } from '../features';
+import { client, unwrap } from '../api';
 import { findMerchant } from '../merchants';
-import { PlanFlags, type PaymentPlan } from '../plans';
-import { Empty, ErrorNote, formatDate, Loading, Unavailable, useLoad, type Listing } from '../ui';
+import { PlanFlags, type HeldPlan, type PaymentPlan } from '../plans';
+import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
 
-export function MerchantPage({ id, features }: { id: string; features: Features }) {
+export function MerchantPage({ id }: { id: string }) {
   const [current] = useLoad(
-    () =>
-      unwrap<Listing<PaymentPlan>>(
-        client.GET('/v1/payment-plans', { params: { query: { merchant_id: id, is_selected: true, page: 0, size: 100 } } }),
-      ),
+    () => unwrap(client.GET('/v1/payment-plans', { params: { query: { merchant_id: id, is_selected: true, page: 0, size: 100 } } })),
     [id],
   );
   const [merchant] = useLoad(() => findMerchant(id), [id]);
@@ -29,7 +25,7 @@ export function MerchantPage({ id, features }: { id: string; features: Features 
       {current.state === 'error' && <ErrorNote message={current.message} />}
       {current.state === 'ready' && <PlanTable plans={current.value.data} label="Current plans" testId="current-plans" />}
       <h2>Plans at a date</h2>
-      {features.history ? <History id={id} /> : <Unavailable what="Fee rule history" />}
+      <History id={id} />
     </section>
   );
 }
@@ -39,7 +35,7 @@ function History({ id }: { id: string }) {
   const [history] = useLoad(
     () =>
       at
-        ? unwrap<{ at: string; data: PaymentPlan[] }>(loose.GET('/v1/merchants/{id}/fee-rules', { params: { path: { id }, query: { at } } }))
+        ? unwrap(client.GET('/v1/merchants/{id}/fee-rules', { params: { path: { id }, query: { at } } }))
         : Promise.resolve(undefined),
     [id, at],
   );
@@ -71,7 +67,7 @@ function History({ id }: { id: string }) {
   );
 }
 
-function PlanTable({ plans, label, testId, showAssigned }: { plans: PaymentPlan[]; label: string; testId: string; showAssigned?: boolean }) {
+function PlanTable({ plans, label, testId, showAssigned }: { plans: (PaymentPlan | HeldPlan)[]; label: string; testId: string; showAssigned?: boolean }) {
   if (plans.length === 0) return <Empty>No plans {showAssigned ? 'at that time' : 'assigned'}.</Empty>;
   return (
     <table data-testid={testId}>
@@ -90,7 +86,7 @@ function PlanTable({ plans, label, testId, showAssigned }: { plans: PaymentPlan[
             <td data-label="Term">{p.term}</td>
             <td data-label="Commission">{p.commission}%</td>
             <td data-label="Kind"><PlanFlags plan={p} /></td>
-            {showAssigned && <td data-label="Assigned">{formatDate(p.assigned_at)}</td>}
+            {showAssigned && <td data-label="Assigned">{formatDate('assigned_at' in p ? p.assigned_at : undefined)}</td>}
           </tr>
         ))}
       </tbody>
