@@ -20,7 +20,8 @@ interface AjvError {
   params?: Record<string, unknown>;
 }
 
-function fieldOf(context: string | undefined, error: AjvError): string {
+/** The field an error names, `merchants[3].customer_id`; '' for the value as a whole. */
+function pathOf(error: AjvError): string {
   const path = error.instancePath
     .split('/')
     .filter(Boolean)
@@ -28,9 +29,7 @@ function fieldOf(context: string | undefined, error: AjvError): string {
     .join('')
     .replace(/^\./, '');
   const missing = error.params?.missingProperty ?? error.params?.additionalProperty;
-  const leaf = typeof missing === 'string' ? (path ? `${path}.${missing}` : missing) : path;
-  if (context === 'body') return clip(leaf || 'body');
-  return leaf ? clip(leaf) : (context ?? 'request');
+  return clip(typeof missing === 'string' ? (path ? `${path}.${missing}` : missing) : path);
 }
 
 const TYPE_NAMES: Record<string, string> = {
@@ -107,6 +106,15 @@ function collapseUnions(errors: AjvError[]): AjvError[] {
   });
 }
 
+/**
+ * Each refusal of the validator as the field it names (`merchants[3].customer_id`,
+ * '' for the value as a whole) and what a person reads: the words of a 400's
+ * `errors`, and of the command line's `import`, which checks with the same validator.
+ */
+export function describeRefusals(errors: AjvError[]): Array<{ path: string; message: string }> {
+  return collapseUnions(errors).map((error) => ({ path: pathOf(error), message: messageOf(error) }));
+}
+
 const PARTS: Record<string, string> = { body: 'The body is', querystring: 'The query parameters are', params: 'The path parameters are', headers: 'The headers are' };
 
 /** Translates whatever was thrown into an AppError. */
@@ -114,8 +122,8 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) {
-    // fieldOf() cuts a field name short: an unknown parameter's name is input too.
-    const errors: FieldError[] = collapseUnions(fe.validation).map((v) => ({ field: fieldOf(fe.validationContext, v), message: messageOf(v) }));
+    // pathOf() cuts a field name short: an unknown parameter's name is input too.
+    const errors: FieldError[] = describeRefusals(fe.validation).map(({ path, message }) => ({ field: path || (fe.validationContext ?? 'request'), message }));
     return new ValidationError(errors, `${PARTS[fe.validationContext ?? ''] ?? 'The request is'} not valid.`);
   }
   switch (fe.code) {

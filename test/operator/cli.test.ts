@@ -56,6 +56,24 @@ describe('feegate command line', () => {
     assert.equal(await customerCount(), 0);
   });
 
+  it("import refuses what the API refuses, in the API's words, naming the JSON path, and writes nothing", async () => {
+    const customer = { id: 'c2000000-0000-4000-8000-000000000001', name: 'Acme' };
+    const file = path.join(cli.dir, 'refused.json');
+    for (const [doc, expected] of [
+      [{ customers: [{ ...customer, name: 'Acme\u0000' }] }, '$.customers[0].name: must not contain U+0000 or an unpaired UTF-16 surrogate'],
+      [
+        { customers: [customer], users: [{ email: 'ops..x@acme.test', type: 'CUSTOMER', customer_id: customer.id }] },
+        '$.users[0].email: must be an e-mail address such as name@example.com (a domain with a dot)',
+      ],
+    ] as const) {
+      await writeFile(file, JSON.stringify(doc));
+      const res = await feegate('import', file);
+      assert.equal(res.code, 1);
+      assert.equal(res.stderr, `feegate: import refused, nothing written: ${expected}\n`);
+      assert.equal(await customerCount(), 0);
+    }
+  });
+
   it('import refuses a file that is not JSON with exit 1', async () => {
     const file = path.join(cli.dir, 'garbage.json');
     await writeFile(file, '{ not json');
@@ -169,5 +187,15 @@ describe('feegate command line', () => {
       assert.doesNotMatch(res.stderr, /Failed query|\binsert into\b|\bselect\b.*\bfrom\b|\n\s+at |params:/i);
       assert.deepEqual(await rows(), before);
     }
+  });
+
+  it('import accepts ids in upper case and stores them in lower case', async () => {
+    const [customer, store] = ['c3000000-0000-4000-8000-00000000000a', 'd3000000-0000-4000-8000-00000000000a'];
+    const file = path.join(cli.dir, 'upper.json');
+    await writeFile(file, JSON.stringify({ customers: [{ id: customer.toUpperCase(), name: 'Loud' }], merchants: [{ id: store.toUpperCase(), customer_id: customer.toUpperCase(), name: 'Loud Store' }] }));
+    const res = await feegate('import', file);
+    assert.equal(res.code, 0, res.stderr);
+    const stored = await withDb((d) => d.db.select().from(merchantsTable).where(eq(merchantsTable.id, store)));
+    assert.deepEqual(stored.map((m) => [m.id, m.customerId]), [[store, customer]]);
   });
 });

@@ -1,53 +1,58 @@
-/** The operator's import document (contract section 7). */
+/**
+ * The operator's import document, built from the API's own schemas
+ * (src/schemas/common.ts): ids are UUIDs in any letter case, lower-cased by the
+ * validator; text refuses U+0000; an e-mail is one exactly as the API says.
+ * Checked by the API's validator for JSON bodies (import-service.ts), so the
+ * command line accepts what the API accepts.
+ */
 import { Type, type Static } from '@sinclair/typebox';
+import { Email, Pattern, Text, Uuid } from '../../schemas/common.js';
 
-const Uuid = Type.String({ format: 'uuid' });
-const Code = Type.String({ pattern: '^[A-Z0-9_]{1,32}$' });
+const Code = Type.String({ pattern: Pattern('^[A-Z0-9_]{1,32}$', 'must be 1..32 upper-case letters, digits or _') });
+const Name = Text({ minLength: 1, maxLength: 200 });
+const strict = { additionalProperties: false } as const;
+
+/** One entry per kind of record: a field added to a kind is added here only. */
+const ImportCustomer = Type.Object({ id: Uuid, name: Name }, strict);
+
+const ImportMerchant = Type.Object({ id: Uuid, customer_id: Uuid, name: Name }, strict);
+
+const ImportUser = Type.Object(
+  {
+    email: Email,
+    type: Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]),
+    customer_id: Uuid,
+    merchant_id: Type.Optional(Uuid),
+    password: Type.Optional(Text({ minLength: 8, maxLength: 1024 })),
+  },
+  strict,
+);
+
+const ImportPaymentPlan = Type.Object(
+  {
+    id: Uuid,
+    customer_id: Type.Optional(Uuid),
+    payment_method: Code,
+    card_brand: Code,
+    term: Type.Integer({ minimum: 0, maximum: 1000 }),
+    commission: Type.Number({ minimum: 0, maximum: 99_999_999 }),
+    has_installments: Type.Boolean(),
+    is_international: Type.Boolean(),
+  },
+  strict,
+);
+
+const ImportAssignment = Type.Object({ merchant_id: Uuid, payment_plan_ids: Type.Array(Uuid, { minItems: 1 }) }, strict);
 
 export const ImportDocument = Type.Object(
   {
-    customers: Type.Optional(Type.Array(Type.Object({ id: Uuid, name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }))),
-    merchants: Type.Optional(
-      Type.Array(Type.Object({ id: Uuid, customer_id: Uuid, name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false })),
-    ),
-    users: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            email: Type.String({ format: 'email', maxLength: 254 }),
-            type: Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]),
-            customer_id: Uuid,
-            merchant_id: Type.Optional(Uuid),
-            password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024 })),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    payment_plans: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            id: Uuid,
-            customer_id: Type.Optional(Uuid),
-            payment_method: Code,
-            card_brand: Code,
-            term: Type.Integer({ minimum: 0, maximum: 1000 }),
-            commission: Type.Number({ minimum: 0, maximum: 99_999_999 }),
-            has_installments: Type.Boolean(),
-            is_international: Type.Boolean(),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    assignments: Type.Optional(
-      Type.Array(
-        Type.Object({ merchant_id: Uuid, payment_plan_ids: Type.Array(Uuid, { minItems: 1 }) }, { additionalProperties: false }),
-      ),
-    ),
+    customers: Type.Optional(Type.Array(ImportCustomer)),
+    merchants: Type.Optional(Type.Array(ImportMerchant)),
+    users: Type.Optional(Type.Array(ImportUser)),
+    payment_plans: Type.Optional(Type.Array(ImportPaymentPlan)),
+    assignments: Type.Optional(Type.Array(ImportAssignment)),
   },
-  { additionalProperties: false },
+  strict,
 );
 
 export type ImportDocument = Static<typeof ImportDocument>;

@@ -5,10 +5,10 @@
  * reported with its JSON path and nothing is written. Files of any size: the
  * checks are linear in the document, and the writes are batches (import-dal.ts).
  */
-import { FormatRegistry } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Db, DbOrTx } from '../../db/database.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { describeRefusals } from '../../plugins/problem-details.js';
+import { createStrictAjv } from '../../plugins/validation.js';
 import { recordAudit } from '../audit/audit-dal.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
@@ -17,12 +17,8 @@ import { ImportError } from '../../errors.js';
 import type { ImportDal, LoginUserRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
 import { ImportDocument } from './import-schema.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => UUID.test(v));
-if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', (v) => EMAIL.test(v));
-// Compiled once: checking 100,000 merchants with 12 plans each takes a fraction of the interpreted time.
-const documentCheck = TypeCompiler.Compile(ImportDocument);
+// The API's validator of JSON bodies, compiled once: the same rules and words as a 400.
+const documentCheck = createStrictAjv().compile<ImportDocument>(ImportDocument);
 
 export interface ImportSummary {
   customers: number;
@@ -41,32 +37,21 @@ interface Normalised {
   assignments: Array<{ merchant_id: string; payment_plan_ids: string[] }>;
 }
 
-/** '/merchants/3/customer_id' → '$.merchants[3].customer_id' */
-function jsonPath(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : `${path}.${part}`), '$');
-}
+/** 'merchants[3].customer_id' → '$.merchants[3].customer_id'; '' (the document) → '$'. */
+const jsonPath = (field: string) => (field ? `$.${field}` : '$');
 
+/** Ids come out of the check in lower case (the Uuid schema's `x-lowercase`), as in a request body. */
 function parse(raw: unknown): Normalised {
-  if (!documentCheck.Check(raw)) {
-    const first = documentCheck.Errors(raw).First();
-    throw new ImportError(jsonPath(first?.path ?? ''), first?.message ?? 'not a valid import document');
+  if (!documentCheck(raw)) {
+    const [first] = describeRefusals(documentCheck.errors ?? []);
+    throw new ImportError(jsonPath(first?.path ?? ''), first?.message ?? 'is not a valid import document');
   }
-  const lower = (id: string) => id.toLowerCase();
   return {
-    customers: (raw.customers ?? []).map((c) => ({ id: lower(c.id), name: c.name })),
-    merchants: (raw.merchants ?? []).map((m) => ({ id: lower(m.id), customer_id: lower(m.customer_id), name: m.name })),
-    users: (raw.users ?? []).map((u) => ({
-      email: normaliseEmail(u.email),
-      type: u.type,
-      customer_id: lower(u.customer_id),
-      merchant_id: u.merchant_id === undefined ? null : lower(u.merchant_id),
-      password: u.password,
-    })),
-    payment_plans: (raw.payment_plans ?? []).map((p) => ({ ...p, id: lower(p.id), customer_id: p.customer_id === undefined ? null : lower(p.customer_id) })),
-    assignments: (raw.assignments ?? []).map((a) => ({ merchant_id: lower(a.merchant_id), payment_plan_ids: a.payment_plan_ids.map(lower) })),
+    customers: raw.customers ?? [],
+    merchants: raw.merchants ?? [],
+    users: (raw.users ?? []).map((u) => ({ ...u, email: normaliseEmail(u.email), merchant_id: u.merchant_id ?? null, password: u.password })),
+    payment_plans: (raw.payment_plans ?? []).map((p) => ({ ...p, customer_id: p.customer_id ?? null })),
+    assignments: raw.assignments ?? [],
   };
 }
 
