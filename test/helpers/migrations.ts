@@ -1,0 +1,39 @@
+/**
+ * A database as an existing installation has it before a migration: every
+ * earlier migration applied, none of the later ones, so a test can write data of
+ * the old shape and then let the next start migrate it.
+ */
+import assert from 'node:assert/strict';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { MIGRATIONS_FOLDER, queryRows, type Database } from '../../src/db/database.js';
+import { sql } from 'drizzle-orm';
+
+/** A copy of the migrations folder that stops before `tag`; remove it with `rm`. */
+export async function migrationsBefore(tag: string): Promise<{ folder: string; remove(): Promise<void> }> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'feegate-migrations-'));
+  await cp(MIGRATIONS_FOLDER, folder, { recursive: true });
+  const journalPath = path.join(folder, 'meta', '_journal.json');
+  const journal = JSON.parse(await readFile(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
+  assert.ok(journal.entries.some((e) => e.tag === tag), `${tag} is a migration`);
+  journal.entries = journal.entries.filter((e) => e.tag < tag);
+  await writeFile(journalPath, JSON.stringify(journal));
+  return { folder, remove: () => rm(folder, { recursive: true, force: true }) };
+}
+
+/** Applies the migrations of `folder` to an unmigrated test database. */
+export async function migrateWith(database: Database, folder: string): Promise<void> {
+  const db = database.db as never;
+  if (database.driver === 'postgres') await migratePg(db, { migrationsFolder: folder });
+  else await migratePglite(db, { migrationsFolder: folder });
+}
+
+/** How many migrations the database has applied, and how many the repository has. */
+export async function appliedMigrations(database: Database): Promise<{ applied: number; total: number }> {
+  const [row] = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`);
+  const journal = JSON.parse(await readFile(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  return { applied: row!.n, total: journal.entries.length };
+}
