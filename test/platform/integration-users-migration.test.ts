@@ -4,7 +4,7 @@
  * applies it on the next start, and existing keys and logins keep working.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { hash } from '@node-rs/argon2';
 import { eq, sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';
@@ -17,28 +17,16 @@ import { sha256Hex } from '../../src/lib/secrets.js';
 import { json } from '../helpers/app.js';
 import { createKey, whoAmI } from '../helpers/api-keys.js';
 import { loginAs, uuid } from '../helpers/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { appliedMigrations, migrateWith, migrationsBefore } from '../helpers/migrations.js';
+import { appliedMigrations, useDatabaseBefore } from '../helpers/migrations.js';
 
 const NEW_MIGRATION = '0007_integration_users_per_customer';
 
-let test: TestDatabase;
-let olderMigrations: Awaited<ReturnType<typeof migrationsBefore>>;
-
-before(async () => {
-  test = await createTestDatabase({ migrated: false });
-  olderMigrations = await migrationsBefore(NEW_MIGRATION);
-});
-
-after(async () => {
-  await test?.drop();
-  await olderMigrations?.remove();
-});
+const old = useDatabaseBefore(NEW_MIGRATION);
 
 describe('migration 0007: integration users per customer', () => {
   it('applies on a database holding the old shape, keeping its keys and logins working', async () => {
-    const { database } = test;
-    await migrateWith(database, olderMigrations.folder);
+    const { database } = old;
+    await old.migrateBefore();
 
     const alpha = uuid('c');
     const beta = uuid('c');

@@ -4,33 +4,21 @@
  * the chain's from the first start after the upgrade.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { asc, sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database.js';
 import { apiKeys } from '../../src/db/schema.js';
 import { API_KEY_PREFIX, generateApiKey, lastFour } from '../../src/features/api-keys/api-key-format.js';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { uuid } from '../helpers/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { appliedMigrations, migrateWith, migrationsBefore } from '../helpers/migrations.js';
+import { appliedMigrations, useDatabaseBefore } from '../helpers/migrations.js';
 
-let test: TestDatabase;
-let olderMigrations: Awaited<ReturnType<typeof migrationsBefore>>;
-
-before(async () => {
-  test = await createTestDatabase({ migrated: false });
-  olderMigrations = await migrationsBefore('0008_roll_chains');
-});
-
-after(async () => {
-  await test?.drop();
-  await olderMigrations?.remove();
-});
+const old = useDatabaseBefore('0008_roll_chains');
 
 describe('migration 0008: roll chains', () => {
   it('puts every successor of a roll made before it into the chain of its first key', async () => {
-    const { database } = test;
-    await migrateWith(database, olderMigrations.folder);
+    const { database } = old;
+    await old.migrateBefore();
     const customer = uuid('c');
     await database.db.execute(sql`INSERT INTO customers (id, name) VALUES (${customer}, 'Alpha')`);
     const [user] = await queryRows<{ id: string }>(database.db, sql`
