@@ -61,6 +61,20 @@ export const DRY_RUN_BUDGET_SECONDS = 4;
 /** Fixed plan ids: n < 100 are the plans sent, n ≥ 100 the ones merchants already hold. */
 const planId = (n: number) => `e0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
+/** A token caller of `customerId`, for benches that call the services directly. */
+export function customerCaller(customerId: string): Principal {
+  return {
+    auth: 'token',
+    userId: '00000000-0000-4000-8000-000000000000',
+    email: 'bench@feegate.test',
+    userType: 'CUSTOMER',
+    customerId,
+    merchantId: null,
+    sessionId: null,
+    apiKeyId: null,
+  };
+}
+
 async function scratchDatabase(options: FeeRulesBenchOptions): Promise<{ database: Database; drop(): Promise<void> }> {
   if (options.embedded) {
     const database = await openDatabase({ dataDir: 'memory://' });
@@ -118,16 +132,7 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
   const { database, drop } = await scratchDatabase(options);
   const services = createServices(testConfig(), database);
   try {
-    const caller: Principal = {
-      auth: 'token',
-      userId: '00000000-0000-4000-8000-000000000000',
-      email: 'bench@feegate.test',
-      userType: 'CUSTOMER',
-      customerId: CUSTOMER,
-      merchantId: null,
-      sessionId: null,
-      apiKeyId: null,
-    };
+    const caller = customerCaller(CUSTOMER);
     const planIds = Array.from({ length: PLANS_SENT }, (_, i) => planId(i + 1));
     const figures: FeeRulesBenchFigure[] = [];
     const request = { payment_plan_ids: planIds };

@@ -44,6 +44,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** Login and refresh requests per client address per minute (0 disables). */
   rateLimitAnonymousPerMinute: number;
+  /** Assignment requests (bulk-assign, /all) per customer per minute, whoever sends them (0 disables). */
+  assignmentsPerCustomerPerMinute: number;
   /** Prometheus metrics at /metrics on this port (off when undefined); never the API's port. */
   metricsPort: number | undefined;
   metricsHost: string;
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env),
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'feegate:',
     rateLimitAnonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60, 0, 1_000_000),
+    assignmentsPerCustomerPerMinute: integer(env, 'ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE', 30, 0, 100_000),
     metricsPort: metricsPort(env, port),
     metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
   };

@@ -103,12 +103,19 @@ export class TooManyAttemptsError extends AppError {
   }
 }
 
-/** A key's own rate limit, or the per-address limit of login and refresh, is used up. */
+/**
+ * A key's own rate limit, the per-address limit of login and refresh, or a
+ * customer's assignments per minute is used up. With `limit` (a limit counted
+ * outside @fastify/rate-limit), the answer also carries the RateLimit-* headers.
+ */
 export class RateLimitedError extends AppError {
-  constructor(retryAfterSeconds: number) {
+  constructor(retryAfterSeconds: number, limit?: { max: number; detail: string }) {
     super(429, 'rate_limited', 'Too Many Requests', {
-      detail: 'Too many requests; retry after the number of seconds in Retry-After.',
-      headers: { 'retry-after': String(retryAfterSeconds) },
+      detail: limit?.detail ?? 'Too many requests; retry after the number of seconds in Retry-After.',
+      headers: {
+        'retry-after': String(retryAfterSeconds),
+        ...(limit ? { 'ratelimit-limit': String(limit.max), 'ratelimit-remaining': '0', 'ratelimit-reset': String(retryAfterSeconds) } : {}),
+      },
     });
   }
 }

@@ -18,6 +18,7 @@ import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createSigningKeysDal } from './features/auth/signing-keys-dal.js';
 import { createAuditDal } from './features/audit/audit-dal.js';
 import { createAuditService } from './features/audit/audit-service.js';
+import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js';
 import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
 import { createMerchantsDal } from './features/merchants/merchants-dal.js';
@@ -76,7 +77,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
   const paymentPlansDal = createPaymentPlansDal(db);
   const merchants = createMerchantsService({ merchantsDal });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal, merchants });
-  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, merchants, paymentPlansDal });
+  const assignmentLimit = createAssignmentLimit({ counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS), perMinute: config.assignmentsPerCustomerPerMinute });
+  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, assignmentLimit });
   const audit = createAuditService({ auditDal: createAuditDal(db) });
   return {
     hasher,

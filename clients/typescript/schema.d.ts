@@ -192,7 +192,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to the named merchants
-         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
+         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
          */
         post: operations["bulkAssignFeeRules"];
         delete?: never;
@@ -212,7 +212,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to every merchant of the customer
-         * @description Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
+         * @description Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
          */
         post: operations["bulkAssignFeeRulesToAll"];
         delete?: never;
@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). The full key is returned only here. Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key), 403 read_only_key (a read_only key may use GET operations only). 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
+         * @description Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key's expires_at, access and rate_limit where they are not sent, and may ask for less but not more. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. The full key is returned only here. Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key), 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -283,8 +283,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an API key or change its expiry
-         * @description Changes name and/or expires_at (null removes either). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry reaches every instance at once. Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED or EXPIRED). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
+         * Rename an API key or change its expiry or rate limit
+         * @description Changes any of name, expires_at and rate_limit (null removes each). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on. With a key, an expiry or rate limit may be set within the calling key's own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name or rate_limit); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED, or was rolled and is in its grace period). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -300,7 +300,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key: a new key, the old one retired after a grace period
-         * @description Creates a new key with the same user, type, customer, merchant, name, access, rate limit and expiry, and answers it with its full value (shown only here). The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it cannot be rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. Errors: 400 validation_failed (grace_period_seconds outside 0..604800); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED or already rolled). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
+         * @description Creates a new key with the same user, type, customer, merchant, name, access, rate limit and expiry, and answers it with its full value (shown only here). The new key continues the old one's rate-limit count. The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it can be neither changed nor rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. A key caller may roll itself, and other keys that have no more than it has. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. Errors: 400 validation_failed (grace_period_seconds outside 0..604800); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED or already rolled). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -578,10 +578,14 @@ export interface components {
             } | null;
         };
         /**
-         * @description What to change: name, expires_at or both
+         * @description What to change: any of name, expires_at and rate_limit
          * @example {
          *       "name": "POS terminals, store 12",
-         *       "expires_at": null
+         *       "expires_at": "2027-05-23T00:00:00.000Z",
+         *       "rate_limit": {
+         *         "limit": 300,
+         *         "window_seconds": 60
+         *       }
          *     }
          */
         UpdateApiKeyRequest: {
@@ -592,6 +596,13 @@ export interface components {
              * @description null removes the expiry
              */
             expires_at?: string | null;
+            /** @description null removes the rate limit */
+            rate_limit?: {
+                /** @description Requests allowed per window */
+                limit: number;
+                /** @description Length of the window in seconds */
+                window_seconds: number;
+            } | null;
         };
         /**
          * @description How long the old key keeps working
@@ -2694,7 +2705,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, forbidden, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2702,7 +2713,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key" | "forbidden";
+                        code?: "read_only_key" | "forbidden" | "key_escalation";
                     };
                 };
             };
@@ -2928,7 +2939,11 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "POS terminals, store 12",
-                 *       "expires_at": null
+                 *       "expires_at": "2027-05-23T00:00:00.000Z",
+                 *       "rate_limit": {
+                 *         "limit": 300,
+                 *         "window_seconds": 60
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateApiKeyRequest"];
@@ -2993,7 +3008,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3001,7 +3016,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key";
+                        code?: "read_only_key" | "key_escalation";
                     };
                 };
             };
@@ -3172,7 +3187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3180,7 +3195,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key";
+                        code?: "read_only_key" | "key_escalation";
                     };
                 };
             };

@@ -118,9 +118,14 @@ export const apiKeys = pgTable(
     rateLimitWindowSeconds: integer('rate_limit_window_seconds'),
     // Set when the key was rolled: it cannot be rolled again (two rolls at once: one wins).
     replacedBy: uuid('replaced_by'),
+    // Set on a roll's successor: the first key of its roll chain. The chain shares
+    // one rate-limit count, so rolling a key never buys a fresh one. Null: the key
+    // starts its own chain.
+    rollChainId: uuid('roll_chain_id'),
   },
   (t) => [
     foreignKey({ name: 'api_keys_replaced_by_fk', columns: [t.replacedBy], foreignColumns: [t.id] }),
+    foreignKey({ name: 'api_keys_roll_chain_id_fk', columns: [t.rollChainId], foreignColumns: [t.id] }),
     check('api_keys_name_length', sql`${t.name} IS NULL OR char_length(${t.name}) BETWEEN 1 AND 64`),
     check(
       'api_keys_rate_limit_valid',

@@ -15,8 +15,13 @@ export interface Principal {
   apiKeyId: string | null;
   /** API key callers: a read_only key may use GET operations only. */
   readOnly?: boolean;
-  /** API key callers: the key's own rate limit, if it has one. */
-  rateLimit?: { limit: number; windowSeconds: number } | null;
+  /**
+   * API key callers: the key's own rate limit, if it has one. `counter` names the
+   * count, shared by every key of one roll chain (a roll never restarts it).
+   */
+  rateLimit?: { limit: number; windowSeconds: number; counter: string } | null;
+  /** API key callers: when the key stops working (null: never). */
+  keyExpiresAt?: Date | null;
 }
 
 export function isMerchantCaller(principal: Principal): boolean {

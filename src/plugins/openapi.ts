@@ -55,6 +55,7 @@ const EXAMPLE_DETAIL: Record<string, string> = {
   too_many_login_attempts: 'Too many failed logins for this user; retry later.',
   server_busy: 'Too many logins are waiting; retry shortly.',
   forbidden: 'This kind of caller may not use this operation.',
+  key_escalation: 'An API key cannot grant more than it has: the calling key expires at 2027-05-23T00:00:00.000Z; the request asks for more in expires_at.',
   not_found: 'No such route.',
   payload_too_large: 'The body is larger than the limit.',
   unsupported_media_type: 'Send the body as application/json.',

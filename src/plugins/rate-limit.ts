@@ -1,6 +1,7 @@
 /**
  * Rate limits (contract section 9) through @fastify/rate-limit: an API key with
- * a `rate_limit` is held to it on every route; login and refresh are held per
+ * a `rate_limit` is held to it on every route, counted per roll chain (a rolled
+ * key's successor goes on with its count); login and refresh are held per
  * client address. Everything else, including keys without a limit, is let
  * through before any counting (no Redis round trip on the hot path). Counters
  * are shared through Redis when configured (lib/shared-counters.ts). Answers
@@ -28,7 +29,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { counters:
   function limitOf(request: FastifyRequest): Limit | undefined {
     const principal = request.principal;
     if (principal?.rateLimit && principal.apiKeyId) {
-      return { key: `key:${principal.apiKeyId}`, max: principal.rateLimit.limit, windowMs: principal.rateLimit.windowSeconds * 1000 };
+      return { key: `key:${principal.rateLimit.counter}`, max: principal.rateLimit.limit, windowMs: principal.rateLimit.windowSeconds * 1000 };
     }
     if (!principal && opts.anonymousPerMinute > 0 && ANONYMOUS_LIMITED.has(request.routeOptions.url ?? '')) {
       return { key: `ip:${request.ip}`, max: opts.anonymousPerMinute, windowMs: 60_000 };

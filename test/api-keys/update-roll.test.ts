@@ -54,6 +54,24 @@ describe('PATCH /v1/api-keys/{id}: happy', () => {
     assert.equal(json(await updateKey(app, { token }, created.id, { name: null })).name, null);
   });
 
+  it('sets, changes and removes a rate limit, held at once even where the key was cached', async () => {
+    const { app, world, token } = await setup();
+    const key = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
+    assert.equal((await whoAmI(app, key.api_key)).statusCode, 200, 'cached without a limit');
+    const limited = await updateKey(app, { token }, key.id, { rate_limit: { limit: 2, window_seconds: 3600 } });
+    assert.equal(limited.statusCode, 200, limited.body);
+    assert.deepEqual(json(limited).rate_limit, { limit: 2, window_seconds: 3600 });
+    assert.equal((await whoAmI(app, key.api_key)).headers['ratelimit-remaining'], '1');
+    assert.equal((await whoAmI(app, key.api_key)).statusCode, 200);
+    assert.equal((await whoAmI(app, key.api_key)).statusCode, 429);
+    const freed = await updateKey(app, { token }, key.id, { rate_limit: null });
+    assert.equal(json(freed).rate_limit, null);
+    assert.equal((await whoAmI(app, key.api_key)).statusCode, 200);
+    const updated = await audits('api_key.updated');
+    const audited = updated.map((a) => JSON.stringify((a.details as { rate_limit: unknown }).rate_limit)).sort();
+    assert.deepEqual(audited, [JSON.stringify({ limit: 2, window_seconds: 3600 }), 'null'].sort());
+  });
+
   it('a shortened expiry and a roll reach another instance at once', async () => {
     const { app, world, token } = await setup();
     const url = h.db.current.url;
@@ -90,7 +108,10 @@ describe('PATCH /v1/api-keys/{id}: errors and security (nothing changes)', () =>
       { name: '' },
       { name: 'x'.repeat(65) },
       { access: 'read_only' },
-      { rate_limit: { limit: 1, window_seconds: 1 } },
+      { rate_limit: { limit: 0, window_seconds: 1 } },
+      { rate_limit: { limit: 1, window_seconds: 86_401 } },
+      { rate_limit: { limit: 1 } },
+      { rate_limit: 10 },
     ]) {
       const res = await updateKey(app, { token }, key.id, payload);
       assert.equal(res.statusCode, 400, JSON.stringify(payload));

@@ -68,7 +68,8 @@ async function stateAt(app: FastifyInstance, headers: Credentials, merchantIds: 
 
 describe('bulk assignment: property', () => {
   it('agrees with the reference model of the replacement rule, in its dry run and in its history', async () => {
-    const app = await h.app();
+    // Hundreds of assignments of one customer: its per-minute limit is tested in assignment-limits.test.ts.
+    const app = await h.app({ assignmentsPerCustomerPerMinute: 0 });
     const world = await seedWorld(app);
     const extra = [uuid('d'), uuid('d')];
     await app.services.importer.importDocument({ merchants: extra.map((id, i) => ({ id, customer_id: world.customerId, name: `Extra ${i}` })) });

@@ -23,6 +23,12 @@ describe('configuration', () => {
     assert.deepEqual([set.redisUrl, set.redisKeyPrefix, set.rateLimitAnonymousPerMinute], ['redis://127.0.0.1:6379', 'prod:', 0]);
   });
 
+  it('limits assignment requests to 30 a minute per customer unless set; 0 turns the limit off', () => {
+    assert.equal(loadConfig({}).assignmentsPerCustomerPerMinute, 30);
+    assert.equal(loadConfig({ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '120' }).assignmentsPerCustomerPerMinute, 120);
+    assert.equal(loadConfig({ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '0' }).assignmentsPerCustomerPerMinute, 0);
+  });
+
   it('sizes the login queue by the hashing threads unless it is set', () => {
     assert.equal(LOGIN_QUEUE_PER_HASHER, 64);
     assert.equal(loadConfig({}).loginQueueLimit, 64 * defaultLoginConcurrency());
@@ -47,6 +53,9 @@ describe('configuration', () => {
     [{ LOGIN_CONCURRENCY: '0' }, /LOGIN_CONCURRENCY/],
     [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL must be a URL such as redis:/],
     [{ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '-5' }, /RATE_LIMIT_ANONYMOUS_PER_MINUTE must be a whole number/],
+    [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: 'thirty' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be a whole number/],
+    [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '1.5' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be a whole number/],
+    [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '100001' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be between 0 and 100000/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {

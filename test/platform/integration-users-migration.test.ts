@@ -4,17 +4,12 @@
  * applies it on the next start, and existing keys and logins keep working.
  */
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { hash } from '@node-rs/argon2';
 import { eq, sql } from 'drizzle-orm';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { MIGRATIONS_FOLDER, queryRows } from '../../src/db/database.js';
+import { queryRows } from '../../src/db/database.js';
 import { apiKeys, users } from '../../src/db/schema.js';
 import { API_KEY_PREFIX, generateApiKey, lastFour } from '../../src/features/api-keys/api-key-format.js';
 import { ARGON2_OPTIONS } from '../../src/features/auth/password-hasher.js';
@@ -22,36 +17,16 @@ import { sha256Hex } from '../../src/lib/secrets.js';
 import { json } from '../helpers/app.js';
 import { createKey, whoAmI } from '../helpers/api-keys.js';
 import { loginAs, uuid } from '../helpers/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { appliedMigrations, useDatabaseBefore } from '../helpers/migrations.js';
 
 const NEW_MIGRATION = '0007_integration_users_per_customer';
 
-let test: TestDatabase;
-let olderMigrations: string;
-
-before(async () => {
-  test = await createTestDatabase({ migrated: false });
-  // The migrations as they were before this one: what an existing installation ran.
-  olderMigrations = await mkdtemp(path.join(tmpdir(), 'feegate-migrations-'));
-  await cp(MIGRATIONS_FOLDER, olderMigrations, { recursive: true });
-  const journalPath = path.join(olderMigrations, 'meta', '_journal.json');
-  const journal = JSON.parse(await readFile(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
-  journal.entries = journal.entries.filter((e) => e.tag < NEW_MIGRATION);
-  assert.ok(journal.entries.some((e) => e.tag.startsWith('0006')), 'the older set ends after 0004-0006');
-  await writeFile(journalPath, JSON.stringify(journal));
-});
-
-after(async () => {
-  await test?.drop();
-  await rm(olderMigrations, { recursive: true, force: true });
-});
+const old = useDatabaseBefore(NEW_MIGRATION);
 
 describe('migration 0007: integration users per customer', () => {
   it('applies on a database holding the old shape, keeping its keys and logins working', async () => {
-    const { database } = test;
-    const db = database.db as never;
-    if (database.driver === 'postgres') await migratePg(db, { migrationsFolder: olderMigrations });
-    else await migratePglite(db, { migrationsFolder: olderMigrations });
+    const { database } = old;
+    await old.migrateBefore();
 
     const alpha = uuid('c');
     const beta = uuid('c');
@@ -76,9 +51,8 @@ describe('migration 0007: integration users per customer', () => {
 
     // The next start: the migrator applies 0007 although 0004-0006 ran before it.
     await database.migrate();
-    const [applied] = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`);
-    const journal = JSON.parse(await readFile(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
-    assert.equal(applied!.n, journal.entries.length, 'every migration ran, 0007 included');
+    const { applied, total } = await appliedMigrations(database);
+    assert.equal(applied, total, 'every migration ran, 0007 included');
 
     const app = await buildApp({ config: testConfig(), database });
     try {

@@ -32,6 +32,9 @@ export interface KeyLifecycle {
   rateLimitWindowSeconds: number | null;
 }
 
+/** What PATCH may change (access never: a key's access is fixed at its birth). */
+export type KeyChanges = Partial<Pick<KeyLifecycle, 'name' | 'expiresAt' | 'rateLimit' | 'rateLimitWindowSeconds'>>;
+
 /** EXPIRED is not stored: an ENABLED key is EXPIRED once the database clock passes expires_at. */
 const isExpired = sql`(${apiKeys.expiresAt} IS NOT NULL AND ${apiKeys.expiresAt} <= now())`;
 const statusCondition: Record<ApiKeyStatus, SQL> = {
@@ -105,8 +108,9 @@ export function createApiKeysDal(db: Db) {
       return row?.n ?? 0;
     },
 
+    /** `rollChainId`: a roll's successor names the first key of its chain. */
     async insertKey(
-      key: { userId: string; customerId: string; merchantId: string | null; keyHash: string; displayPrefix: string; last4: string } & KeyLifecycle,
+      key: { userId: string; customerId: string; merchantId: string | null; keyHash: string; displayPrefix: string; last4: string; rollChainId?: string } & KeyLifecycle,
       tx: DbOrTx,
     ) {
       const [row] = await tx.insert(apiKeys).values(key).returning({ id: apiKeys.id, status: apiKeys.status, createdAt: apiKeys.createdAt });
@@ -123,6 +127,7 @@ export function createApiKeysDal(db: Db) {
           email: users.email,
           customerId: apiKeys.customerId,
           merchantId: apiKeys.merchantId,
+          rollChainId: apiKeys.rollChainId,
           ...lifecycleColumns,
         })
         .from(apiKeys)
@@ -176,6 +181,7 @@ export function createApiKeysDal(db: Db) {
           status: apiKeys.status,
           expired: sql<boolean>`${isExpired}`,
           replacedBy: apiKeys.replacedBy,
+          rollChainId: apiKeys.rollChainId,
           ...lifecycleColumns,
         })
         .from(apiKeys)
@@ -185,7 +191,7 @@ export function createApiKeysDal(db: Db) {
       return row;
     },
 
-    async updateKey(id: string, changes: { name?: string | null; expiresAt?: Date | null }, tx: DbOrTx): Promise<void> {
+    async updateKey(id: string, changes: KeyChanges, tx: DbOrTx): Promise<void> {
       await tx.update(apiKeys).set({ ...changes, updatedAt: sql`now()` }).where(eq(apiKeys.id, id));
     },
 

@@ -145,8 +145,14 @@ export const UpdateApiKeyBody = Component(
   {
     name: Type.Optional(Nullable(Name, 'null removes the name')),
     expires_at: Type.Optional(Nullable(ExpiresAt, 'null removes the expiry')),
+    rate_limit: Type.Optional(Nullable(RateLimit, 'null removes the rate limit')),
   },
-  { additionalProperties: false, minProperties: 1, description: 'What to change: name, expires_at or both', examples: [{ name: 'POS terminals, store 12', expires_at: null }] },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'What to change: any of name, expires_at and rate_limit',
+    examples: [{ name: 'POS terminals, store 12', expires_at: '2027-05-23T00:00:00.000Z', rate_limit: { limit: 300, window_seconds: 60 } }],
+  },
   ),
 );
 

@@ -9,11 +9,12 @@ import { recordAudit } from '../audit/audit-dal.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { Principal, UserType } from '../../lib/principal.js';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour, maskApiKey } from './api-key-format.js';
-import type { ApiKeyRecordRow, ApiKeysDal, ApiKeyStatus, KeyLifecycle } from './api-keys-dal.js';
+import type { ApiKeyRecordRow, ApiKeysDal, ApiKeyStatus, KeyChanges, KeyLifecycle } from './api-keys-dal.js';
 import { MAX_KEY_LIFETIME_YEARS } from './api-keys-schemas.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { LastUseRecorder } from './last-use-recorder.js';
 import { type KeyCaches, keyChangeNotice } from './key-change-feed.js';
+import { assertWithin, callerGrant, type Grant, grantOf, type GrantField } from './key-grants.js';
 
 export const MAX_ENABLED_KEYS_PER_USER = 10;
 
@@ -34,6 +35,7 @@ export interface CreateKeyRequest extends KeySettings {
 export interface UpdateKeyRequest {
   name?: string | null | undefined;
   expires_at?: string | null | undefined;
+  rate_limit?: { limit: number; window_seconds: number } | null | undefined;
 }
 
 export interface ListKeysRequest extends PageRequest {
@@ -64,15 +66,21 @@ function parseExpiry(value: string, now = Date.now()): Date {
   return at;
 }
 
-function lifecycleOf(settings: KeySettings): KeyLifecycle {
+/** A new key's settings: what was sent, else what the creating key has (`inherited`), else none. */
+function lifecycleOf(settings: KeySettings, inherited: Grant | null = null): KeyLifecycle {
+  const rateLimit = settings.rate_limit
+    ? { limit: settings.rate_limit.limit, windowSeconds: settings.rate_limit.window_seconds }
+    : (inherited?.rateLimit ?? null);
   return {
     name: settings.name ?? null,
-    expiresAt: settings.expires_at === undefined ? null : parseExpiry(settings.expires_at),
-    access: settings.access ?? 'full',
-    rateLimit: settings.rate_limit?.limit ?? null,
-    rateLimitWindowSeconds: settings.rate_limit?.window_seconds ?? null,
+    expiresAt: settings.expires_at === undefined ? (inherited?.expiresAt ?? null) : parseExpiry(settings.expires_at),
+    access: settings.access ?? inherited?.access ?? 'full',
+    rateLimit: rateLimit?.limit ?? null,
+    rateLimitWindowSeconds: rateLimit?.windowSeconds ?? null,
   };
 }
+
+const ALL_GRANT_FIELDS: readonly GrantField[] = ['expires_at', 'rate_limit', 'access'];
 
 function lifecycleRecord(key: KeyLifecycle) {
   return {
@@ -140,14 +148,23 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     return key;
   }
 
-  /** PATCH and roll change only keys that still work (and a roll only once). */
-  function assertChangeable(key: { status: string; expired: boolean; replacedBy: string | null }, rolling: boolean): void {
+  /**
+   * PATCH and roll change only keys that still work and were not rolled: a
+   * rolled key in its grace period keeps the end its roll gave it, or rolling a
+   * leaked key would not get rid of it.
+   */
+  function assertChangeable(key: { status: string; expired: boolean; replacedBy: string | null }): void {
     if (key.status !== 'ENABLED' || key.expired) {
       throw new ConflictError('api_key_not_enabled', `This API key is ${key.status === 'ENABLED' ? 'EXPIRED' : key.status}; only ENABLED keys can be changed or rolled.`);
     }
-    if (rolling && key.replacedBy) {
-      throw new ConflictError('api_key_not_enabled', 'This API key was already rolled and is in its grace period; roll its replacement instead.');
+    if (key.replacedBy) {
+      throw new ConflictError('api_key_not_enabled', 'This API key was rolled and is in its grace period; change or roll its replacement instead.');
     }
+  }
+
+  /** What bounds a key caller's change of `key`: for its own key, the key as locked now, not as it was when the request authenticated. */
+  function boundFor(caller: Principal, key: { id: string } & KeyLifecycle): Grant | null {
+    return key.id === caller.apiKeyId ? grantOf(key) : callerGrant(caller);
   }
 
   /** Creates a key for `owner`; shared by the HTTP path and the operator's command line. */
@@ -187,7 +204,10 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       if (!request.merchant_id && caller.merchantId) {
         throw new ForbiddenError('forbidden', 'A merchant caller may only create keys for its own merchant.');
       }
-      const lifecycle = lifecycleOf(request);
+      // A key's keys inherit what it has, and may ask for less but never for more.
+      const bound = callerGrant(caller);
+      const lifecycle = lifecycleOf(request, bound);
+      if (bound) assertWithin(grantOf(lifecycle), bound, ALL_GRANT_FIELDS);
       const merchantId = request.merchant_id ? await visibleMerchant(caller, request.merchant_id) : null;
       return issue({ email: normaliseEmail(request.user), customerId: caller.customerId, merchantId }, lifecycle, context);
     },
@@ -210,14 +230,29 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       }
     },
 
-    /** PATCH: name and expiry only; audited, and pushed to every instance (the expiry is part of each cached key). */
+    /**
+     * PATCH: name, expiry and rate limit; audited, and pushed to every instance
+     * (expiry and rate limit are part of each cached key). A key caller may set
+     * an expiry or rate limit within its own, or tighten the key's.
+     */
     async update(caller: Principal, keyId: string, changes: UpdateKeyRequest, context: ChangeContext) {
-      const set: { name?: string | null; expiresAt?: Date | null } = {};
+      const set: KeyChanges = {};
+      const granted: GrantField[] = [];
       if (changes.name !== undefined) set.name = changes.name;
-      if (changes.expires_at !== undefined) set.expiresAt = changes.expires_at === null ? null : parseExpiry(changes.expires_at);
+      if (changes.expires_at !== undefined) {
+        set.expiresAt = changes.expires_at === null ? null : parseExpiry(changes.expires_at);
+        granted.push('expires_at');
+      }
+      if (changes.rate_limit !== undefined) {
+        set.rateLimit = changes.rate_limit?.limit ?? null;
+        set.rateLimitWindowSeconds = changes.rate_limit?.window_seconds ?? null;
+        granted.push('rate_limit');
+      }
       const { key, record } = await db.transaction(async (tx) => {
         const key = await lockVisible(keyId, caller, tx);
-        assertChangeable(key, false);
+        assertChangeable(key);
+        const bound = boundFor(caller, key);
+        if (bound) assertWithin(grantOf({ ...key, ...set }), bound, granted, grantOf(key));
         await dal.updateKey(key.id, set, tx);
         await recordAudit(tx, context, {
           action: 'api_key.updated',
@@ -234,15 +269,19 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     },
 
     /**
-     * A new key with the same owner and settings; the old one keeps working for
-     * the grace period (0: refused at once) and cannot be rolled again. Allowed at
-     * the 10-key limit: a roll replaces a key, it does not add one.
+     * A new key with the same owner and settings, continuing the old one's
+     * rate-limit count; the old one keeps working for the grace period (0:
+     * refused at once) and can then be neither changed nor rolled again. Allowed
+     * at the 10-key limit: a roll replaces a key, it does not add one. A key
+     * caller rolls only keys that have no more than itself.
      */
     async roll(caller: Principal, keyId: string, gracePeriodSeconds: number, context: ChangeContext) {
       const apiKey = generateApiKey();
       const { old, record } = await db.transaction(async (tx) => {
         const old = await lockVisible(keyId, caller, tx);
-        assertChangeable(old, true);
+        assertChangeable(old);
+        const bound = boundFor(caller, old);
+        if (bound) assertWithin(grantOf(old), bound, ALL_GRANT_FIELDS);
         const lifecycle: KeyLifecycle = {
           name: old.name,
           expiresAt: old.expiresAt,
@@ -251,7 +290,16 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           rateLimitWindowSeconds: old.rateLimitWindowSeconds,
         };
         const key = await dal.insertKey(
-          { userId: old.userId, customerId: old.customerId, merchantId: old.merchantId, keyHash: sha256Hex(apiKey), displayPrefix: API_KEY_PREFIX, last4: lastFour(apiKey), ...lifecycle },
+          {
+            userId: old.userId,
+            customerId: old.customerId,
+            merchantId: old.merchantId,
+            keyHash: sha256Hex(apiKey),
+            displayPrefix: API_KEY_PREFIX,
+            last4: lastFour(apiKey),
+            rollChainId: old.rollChainId ?? old.id,
+            ...lifecycle,
+          },
           tx,
         );
         const oldExpiresAt = await dal.markRolled(old.id, key.id, gracePeriodSeconds, tx);
@@ -330,7 +378,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           sessionId: null,
           apiKeyId: key.id,
           readOnly: key.access === 'read_only',
-          rateLimit: key.rateLimit === null ? null : { limit: key.rateLimit, windowSeconds: key.rateLimitWindowSeconds! },
+          rateLimit: key.rateLimit === null ? null : { limit: key.rateLimit, windowSeconds: key.rateLimitWindowSeconds!, counter: key.rollChainId ?? key.id },
+          keyExpiresAt: key.expiresAt,
         };
         verified = { principal, expiresAt: key.expiresAt?.getTime() ?? null };
         caches.verifiedKeys.set(keyHash, keyHash, verified, token);

@@ -13,7 +13,10 @@ const ERRORS_422 =
 
 const RULE =
   'Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. ' +
-  'All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`.';
+  'All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`.';
+
+const LIMIT =
+  'Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted.';
 
 const DRY_RUN =
   'With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. ' +
@@ -48,7 +51,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...shared,
       operationId: 'bulkAssignFeeRules',
       summary: 'Assign payment plans to the named merchants',
-      description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422} ${DRY_RUN}`,
+      description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
       body: Ref(BulkAssignBody),
     },
     handler: async (request, reply) => {
@@ -65,7 +68,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...shared,
       operationId: 'bulkAssignFeeRulesToAll',
       summary: 'Assign payment plans to every merchant of the customer',
-      description: `Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422} ${DRY_RUN}`,
+      description: `Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
       body: Ref(BulkAssignAllBody),
     },
     handler: async (request, reply) => {
