@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { DATABASE_LOCK_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } from '../config.js';
 import { type Database, type DatabaseOptions, type Db, isDatabaseUnavailable, type ListenHandlers, MIGRATIONS_FOLDER } from './driver.js';
 import * as schema from './schema.js';
 
@@ -11,20 +13,69 @@ export const LISTEN_APPLICATION_NAME = 'feegate-listen';
 
 /** A connection quiet this long gets its first TCP keepalive probe. */
 const KEEPALIVE_IDLE_MS = 10_000;
+/** A request that cannot get a connection within this time answers 503. */
+const CONNECT_TIMEOUT_MS = 3000;
+/** PostgreSQL ends a session left idle inside a transaction after this long, releasing its locks. */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+/**
+ * The client's own deadline comes this long after the statement timeout: a
+ * server that answers cancels the statement itself first (the connection stays
+ * sound), so the deadline only ever catches a server that does not answer.
+ */
+const CLIENT_DEADLINE_MARGIN_MS = 1000;
+/** How often a starting instance asks whether another has finished migrating. */
+const MIGRATION_LOCK_POLL_MS = 200;
 
 // Serialises migrations of several instances starting at once on one server.
 const MIGRATION_LOCK_ID = 7_331_001;
 
+/**
+ * Why a client's query gave up while the server kept silent (pg's `query_timeout`),
+ * or failed on the connection that deadline ended.
+ */
+function missedDeadline(err: unknown): boolean {
+  return err instanceof Error && /^Query read timeout$|^Client was closed and is not queryable$/.test(err.message);
+}
+
+/**
+ * A checked-out client as a transaction's drizzle sees it. A query past its
+ * deadline leaves the connection mid-query, so the ROLLBACK drizzle sends next
+ * would wait behind it for a deadline of its own: the connection is ended at
+ * once instead (end() destroys a socket with a query in flight), the ROLLBACK
+ * fails at once, and the transaction gives its client back destroyed.
+ */
+class DeadlineGuard {
+  constructor(private readonly client: pg.PoolClient) {}
+
+  query(config: pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult> {
+    return this.client.query(config, values).catch((err: unknown) => {
+      if (missedDeadline(err)) this.client.end().catch(() => {});
+      throw err;
+    });
+  }
+}
+
 export async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const statementTimeoutMs = options.statementTimeoutMs ?? DATABASE_STATEMENT_TIMEOUT_MS;
+  // Every connection, pooled and LISTEN alike, is bounded: nothing holds one for ever.
   const connection: pg.ClientConfig = {
     connectionString: url,
     application_name: 'feegate',
     // Fail fast when the server is away, so callers get a 503 instead of hanging.
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // The kernel probes a quiet connection, so a peer that vanished is found out
     // even when nothing is being sent (libpq's keepalives; off by default in pg).
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    // Sent in the startup message, so they cost no round trip.
+    statement_timeout: statementTimeoutMs,
+    lock_timeout: options.lockTimeoutMs ?? DATABASE_LOCK_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    // A statement_timeout cannot fire on a server that does not answer at all
+    // (a hang, a path that swallows bytes): the client gives up a little later.
+    // The pool destroys a client whose query failed so (pool.query releases it
+    // with the error; transactions below do the same), never reusing it.
+    query_timeout: statementTimeoutMs + CLIENT_DEADLINE_MARGIN_MS,
   };
   const pool = new pg.Pool({
     ...connection,
@@ -50,7 +101,7 @@ export async function openPostgres(url: string, options: DatabaseOptions): Promi
     const client = await pool.connect();
     let failure: unknown;
     try {
-      return await (drizzlePg(client) as unknown as Db).transaction(work, config);
+      return await (drizzlePg(new DeadlineGuard(client) as unknown as pg.PoolClient) as unknown as Db).transaction(work, config);
     } catch (err) {
       failure = err;
       throw err;
@@ -63,13 +114,19 @@ export async function openPostgres(url: string, options: DatabaseOptions): Promi
     driver: 'postgres',
     db,
     async ping() {
-      await pool.query('select 1');
+      // /ready answers within seconds even when a pooled connection is dead but not yet known to be.
+      // pg reads a query's own query_timeout; its types do not declare it.
+      await pool.query({ text: 'select 1', query_timeout: CONNECT_TIMEOUT_MS } as pg.QueryConfig);
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async migrate() {
       const client = await pool.connect();
       try {
-        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+        // Asked in turns, not waited for in pg_advisory_lock: lock_timeout would end
+        // that wait while another instance's migrations take longer.
+        while (!(await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1) as ok', [MIGRATION_LOCK_ID])).rows[0]?.ok) {
+          await sleep(MIGRATION_LOCK_POLL_MS);
+        }
         await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_FOLDER });
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});

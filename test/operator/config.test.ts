@@ -36,6 +36,13 @@ describe('configuration', () => {
     assert.equal(defaultLoginConcurrency(16), 4);
   });
 
+  it('bounds every database statement to a minute and every lock wait to 5 s unless set', () => {
+    const c = loadConfig({});
+    assert.deepEqual([c.databaseStatementTimeoutMs, c.databaseLockTimeoutMs], [60_000, 5000]);
+    const set = loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '120000', DATABASE_LOCK_TIMEOUT_MS: '120000' });
+    assert.deepEqual([set.databaseStatementTimeoutMs, set.databaseLockTimeoutMs], [120_000, 120_000]);
+  });
+
   const bad: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
     [{ PORT: 'abc' }, /PORT must be a whole number/],
@@ -47,6 +54,10 @@ describe('configuration', () => {
     [{ LOGIN_CONCURRENCY: '0' }, /LOGIN_CONCURRENCY/],
     [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL must be a URL such as redis:/],
     [{ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '-5' }, /RATE_LIMIT_ANONYMOUS_PER_MINUTE must be a whole number/],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /DATABASE_STATEMENT_TIMEOUT_MS must be between 1000 and 3600000, got 0/],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '1e4' }, /DATABASE_STATEMENT_TIMEOUT_MS must be a whole number/],
+    [{ DATABASE_LOCK_TIMEOUT_MS: '0' }, /DATABASE_LOCK_TIMEOUT_MS must be between 100 and 3600000, got 0/],
+    [{ DATABASE_LOCK_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '10000' }, /DATABASE_LOCK_TIMEOUT_MS \(30000\) must not exceed DATABASE_STATEMENT_TIMEOUT_MS \(10000\)/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {
