@@ -18,6 +18,7 @@ import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createSigningKeysDal } from './features/auth/signing-keys-dal.js';
 import { createAuditDal } from './features/audit/audit-dal.js';
 import { createAuditService } from './features/audit/audit-service.js';
+import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
 import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
 import { createMerchantsDal } from './features/merchants/merchants-dal.js';
@@ -70,13 +71,14 @@ export function createServices(config: Config, database: Database, log: ServiceL
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
   const feeRulesDal = createFeeRulesDal(db);
-  const importer = createImportService({ db, dal: createImportDal(db), hasher, feeRulesDal });
+  const customerLocks = createCustomerLocks({ db, feeRulesDal, waitLimitMs: config.databaseStatementTimeoutMs });
+  const importer = createImportService({ dal: createImportDal(db), hasher, feeRulesDal, customerLocks });
   const merchantsDal = createMerchantsDal(db);
   const apiKeys = createApiKeysService({ db, dal: apiKeysDal, merchantsDal, caches: keyCaches, lastUse });
   const paymentPlansDal = createPaymentPlansDal(db);
   const merchants = createMerchantsService({ merchantsDal });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal, merchants });
-  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, merchants, paymentPlansDal });
+  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, customerLocks });
   const audit = createAuditService({ auditDal: createAuditDal(db) });
   return {
     hasher,

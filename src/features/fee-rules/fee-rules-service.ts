@@ -15,6 +15,7 @@ import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { MerchantsService } from '../merchants/merchants-service.js';
 import type { PaymentPlanKind, PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
 import { type PaymentPlanResource, planFields } from '../payment-plans/payment-plans-service.js';
+import type { CustomerLocks } from './customer-locks.js';
 import type { FeeRulesDal, ReplacementResult } from './fee-rules-dal.js';
 
 export const ASSIGN_ALL_PATH = '/v1/fee-rules/bulk-assign/all';
@@ -25,6 +26,7 @@ export interface FeeRulesServiceDeps {
   merchantsDal: MerchantsDal;
   merchants: MerchantsService;
   paymentPlansDal: PaymentPlansDal;
+  customerLocks: CustomerLocks;
 }
 
 type AssignmentRequest = { merchant_ids: string[]; payment_plan_ids: string[] };
@@ -62,7 +64,7 @@ function conflictingGroups(plans: PaymentPlanKind[]): string[][] {
 }
 
 export function createFeeRulesService(deps: FeeRulesServiceDeps) {
-  const { db, feeRulesDal, merchantsDal, merchants, paymentPlansDal } = deps;
+  const { db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, customerLocks } = deps;
 
   async function checkPlans(customerId: string, planIds: string[], tx: DbOrTx): Promise<void> {
     const found = await paymentPlansDal.findInCatalogue(customerId, planIds, tx);
@@ -104,10 +106,10 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     assertMayAssign(principal);
     const { customerId } = principal;
     const planIds = distinctIds(sentPlanIds);
-    return db.transaction(async (tx) => {
-      // First the lock, then every read: checks and writes see the state left by
-      // the assignment that ran before, as if the two had run one after another.
-      await checkRequest(customerId, await feeRulesDal.lockCustomerAssignments(customerId, tx), merchantIds, planIds, tx);
+    // First the lock, then every read: checks and writes see the state left by
+    // the assignment that ran before, as if the two had run one after another.
+    return customerLocks.forCustomer(customerId, async (tx, found) => {
+      await checkRequest(customerId, found, merchantIds, planIds, tx);
       const result = await feeRulesDal.replacePlans({ customerId, merchantIds }, planIds, tx);
       await recordAudit(tx, context, {
         action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
