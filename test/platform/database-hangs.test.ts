@@ -18,9 +18,9 @@ import { type Database, isDatabaseUnavailable, openDatabase, queryRows, sqlState
 import { createKey } from '../helpers/api-keys.js';
 import { customers } from '../../src/db/schema.js';
 import { bearer } from '../helpers/app.js';
-import { createTestDatabase, ON_POSTGRES, resetDatabase, type TestDatabase } from '../helpers/database.js';
+import { ON_POSTGRES, resetDatabase } from '../helpers/database.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';
-import { startTcpProxy, type TcpProxy, viaProxy } from '../helpers/tcp-proxy.js';
+import { useProxiedDatabase } from '../helpers/proxied-database.js';
 import { waitFor } from '../helpers/wait.js';
 
 const HANGS = 4;
@@ -29,32 +29,14 @@ const STATEMENT_TIMEOUT_MS = 1000;
 const POOL_SIZE = 4;
 
 describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)', timeout: 120_000 }, () => {
-  let test: TestDatabase;
-  let proxy: TcpProxy;
-  const crashes: unknown[] = [];
-  const recordCrash = (err: unknown) => crashes.push(err);
-
-  before(async () => {
-    process.on('uncaughtException', recordCrash);
-    process.on('unhandledRejection', recordCrash);
-    test = await createTestDatabase();
-    const target = new URL(test.url!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  });
+  const faulty = useProxiedDatabase();
 
   beforeEach(async () => {
-    await resetDatabase(test.database);
-  });
-
-  after(async () => {
-    await proxy?.stop();
-    await test?.drop();
-    process.off('uncaughtException', recordCrash);
-    process.off('unhandledRejection', recordCrash);
+    await resetDatabase(faulty.test.database);
   });
 
   it('gives up stuck queries, destroys their connections, and answers normally afterwards without a restart', async () => {
-    const database = await openDatabase({ databaseUrl: viaProxy(test.url!, proxy), poolSize: POOL_SIZE, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    const database = await openDatabase({ databaseUrl: faulty.url, poolSize: POOL_SIZE, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
     const app = await buildApp({ config: testConfig(), database, ownsDatabase: true });
     let closed = false;
     try {
@@ -66,14 +48,14 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
       // (background work, such as the reload after a LISTEN connection came back,
       // gives its own up at its deadline too), and the service answers again.
       const recovered = async (after: string) => {
-        await waitFor(() => proxy.connections().every((c) => !c.swallowed || !c.clientOpen), `${after}: a swallowed connection is left open`, {
+        await waitFor(() => faulty.proxy.connections().every((c) => !c.swallowed || !c.clientOpen), `${after}: a swallowed connection is left open`, {
           timeoutMs: 2 * (STATEMENT_TIMEOUT_MS + 1000) + 3000,
         });
         for (let i = 0; i < 3 * POOL_SIZE; i++) assert.equal((await read()).statusCode, 200, `${after}: read ${i}`);
       };
 
       for (let hang = 0; hang < HANGS; hang++) {
-        proxy.blackHole();
+        faulty.proxy.blackHole();
         // More requests than connections: every pooled connection is caught mid-query, reads and transactions alike.
         const caught = [
           ...Array.from({ length: POOL_SIZE + 1 }, () => read()),
@@ -86,7 +68,7 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
         } else {
           await sleep(500);
         }
-        proxy.heal();
+        faulty.proxy.heal();
         const answers = await Promise.race([Promise.all(caught), sleep(15_000).then(() => 'hung' as const)]);
         assert.notEqual(answers, 'hung', `hang ${hang}: requests caught in it are still waiting 15 s later`);
         // Those that had a connection in the hang answer 503; those still waiting for one may get a new one.
@@ -100,7 +82,7 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
         await recovered(`after hang ${hang}`);
       }
       assert.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200);
-      assert.deepEqual(crashes, []);
+      assert.deepEqual(faulty.crashes, []);
 
       const closing = app.close();
       closed = await Promise.race([closing.then(() => true), sleep(10_000).then(() => false)]);
@@ -111,31 +93,31 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
   });
 
   it('a hang shorter than the deadline costs nothing: held requests finish when the bytes flow again', async () => {
-    const database = await openDatabase({ databaseUrl: viaProxy(test.url!, proxy), poolSize: POOL_SIZE, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    const database = await openDatabase({ databaseUrl: faulty.url, poolSize: POOL_SIZE, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
     const app = await buildApp({ config: testConfig(), database, ownsDatabase: true });
     try {
       const world = await seedWorld(app);
       const token = (await loginAs(app, world.login)).access_token;
       const read = () => app.inject({ method: 'GET', url: '/v1/merchants', headers: bearer(token) });
       assert.equal((await read()).statusCode, 200);
-      proxy.pause();
+      faulty.proxy.pause();
       const held = Array.from({ length: POOL_SIZE }, () => read());
       await sleep(STATEMENT_TIMEOUT_MS / 2);
-      proxy.resume();
+      faulty.proxy.resume();
       for (const answer of await Promise.all(held)) assert.equal(answer.statusCode, 200, answer.body);
       assert.ok(
-        proxy.connections().every((c) => c.swallowed || c.clientOpen),
+        faulty.proxy.connections().every((c) => c.swallowed || c.clientOpen),
         'no connection was given up',
       );
     } finally {
-      proxy.resume();
+      faulty.proxy.resume();
       await app.close();
     }
   });
 
   it('a lock waited for longer than lock_timeout fails the statement, and the command line names the setting', async () => {
-    const database = await openDatabase({ databaseUrl: test.url!, lockTimeoutMs: 200 });
-    const holder = new pg.Client({ connectionString: test.url! });
+    const database = await openDatabase({ databaseUrl: faulty.test.url!, lockTimeoutMs: 200 });
+    const holder = new pg.Client({ connectionString: faulty.test.url! });
     await holder.connect();
     try {
       await database.db.insert(customers).values({ id: '00000000-0000-4000-8000-000000000001', name: 'Held' });
@@ -158,7 +140,7 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
   describe('limits set on every connection', () => {
     let database: Database;
     before(async () => {
-      database = await openDatabase({ databaseUrl: test.url!, statementTimeoutMs: STATEMENT_TIMEOUT_MS, lockTimeoutMs: 200 });
+      database = await openDatabase({ databaseUrl: faulty.test.url!, statementTimeoutMs: STATEMENT_TIMEOUT_MS, lockTimeoutMs: 200 });
     });
     after(async () => {
       await database?.close();
@@ -174,7 +156,7 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
       const expected = [{ statement: '1s', lock: '200ms', idle_in_transaction: '1min' }];
       assert.deepEqual(await settings(database.db), expected);
       assert.deepEqual(await database.db.transaction((tx) => settings(tx)), expected);
-      const defaults = await openDatabase({ databaseUrl: test.url! });
+      const defaults = await openDatabase({ databaseUrl: faulty.test.url! });
       try {
         assert.deepEqual(await settings(defaults.db), [{ statement: '1min', lock: '5s', idle_in_transaction: '1min' }]);
       } finally {

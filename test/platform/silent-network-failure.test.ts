@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -16,9 +16,9 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 import { LISTEN_APPLICATION_NAME } from '../../src/db/postgres.js';
 import { deleteKey, whoAmI } from '../helpers/api-keys.js';
 import { bearer } from '../helpers/app.js';
-import { createTestDatabase, ON_POSTGRES, type TestDatabase } from '../helpers/database.js';
+import { ON_POSTGRES } from '../helpers/database.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
-import { startTcpProxy, type TcpProxy, viaProxy } from '../helpers/tcp-proxy.js';
+import { useProxiedDatabase } from '../helpers/proxied-database.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** The promise: refused by every instance never later than this after the 204. */
@@ -37,45 +37,33 @@ async function msUntil(refused: () => Promise<boolean>, what: string): Promise<n
 }
 
 describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)', timeout: 60_000 }, () => {
-  let test: TestDatabase;
-  let proxy: TcpProxy;
-
-  before(async () => {
-    test = await createTestDatabase();
-    const target = new URL(test.url!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  });
-
-  after(async () => {
-    await proxy?.stop();
-    await test?.drop();
-  });
+  const faulty = useProxiedDatabase();
 
   it('is noticed by its heartbeat, counted as disconnected, and replaced when the path comes back', async () => {
-    const database = await openDatabase({ databaseUrl: viaProxy(test.url!, proxy) });
+    const database = await openDatabase({ databaseUrl: faulty.url });
     const events: boolean[] = [];
     const messages: string[] = [];
     const unlisten = await database.listen('feegate_test_heartbeat', {
       onMessage: (payload) => messages.push(payload),
       onConnectedChange: (connected) => events.push(connected),
     });
-    const notify = (payload: string) => test.database.db.execute(sql.raw(`NOTIFY feegate_test_heartbeat, '${payload}'`));
+    const notify = (payload: string) => faulty.test.database.db.execute(sql.raw(`NOTIFY feegate_test_heartbeat, '${payload}'`));
     try {
       assert.deepEqual(events, [true]);
       await notify('before');
       await waitFor(() => messages.includes('before'), 'a notice arrives while the path is sound');
 
-      proxy.blackHole({ applicationName: LISTEN_APPLICATION_NAME });
+      faulty.proxy.blackHole({ applicationName: LISTEN_APPLICATION_NAME });
       await notify('lost');
       await waitFor(() => events.at(-1) === false, 'the dead connection counts as disconnected', { timeoutMs: BOUND_MS });
       assert.ok(!messages.includes('lost'), 'the notice was swallowed');
-      const swallowed = proxy.connections().filter((c) => c.swallowed && c.startup.includes(LISTEN_APPLICATION_NAME));
+      const swallowed = faulty.proxy.connections().filter((c) => c.swallowed && c.startup.includes(LISTEN_APPLICATION_NAME));
       assert.ok(swallowed.length >= 1);
 
-      proxy.heal();
+      faulty.proxy.heal();
       await waitFor(() => events.at(-1) === true, 'it listens again once the path is back', { timeoutMs: 10_000 });
       assert.ok(
-        proxy.connections().every((c) => !c.swallowed || !c.clientOpen),
+        faulty.proxy.connections().every((c) => !c.swallowed || !c.clientOpen),
         'the dead connections were closed, not left open',
       );
       await notify('after');
@@ -83,7 +71,7 @@ describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES &
       // The heartbeat's own notices reach nobody's handler.
       assert.deepEqual(messages, ['before', 'after']);
     } finally {
-      proxy.heal();
+      faulty.proxy.heal();
       await unlisten();
       await database.close();
     }
@@ -91,11 +79,11 @@ describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES &
 
   it('a logout and a key deletion on one instance are refused by another within 5 s, however silent the failure', async () => {
     // A writes directly; B reads through the proxy, its pool and its LISTEN connections alike.
-    const a = await buildApp({ config: testConfig(), database: test.database });
+    const a = await buildApp({ config: testConfig(), database: faulty.test.database });
     let b: FastifyInstance | undefined;
     let bDatabase: Database | undefined;
     try {
-      bDatabase = await openDatabase({ databaseUrl: viaProxy(test.url!, proxy) });
+      bDatabase = await openDatabase({ databaseUrl: faulty.url });
       b = await buildApp({ config: testConfig(), database: bDatabase, ownsDatabase: true });
       await b.ready();
       const world = await seedWorld(a);
@@ -108,7 +96,7 @@ describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES &
       assert.ok(await keyWorksOnB());
       assert.ok(await keyWorksOnB());
 
-      proxy.blackHole({ applicationName: LISTEN_APPLICATION_NAME });
+      faulty.proxy.blackHole({ applicationName: LISTEN_APPLICATION_NAME });
       const ownerToken = (await loginAs(a, world.login)).access_token;
       const [logout, deletion] = await Promise.all([
         a.inject({ method: 'POST', url: '/v1/logout', headers: bearer(login.access_token) }),
@@ -123,12 +111,12 @@ describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES &
       assert.ok(tokenMs <= BOUND_MS && keyMs <= BOUND_MS);
 
       // Still refused once B listens again: what it missed was loaded, not forgotten.
-      proxy.heal();
+      faulty.proxy.heal();
       await sleep(1500);
       assert.equal(await tokenWorksOnB(), false);
       assert.equal(await keyWorksOnB(), false);
     } finally {
-      proxy.heal();
+      faulty.proxy.heal();
       await b?.close();
       if (!b) await bDatabase?.close();
       await a.close();
