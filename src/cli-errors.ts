@@ -39,12 +39,20 @@ function describeDatabaseRefusal(err: unknown): string | undefined {
   return `the database refused the operation (SQLSTATE ${state}); nothing was written`;
 }
 
+/** Limits the database enforced, named by the setting that sets them. */
+const TIMED_OUT: Record<string, string> = {
+  '57014': 'a statement ran longer than DATABASE_STATEMENT_TIMEOUT_MS and was cancelled; nothing was written',
+  '55P03': 'waited longer than DATABASE_LOCK_TIMEOUT_MS for a lock another change holds; nothing was written, try again',
+};
+
 /** One line, without the "feegate: " prefix. */
 export function describeError(err: unknown): string {
   if (err instanceof UsageError || err instanceof DataDirLockedError) return err.message;
   if (err instanceof ConfigError) return `configuration error: ${err.message}`;
   if (err instanceof AppError) return `${err.code}: ${err.detail}`;
   if (err instanceof ImportError) return `import refused, nothing written: ${err.message}`;
+  const timedOut = TIMED_OUT[sqlState(err) ?? ''];
+  if (timedOut) return timedOut;
   if (isDatabaseUnavailable(err)) return 'cannot reach the database; check DATABASE_URL and that the server runs';
   const refusal = describeDatabaseRefusal(err);
   if (refusal) return refusal;

@@ -12,6 +12,10 @@ export interface Config {
   /** PostgreSQL server; absent means the embedded PGlite database. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** PostgreSQL cancels a statement running longer (statement_timeout); the client gives its connection up a second later. */
+  databaseStatementTimeoutMs: number;
+  /** A statement waits at most this long for a lock (lock_timeout). */
+  databaseLockTimeoutMs: number;
   dataDir: string;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
@@ -84,6 +88,17 @@ export const LOGIN_QUEUE_PER_HASHER = 64;
  */
 export const LOGIN_HASH_CPU_PERCENT = 75;
 
+/**
+ * Bounds of every PostgreSQL statement and lock wait, so that no connection is
+ * held for ever by a hang. A minute leaves the longest statement, /all for
+ * 100,000 merchants × 12 plans (about 6 s, docs/performance.md), ten times its
+ * time; five seconds of waiting for a lock is longer than any lock feegate
+ * holds is meant to be waited for (a customer's assignments wait in memory,
+ * docs/design.md).
+ */
+export const DATABASE_STATEMENT_TIMEOUT_MS = 60_000;
+export const DATABASE_LOCK_TIMEOUT_MS = 5000;
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -137,6 +152,15 @@ function redisUrl(env: Env): string | undefined {
   return raw;
 }
 
+function databaseTimeouts(env: Env): Pick<Config, 'databaseStatementTimeoutMs' | 'databaseLockTimeoutMs'> {
+  const statement = integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DATABASE_STATEMENT_TIMEOUT_MS, 1000, 3_600_000);
+  const lock = integer(env, 'DATABASE_LOCK_TIMEOUT_MS', DATABASE_LOCK_TIMEOUT_MS, 100, 3_600_000);
+  if (lock > statement) {
+    throw new ConfigError(`DATABASE_LOCK_TIMEOUT_MS (${lock}) must not exceed DATABASE_STATEMENT_TIMEOUT_MS (${statement}): the statement would be cancelled first`);
+  }
+  return { databaseStatementTimeoutMs: statement, databaseLockTimeoutMs: lock };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const loginConcurrency = integer(env, 'LOGIN_CONCURRENCY', defaultLoginConcurrency(), 1, 64);
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -145,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     databaseUrl: databaseUrl(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    ...databaseTimeouts(env),
     dataDir: path.resolve(env.FEEGATE_DATA_DIR?.trim() || './data'),
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 1, 31_536_000),

@@ -120,6 +120,15 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/**
+ * Another transaction holds a customer's assignment lock. Not an answer: it
+ * ends the transaction that tried, so the write can wait for its turn without
+ * holding a connection (src/features/fee-rules/customer-locks.ts).
+ */
+export class CustomerLockedError extends Error {
+  override name = 'CustomerLockedError';
+}
+
 /** A bad setting in the environment: the process stops with a message naming the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';

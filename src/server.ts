@@ -48,6 +48,8 @@ export async function openConfiguredDatabase(config: Config, log = pino({ level:
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    lockTimeoutMs: config.databaseLockTimeoutMs,
     onError: (err) => log.warn({ err: { message: err.message } }, 'database connection error'),
   });
   await database.migrate();

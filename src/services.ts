@@ -19,6 +19,7 @@ import { createSigningKeysDal } from './features/auth/signing-keys-dal.js';
 import { createAuditDal } from './features/audit/audit-dal.js';
 import { createAuditService } from './features/audit/audit-service.js';
 import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js';
+import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
 import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
 import { createMerchantsDal } from './features/merchants/merchants-dal.js';
@@ -71,14 +72,15 @@ export function createServices(config: Config, database: Database, log: ServiceL
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
   const feeRulesDal = createFeeRulesDal(db);
-  const importer = createImportService({ db, dal: createImportDal(db), hasher, feeRulesDal });
+  const customerLocks = createCustomerLocks({ db, feeRulesDal, waitLimitMs: config.databaseStatementTimeoutMs });
+  const importer = createImportService({ dal: createImportDal(db), hasher, feeRulesDal, customerLocks });
   const merchantsDal = createMerchantsDal(db);
   const apiKeys = createApiKeysService({ db, dal: apiKeysDal, merchantsDal, caches: keyCaches, lastUse });
   const paymentPlansDal = createPaymentPlansDal(db);
   const merchants = createMerchantsService({ merchantsDal });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal, merchants });
   const assignmentLimit = createAssignmentLimit({ counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS), perMinute: config.assignmentsPerCustomerPerMinute });
-  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, assignmentLimit });
+  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, assignmentLimit, customerLocks });
   const audit = createAuditService({ auditDal: createAuditDal(db) });
   return {
     hasher,

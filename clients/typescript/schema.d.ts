@@ -192,7 +192,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to the named merchants
-         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
+         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
          */
         post: operations["bulkAssignFeeRules"];
         delete?: never;
@@ -212,7 +212,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to every merchant of the customer
-         * @description Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
+         * @description Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
          */
         post: operations["bulkAssignFeeRulesToAll"];
         delete?: never;
@@ -2152,7 +2152,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2160,7 +2160,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -2342,7 +2342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2350,7 +2350,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };

@@ -35,6 +35,10 @@ export interface DatabaseOptions {
   /** PGlite data directory; 'memory://' for a throw-away database. */
   dataDir?: string;
   poolSize?: number;
+  /** PostgreSQL: statement_timeout of every connection (default DATABASE_STATEMENT_TIMEOUT_MS of config.ts); the client's deadline is a second later. */
+  statementTimeoutMs?: number;
+  /** PostgreSQL: lock_timeout of every connection (default DATABASE_LOCK_TIMEOUT_MS). */
+  lockTimeoutMs?: number;
   onError?(err: Error): void;
 }
 
@@ -65,15 +69,17 @@ const UNAVAILABLE_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  '57014', // query_canceled: statement_timeout, the server answering too slowly
+  '55P03', // lock_not_available: lock_timeout
 ]);
 
-/** True when an error means "the database cannot be reached", not "the query is wrong". */
+/** True when an error means "the database cannot be reached or did not answer in time", not "the query is wrong". */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
     const code = typeof e.code === 'string' ? e.code : '';
     if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
     const message = typeof e.message === 'string' ? e.message : '';
-    if (/Connection terminated|timeout exceeded when trying to connect|PGlite is closed|Client has encountered a connection error/i.test(message)) return true;
+    if (/Connection terminated|timeout exceeded when trying to connect|PGlite is closed|Client has encountered a connection error|Query read timeout|Client was closed and is not queryable/i.test(message)) return true;
   }
   return false;
 }

@@ -42,6 +42,13 @@ describe('configuration', () => {
     assert.equal(defaultLoginConcurrency(16), 4);
   });
 
+  it('bounds every database statement to a minute and every lock wait to 5 s unless set', () => {
+    const c = loadConfig({});
+    assert.deepEqual([c.databaseStatementTimeoutMs, c.databaseLockTimeoutMs], [60_000, 5000]);
+    const set = loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '120000', DATABASE_LOCK_TIMEOUT_MS: '120000' });
+    assert.deepEqual([set.databaseStatementTimeoutMs, set.databaseLockTimeoutMs], [120_000, 120_000]);
+  });
+
   const bad: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
     [{ PORT: 'abc' }, /PORT must be a whole number/],
@@ -56,6 +63,10 @@ describe('configuration', () => {
     [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: 'thirty' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be a whole number/],
     [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '1.5' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be a whole number/],
     [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '100001' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be between 0 and 100000/],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /DATABASE_STATEMENT_TIMEOUT_MS must be between 1000 and 3600000, got 0/],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '1e4' }, /DATABASE_STATEMENT_TIMEOUT_MS must be a whole number/],
+    [{ DATABASE_LOCK_TIMEOUT_MS: '0' }, /DATABASE_LOCK_TIMEOUT_MS must be between 100 and 3600000, got 0/],
+    [{ DATABASE_LOCK_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '10000' }, /DATABASE_LOCK_TIMEOUT_MS \(30000\) must not exceed DATABASE_STATEMENT_TIMEOUT_MS \(10000\)/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {

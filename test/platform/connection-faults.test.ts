@@ -12,40 +12,28 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { openDatabase, queryRows } from '../../src/db/database.js';
 import { createKey, deleteKey } from '../helpers/api-keys.js';
-import { createTestDatabase, ON_POSTGRES, type TestDatabase } from '../helpers/database.js';
+import { ON_POSTGRES } from '../helpers/database.js';
 import { loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
 import { bearer } from '../helpers/app.js';
 import { plan } from '../helpers/plans.js';
-import { startTcpProxy, type TcpProxy, viaProxy } from '../helpers/tcp-proxy.js';
+import { useProxiedDatabase } from '../helpers/proxied-database.js';
 
 const MERCHANTS = 40;
 const PLANS = 8;
 const CUTS = 5;
 
 describe('lost PostgreSQL connections', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)', timeout: 120_000 }, () => {
-  let test: TestDatabase;
-  let proxy: TcpProxy;
+  const faulty = useProxiedDatabase();
   let app: FastifyInstance;
   let closed = false;
-  const crashes: unknown[] = [];
-  const recordCrash = (err: unknown) => crashes.push(err);
 
   before(async () => {
-    process.on('uncaughtException', recordCrash);
-    process.on('unhandledRejection', recordCrash);
-    test = await createTestDatabase();
-    const target = new URL(test.url!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const database = await openDatabase({ databaseUrl: viaProxy(test.url!, proxy), poolSize: 8 });
+    const database = await openDatabase({ databaseUrl: faulty.url, poolSize: 8 });
     app = await buildApp({ config: testConfig(), database, ownsDatabase: true });
   });
 
   after(async () => {
     if (!closed) await app?.close();
-    await proxy?.stop();
-    await test?.drop();
-    process.off('uncaughtException', recordCrash);
-    process.off('unhandledRejection', recordCrash);
   });
 
   it('keeps the process up, answers 503, writes all or nothing, and recovers', async () => {
@@ -91,17 +79,17 @@ describe('lost PostgreSQL connections', { skip: !ON_POSTGRES && 'needs TEST_DATA
     const workers = Array.from({ length: 6 }, (_, w) => worker(w));
     for (let i = 0; i < CUTS; i++) {
       await new Promise((r) => setTimeout(r, 400));
-      proxy.cut();
+      faulty.proxy.cut();
     }
     // The server away for a moment, then back.
-    await proxy.stop();
+    await faulty.proxy.stop();
     await new Promise((r) => setTimeout(r, 300));
-    await proxy.restart();
+    await faulty.proxy.restart();
     await new Promise((r) => setTimeout(r, 300));
     running = false;
     await Promise.all(workers);
 
-    assert.deepEqual(crashes, [], 'no uncaught exception or unhandled rejection');
+    assert.deepEqual(faulty.crashes, [], 'no uncaught exception or unhandled rejection');
     const unexpected = statuses.filter((s) => ![201, 204, 503].includes(s.status));
     assert.deepEqual(unexpected, [], 'every answer is a success or a 503');
     const refused = statuses.filter((s) => s.status === 503);
@@ -120,7 +108,7 @@ describe('lost PostgreSQL connections', { skip: !ON_POSTGRES && 'needs TEST_DATA
     assert.equal(recovered, 201, 'a write succeeds after the cuts');
 
     // Nothing half written: read directly, not through the proxy.
-    const direct = test.database.db;
+    const direct = faulty.test.database.db;
     const keysWithoutAudit = await queryRows<{ id: string }>(direct, sql`
       SELECT k.id FROM api_keys k
       WHERE NOT EXISTS (SELECT 1 FROM audit_events a WHERE a.action = 'api_key.created' AND a.target_id = k.id::text)

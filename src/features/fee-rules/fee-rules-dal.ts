@@ -5,7 +5,8 @@
  * (migration 0006): deleting an assignment records it as a closed interval.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, type DbOrTx, queryRows } from '../../db/database.js';
+import { type Db, type DbOrTx, queryRows, sqlState } from '../../db/database.js';
+import { CustomerLockedError } from '../../errors.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 import type { PlanRow } from '../payment-plans/payment-plans-dal.js';
 
@@ -31,15 +32,6 @@ export type AssignmentTarget = { customerId: string; merchantIds: string[] | 'al
 
 /** How many changed merchants a dry run lists. */
 export const PREVIEW_CHANGES_LIMIT = 100;
-
-/** Locks in id order, so two transactions locking several customers cannot deadlock. */
-async function lockCustomers(customerIds: string[], tx: DbOrTx): Promise<number> {
-  const rows = await queryRows<{ id: string }>(
-    tx,
-    sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(customerIds)}::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
-  );
-  return rows.length;
-}
 
 /**
  * The inputs of the replacement rule as CTEs, shared by the change and its dry run:
@@ -74,19 +66,28 @@ const isoUtc = (column: SQL) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-
 export function createFeeRulesDal(db: Db) {
   return {
     /**
-     * Serialises assignments of one customer until the transaction ends.
-     * Every assignment touches merchants of exactly one customer, so one lock per
-     * customer makes concurrent assignments run one after another, and since each
-     * transaction takes only this one lock before writing, they cannot deadlock.
-     * NO KEY UPDATE, not UPDATE: it does not block the foreign-key checks of
-     * rows being inserted for this customer (new merchants, users, API keys).
+     * Serialises assignments of these customers until the transaction ends, and
+     * counts those that exist. Every assignment touches merchants of exactly one
+     * customer, so one lock per customer makes concurrent assignments run one
+     * after another; rows are locked in id order, so two transactions locking
+     * several customers cannot deadlock. NO KEY UPDATE, not UPDATE: it does not
+     * block the foreign-key checks of rows being inserted for these customers
+     * (new merchants, users, API keys). NOWAIT: a customer locked by another
+     * transaction throws CustomerLockedError at once rather than waiting with a
+     * pool connection in hand (customer-locks.ts waits without one).
      */
-    async lockCustomerAssignments(customerId: string, tx: DbOrTx): Promise<boolean> {
-      return (await lockCustomers([customerId], tx)) === 1;
+    async tryLockCustomers(customerIds: string[], tx: DbOrTx): Promise<number> {
+      try {
+        const rows = await queryRows<{ id: string }>(
+          tx,
+          sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(customerIds)}::uuid[]) ORDER BY id FOR NO KEY UPDATE NOWAIT`,
+        );
+        return rows.length;
+      } catch (err) {
+        if (sqlState(err) === '55P03') throw new CustomerLockedError(); // lock_not_available
+        throw err;
+      }
     },
-
-    /** The same for several customers (the import). */
-    lockCustomersAssignments: lockCustomers,
 
     /** Whether the customer exists, without a lock (dry runs only read). */
     async customerExists(customerId: string, tx: DbOrTx = db): Promise<boolean> {
@@ -99,13 +100,13 @@ export function createFeeRulesDal(db: Db) {
      * is_international, has_installments) with a sent plan, then add the sent plans.
      * Plans sent again are kept as they are rather than deleted and re-added.
      * `merchantIds === 'all'` targets every merchant of `customerId`.
-     * Run it after lockCustomerAssignments in the same transaction. The rows it
+     * Run it after tryLockCustomers in the same transaction. The rows it
      * deletes go to merchant_payment_plan_history (trigger of migration 0006).
      */
     async replacePlans(target: AssignmentTarget, planIds: string[], tx: DbOrTx = db): Promise<ReplacementResult> {
       // The insert skips what merchants already hold with an anti-join rather than
       // ON CONFLICT (speculative insertion nearly doubled its cost at 1.2M rows);
-      // callers serialise assignments per customer (lockCustomerAssignments), so
+      // callers serialise assignments per customer (tryLockCustomers), so
       // nobody else inserts the same rows meanwhile. Rows go in key order, so the
       // primary key index is written page by page instead of at random.
       const [row] = await queryRows<{ removed: string; added: string }>(tx, sql`

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
+import { WAITING_PER_CUSTOMER } from './customer-locks.js';
 import { AssignmentQuery, BulkAssignAllBody, BulkAssignBody, Created, DryRun, FeeRulesAt, FeeRulesAtQuery, MerchantParams } from './fee-rules-schemas.js';
 
 const ERRORS_422 =
@@ -13,7 +14,7 @@ const ERRORS_422 =
 
 const RULE =
   'Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. ' +
-  'All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`.';
+  `All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when ${WAITING_PER_CUSTOMER} already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 \`server_busy\` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 \`forbidden\`; a caller whose customer no longer exists 404 \`customer_not_found\`.`;
 
 const LIMIT =
   'Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted.';
@@ -40,6 +41,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...AUTHENTICATED_WRITE,
         { 400: ['merchant_ids_required'], 403: ['forbidden'], 404: ['customer_not_found'], 422: ['unknown_payment_plans', 'unknown_merchants', 'conflicting_payment_plans'] },
         ...ALWAYS,
+        { 503: ['server_busy', 'database_unavailable'] },
       ),
     },
   };

@@ -16,6 +16,7 @@ import type { MerchantsService } from '../merchants/merchants-service.js';
 import type { PaymentPlanKind, PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
 import { type PaymentPlanResource, planFields } from '../payment-plans/payment-plans-service.js';
 import type { AssignmentLimit } from './assignment-limit.js';
+import type { CustomerLocks } from './customer-locks.js';
 import type { FeeRulesDal, ReplacementResult } from './fee-rules-dal.js';
 
 export const ASSIGN_ALL_PATH = '/v1/fee-rules/bulk-assign/all';
@@ -27,6 +28,7 @@ export interface FeeRulesServiceDeps {
   merchants: MerchantsService;
   paymentPlansDal: PaymentPlansDal;
   assignmentLimit: AssignmentLimit;
+  customerLocks: CustomerLocks;
 }
 
 type AssignmentRequest = { merchant_ids: string[]; payment_plan_ids: string[] };
@@ -64,7 +66,7 @@ function conflictingGroups(plans: PaymentPlanKind[]): string[][] {
 }
 
 export function createFeeRulesService(deps: FeeRulesServiceDeps) {
-  const { db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, assignmentLimit } = deps;
+  const { db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, assignmentLimit, customerLocks } = deps;
 
   async function checkPlans(customerId: string, planIds: string[], tx: DbOrTx): Promise<void> {
     const found = await paymentPlansDal.findInCatalogue(customerId, planIds, tx);
@@ -106,12 +108,12 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     assertMayAssign(principal);
     const { customerId } = principal;
     const planIds = distinctIds(sentPlanIds);
-    // Counted before the transaction: a refused request holds no connection and no lock.
+    // Counted before the lock: a refused request holds no connection and no lock.
     await assignmentLimit.take(customerId);
-    return db.transaction(async (tx) => {
-      // First the lock, then every read: checks and writes see the state left by
-      // the assignment that ran before, as if the two had run one after another.
-      await checkRequest(customerId, await feeRulesDal.lockCustomerAssignments(customerId, tx), merchantIds, planIds, tx);
+    // First the lock, then every read: checks and writes see the state left by
+    // the assignment that ran before, as if the two had run one after another.
+    return customerLocks.forCustomer(customerId, async (tx, found) => {
+      await checkRequest(customerId, found, merchantIds, planIds, tx);
       const result = await feeRulesDal.replacePlans({ customerId, merchantIds }, planIds, tx);
       // A request that changes nothing writes nothing, not even its audit record:
       // the trail records changes (the request itself is in the access log).

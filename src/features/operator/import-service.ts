@@ -5,13 +5,14 @@
  * reported with its JSON path and nothing is written. Files of any size: the
  * checks are linear in the document, and the writes are batches (import-dal.ts).
  */
-import type { Db, DbOrTx } from '../../db/database.js';
+import type { DbOrTx } from '../../db/database.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { describeRefusals } from '../../plugins/problem-details.js';
 import { createStrictAjv } from '../../plugins/validation.js';
 import { recordAudit } from '../audit/audit-dal.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { CustomerLocks } from '../fee-rules/customer-locks.js';
 import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
 import { ImportError } from '../../errors.js';
 import type { ImportDal, LoginUserRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
@@ -58,8 +59,8 @@ function parse(raw: unknown): Normalised {
 /** A user entry with a password is a login user (one per e-mail); without, an integration user of its customer. */
 const userKey = (u: { email: string; customer_id: string; password?: string | undefined }) => (u.password ? u.email : `${u.customer_id}|${u.email}`);
 
-export function createImportService(deps: { db: Db; dal: ImportDal; hasher: PasswordHasher; feeRulesDal: FeeRulesDal }) {
-  const { db, dal, hasher, feeRulesDal } = deps;
+export function createImportService(deps: { dal: ImportDal; hasher: PasswordHasher; feeRulesDal: FeeRulesDal; customerLocks: CustomerLocks }) {
+  const { dal, hasher, feeRulesDal, customerLocks } = deps;
 
   /**
    * Cross-references inside the document and against what the database already holds.
@@ -183,7 +184,10 @@ export function createImportService(deps: { db: Db; dal: ImportDal; hasher: Pass
         payment_plans: doc.payment_plans.length,
         assignments: 0,
       };
-      await db.transaction(async (tx) => {
+      // The locks first: upserting a customer whose assignments are being changed
+      // would otherwise wait inside PostgreSQL, and fail at lock_timeout.
+      const customerIds = [...new Set([...doc.customers.map((c) => c.id), ...assignedCustomers])];
+      await customerLocks.forCustomers(customerIds, async (tx) => {
         await dal.upsertCustomers(doc.customers, tx);
         await dal.upsertMerchants(doc.merchants, tx);
         const [movedLogin] = await dal.upsertLoginUsers(loginUsers, tx);
@@ -191,8 +195,6 @@ export function createImportService(deps: { db: Db; dal: ImportDal; hasher: Pass
         const [changedIntegration] = await dal.upsertIntegrationUsers(integrationUsers, tx);
         if (changedIntegration) throw refuseUser(doc, changedIntegration, false);
         await dal.upsertPaymentPlans(doc.payment_plans, tx);
-        // Assignments of these customers run one after another, as through the API.
-        if (assignedCustomers.size) await feeRulesDal.lockCustomersAssignments([...assignedCustomers], tx);
         summary.assignments = await assign(doc, tx);
         await recordAudit(tx, context, {
           action: 'operator.import',
