@@ -64,12 +64,21 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
 }
 
+/**
+ * Fastify (since 5.12) ignores a bare number of hops, so a count becomes the
+ * function proxy-addr asks of each address from the socket leftwards: the first
+ * `hops` are proxies, the next one is the client.
+ */
+function trustProxyOption(trust: Config['trustProxy']): FastifyServerOptions['trustProxy'] {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: loggerOptions(config) }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     ...serverOptions(config),
     // Accept a caller's X-Request-Id when it is harmless, so logs join up across services.
     genReqId: (req) => {
