@@ -2,10 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { type Config, loadConfig, testConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
-import { json, useTestApp } from '../helpers/app.js';
+import { loadConfig } from '../../src/config.js';
+import { json, secondInstance, useTestApp } from '../helpers/app.js';
 import { createKey, whoAmI } from '../helpers/api-keys.js';
 import { customerSession, seedWorld } from '../helpers/fixtures.js';
 import { NEEDS_REDIS, startRedisProxy, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
@@ -28,13 +26,6 @@ function assertRateLimited(res: Awaited<ReturnType<typeof whoAmI>>, limit: numbe
   assert.equal(res.headers['ratelimit-limit'], String(limit));
   assert.equal(res.headers['ratelimit-remaining'], '0');
   assert.ok(Number(res.headers['ratelimit-reset']) >= 1);
-}
-
-/** A second app on the same database (its own pool on PostgreSQL), as another instance would be. */
-async function secondInstance(overrides: Partial<Config>): Promise<FastifyInstance> {
-  const url = h.db.current.url;
-  const database = url ? await openDatabase({ databaseUrl: url }) : h.db.current.database;
-  return buildApp({ config: testConfig(overrides), database, ownsDatabase: url !== undefined });
 }
 
 describe('per-key rate limits (in memory)', () => {
@@ -146,7 +137,7 @@ describe('shared through Redis', { skip: NEEDS_REDIS }, () => {
   it("two instances refuse the 11th failed login and a key's (limit+1)th request across both", async () => {
     const config = shared();
     const { app, world, token } = await customerSession(h, config);
-    const second = await secondInstance(config);
+    const second = await secondInstance(h, config);
     try {
       for (let i = 0; i < 10; i++) {
         const res = await login(i % 2 ? second : app, { user: world.login.user, password: `guess-${i}` });
