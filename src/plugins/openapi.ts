@@ -52,7 +52,7 @@ const EXAMPLE_DETAIL: Record<string, string> = {
   invalid_credentials: 'The user or password is not correct.',
   invalid_refresh_token: 'The refresh token is not valid.',
   refresh_token_reused: 'This refresh token was already used; the login has been revoked.',
-  too_many_login_attempts: 'Too many failed logins for this user; retry later.',
+  too_many_login_attempts: 'Too many failed logins for this user name from this address, or from all addresses; retry after Retry-After seconds.',
   server_busy: 'Too many logins are waiting; retry shortly.',
   forbidden: 'This kind of caller may not use this operation.',
   not_found: 'No such route.',
