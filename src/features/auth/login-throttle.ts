@@ -19,8 +19,8 @@
 import { TooManyAttemptsError } from '../../errors.js';
 import type { Count, SharedCounters } from '../../lib/shared-counters.js';
 
-/** How many counts (user names, and user name and address pairs) an instance keeps in memory (oldest dropped first). */
-export const MAX_TRACKED_COUNTS = 200_000;
+/** How many counts (user names, and user name and address pairs) an instance keeps in memory (oldest dropped first): about 30 MB when full of long names and IPv6 addresses. */
+export const MAX_TRACKED_COUNTS = 100_000;
 
 export interface LoginThrottleOptions {
   /** Failed logins per user name and client address (0: not limited). */
