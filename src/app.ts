@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { apiKeysRoutes } from './features/api-keys/api-keys-routes.js';
@@ -15,6 +15,7 @@ import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { paymentPlansRoutes } from './features/payment-plans/payment-plans-routes.js';
 import { keyVerifications, countOutcome } from './lib/metrics.js';
+import { REDACTED, redactUrl } from './lib/redact-url.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { clientClosedPlugin } from './plugins/client-closed.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -60,8 +61,29 @@ export const REDACTED_PATHS = [
   '*.refresh_token',
 ];
 
+/** Fastify's own request serializer, with the URL redacted (src/lib/redact-url.ts). */
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    version: request.headers?.['accept-version'] as string | undefined,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
-  return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: REDACTED }, serializers: { req: requestForLog } };
+}
+
+/**
+ * Fastify (since 5.12) ignores a bare number of hops, so a count becomes the
+ * function proxy-addr asks of each address from the socket leftwards: the first
+ * `hops` are proxies, the next one is the client.
+ */
+function trustProxyOption(trust: Config['trustProxy']): FastifyServerOptions['trustProxy'] {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
@@ -69,7 +91,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: loggerOptions(config) }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     ...serverOptions(config),
     // Accept a caller's X-Request-Id when it is harmless, so logs join up across services.
     genReqId: (req) => {

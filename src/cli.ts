@@ -13,7 +13,7 @@ import { ImportError, UsageError } from './errors.js';
 import { CreateApiKeyBody } from './features/api-keys/api-keys-schemas.js';
 import { OPERATOR_CONTEXT } from './lib/change-context.js';
 import { createStrictAjv } from './plugins/validation.js';
-import { Uuid } from './schemas/common.js';
+import { Email, Uuid } from './schemas/common.js';
 import { loadDemoData, openConfiguredDatabase, serve } from './server.js';
 import { createServices } from './services.js';
 
@@ -138,6 +138,30 @@ async function keysRevokeCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+const UserEmail = Type.Object({ email: Email });
+
+/** The --email of a `users` command, checked as the API checks an e-mail. */
+function emailOption(name: string, args: string[]): string {
+  const { values } = options(name, args, { email: { type: 'string' } });
+  if (!values.email) throw new UsageError(`--email is required; usage: feegate ${name} ${COMMANDS[name]!.args}`);
+  validate(UserEmail, { email: values.email }, { email: '--email' });
+  return values.email;
+}
+
+async function usersUnlockCommand(args: string[]): Promise<number> {
+  const email = emailOption('users unlock', args);
+  await withDatabase(({ services }) => services.auth.unlock(email));
+  console.log(`failed-login counts of ${email} cleared, on every running instance`);
+  return 0;
+}
+
+async function usersLogoutCommand(args: string[]): Promise<number> {
+  const email = emailOption('users logout', args);
+  const ended = await withDatabase(({ services }) => services.auth.logoutUser(email, OPERATOR_CONTEXT));
+  console.log(`${ended} login(s) of ${email} ended, on every running instance`);
+  return 0;
+}
+
 async function signingKeysRotateCommand(args: string[]): Promise<number> {
   options('signing-keys rotate', args, {});
   const kid = await withDatabase(({ services }) => services.auth.rotateSigningKey());
@@ -164,6 +188,8 @@ const COMMANDS: Record<string, Command> = {
   'keys issue': { args: '--user <email> --customer <uuid> [--merchant <uuid>]', summary: 'issue an API key; prints the full key once', run: keysIssueCommand },
   'keys list': { args: '--customer <uuid> [--merchant <uuid>]', summary: "list a customer's (or one merchant's) keys, every status, masked", run: keysListCommand },
   'keys revoke': { args: '<id>', summary: 'revoke (delete) an API key, at once on every instance', run: keysRevokeCommand },
+  'users unlock': { args: '--email <e-mail>', summary: "clear a user name's failed-login counts (its 429 too_many_login_attempts)", run: usersUnlockCommand },
+  'users logout': { args: '--email <e-mail>', summary: 'end every login of a login user, on every instance', run: usersLogoutCommand },
   'signing-keys rotate': { summary: 'add a key that signs access tokens from now on; the old one verifies until its tokens expire', run: signingKeysRotateCommand },
   help: { summary: 'print this help', run: helpCommand },
   version: { summary: 'print the version', run: versionCommand },

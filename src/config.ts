@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from './errors.js';
 
 export interface Config {
@@ -19,6 +20,8 @@ export interface Config {
   dataDir: string;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** Refresh tokens of a login live at most this long from the login, however often they are refreshed. */
+  sessionMaxAgeSeconds: number;
   /** `iss` of the access tokens (JWT) this service signs and accepts. */
   issuer: string;
   logLevel: string;
@@ -30,8 +33,10 @@ export interface Config {
   loginQueueLimit: number;
   /** Share of a core (percent) each hashing thread may use under sustained load; it rests the remainder after each hash. */
   loginHashCpuPercent: number;
-  /** Failed logins per user name within the window before 429 (0 disables). */
+  /** Failed logins per user name and client address within the window before 429 (0 disables). */
   loginMaxFailures: number;
+  /** Failed logins per user name from all addresses within the window before 429 (0 disables). */
+  loginMaxFailuresPerUser: number;
   loginFailureWindowSeconds: number;
   /** How long a verified API key is trusted from memory (revocation is pushed, this is the fallback). */
   apiKeyCacheTtlMs: number;
@@ -39,9 +44,10 @@ export interface Config {
   apiKeyListingCacheTtlMs: number;
   /** How often last_used_at updates are written in one batch. */
   lastUsedFlushMs: number;
-  /** Load the demo data set into an empty embedded database at start. */
-  loadDemoData: boolean;
-  trustProxy: boolean;
+  /** Load the demo data set into an empty embedded database at start: always (FEEGATE_DEMO=true), never, or only while listening on loopback (unset). */
+  loadDemoData: 'always' | 'on-loopback' | 'never';
+  /** Proxies in front whose X-Forwarded-For is believed: none, a number of hops, or their addresses and CIDR ranges. */
+  trustProxy: false | number | string[];
   /** Redis for counters shared by every instance (rate limits, failed logins); absent: each instance counts alone. */
   redisUrl: string | undefined;
   /** Prefix of every Redis key, so several deployments (or tests) can share one Redis. */
@@ -123,6 +129,37 @@ function oneOf(env: Env, name: string, fallback: string, allowed: readonly strin
   return raw;
 }
 
+/**
+ * TRUST_PROXY=true would believe the whole X-Forwarded-For, whose left end the
+ * client writes itself: every client could choose its address, and with it its
+ * per-address limits. So it takes a number of proxies in front (the client is
+ * that many entries from the right) or the proxies' addresses (the client is the
+ * first address from the right that is not one of them).
+ */
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = env.TRUST_PROXY?.trim() ?? '';
+  if (raw === '' || /^(false|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) {
+    throw new ConfigError(
+      "TRUST_PROXY=true is refused: it trusts the client's own X-Forwarded-For, so any client could choose its address; set the number of proxies in front (TRUST_PROXY=1 behind one) or their addresses and CIDR ranges",
+    );
+  }
+  if (/^\d+$/.test(raw)) return integer(env, 'TRUST_PROXY', 0, 0, 20) || false;
+  const list = raw.split(',').map((entry) => entry.trim());
+  try {
+    proxyAddr.compile(list);
+  } catch (err) {
+    throw new ConfigError(`TRUST_PROXY must be false, a number of proxies, or a comma-separated list of proxy addresses and CIDR ranges: ${(err as Error).message}`);
+  }
+  return list;
+}
+
+/** FEEGATE_DEMO=true loads the demo data wherever the server listens; unset, only on loopback. */
+function demoData(env: Env): Config['loadDemoData'] {
+  if (!env.FEEGATE_DEMO?.trim()) return 'on-loopback';
+  return flag(env, 'FEEGATE_DEMO', false) ? 'always' : 'never';
+}
+
 function metricsPort(env: Env, apiPort: number): number | undefined {
   if (!env.METRICS_PORT?.trim()) return undefined;
   const port = integer(env, 'METRICS_PORT', 0, 1, 65535);
@@ -173,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.FEEGATE_DATA_DIR?.trim() || './data'),
     accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 1, 31_536_000),
+    sessionMaxAgeSeconds: integer(env, 'SESSION_MAX_AGE_SECONDS', 2_592_000, 60, 31_536_000),
     issuer: env.FEEGATE_ISSUER?.trim() || 'feegate',
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
@@ -181,12 +219,13 @@ export function loadConfig(env: Env = process.env): Config {
     loginQueueLimit: integer(env, 'LOGIN_QUEUE_LIMIT', LOGIN_QUEUE_PER_HASHER * loginConcurrency, 0, 10_000),
     loginHashCpuPercent: integer(env, 'LOGIN_HASH_CPU_PERCENT', LOGIN_HASH_CPU_PERCENT, 10, 100),
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1000),
+    loginMaxFailuresPerUser: integer(env, 'LOGIN_MAX_FAILURES_PER_USER', 100, 0, 100_000),
     loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
     apiKeyCacheTtlMs: integer(env, 'API_KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
     apiKeyListingCacheTtlMs: integer(env, 'API_KEY_LISTING_CACHE_TTL_MS', 1000, 0, 3000),
     lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 1000, 10, 2000),
-    loadDemoData: flag(env, 'FEEGATE_DEMO', true),
-    trustProxy: flag(env, 'TRUST_PROXY', false),
+    loadDemoData: demoData(env),
+    trustProxy: trustProxy(env),
     redisUrl: redisUrl(env),
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'feegate:',
     rateLimitAnonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60, 0, 1_000_000),
@@ -198,5 +237,5 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** Settings for tests and embedding: defaults with overrides, no environment. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({}), logLevel: 'silent', loadDemoData: false, ...overrides };
+  return { ...loadConfig({}), logLevel: 'silent', loadDemoData: 'never', ...overrides };
 }

@@ -97,7 +97,7 @@ export class ClientClosedRequestError extends AppError {
 export class TooManyAttemptsError extends AppError {
   constructor(retryAfterSeconds: number) {
     super(429, 'too_many_login_attempts', 'Too Many Requests', {
-      detail: 'Too many failed logins for this user; retry later.',
+      detail: 'Too many failed logins for this user name from this address, or from all addresses; retry after Retry-After seconds.',
       headers: { 'retry-after': String(retryAfterSeconds) },
     });
   }

@@ -1,7 +1,10 @@
 /**
  * Runs the service: open and migrate the database, load demo data into an
- * empty embedded database, listen, and shut down gracefully on SIGTERM/SIGINT.
+ * empty embedded database when that is safe, listen, and shut down gracefully
+ * on SIGTERM/SIGINT.
  */
+import { lookup } from 'node:dns/promises';
+import { BlockList } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { destination, pino, type Logger } from 'pino';
 import { buildApp, loggerOptions } from './app.js';
@@ -9,6 +12,8 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { customers } from './db/schema.js';
 import { DEMO_LOGINS, demoDocument } from './features/operator/demo-data.js';
+import type { PasswordHasher } from './features/auth/password-hasher.js';
+import { createImportDal } from './features/operator/import-dal.js';
 import { createServices } from './services.js';
 
 /** How long requests in flight may take to finish once a shutdown starts; then the process exits 1. */
@@ -86,17 +91,54 @@ function demoBanner(config: Config): string {
   ].join('\n');
 }
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether every address HOST stands for is a loopback one: only then can no other machine reach the server. */
+export async function listensOnLoopback(host: string): Promise<boolean> {
+  const addresses = await lookup(host, { all: true }).catch(() => []);
+  return addresses.length > 0 && addresses.every((a) => LOOPBACK.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4'));
+}
+
+/**
+ * The demo users' passwords are published (README, the banner), so the demo data
+ * set goes into an empty embedded database only while the server listens on
+ * loopback, unless FEEGATE_DEMO=true asks for it anyway; and demo users whose
+ * published password still works, found while listening beyond loopback, are
+ * reported in one warning line. Answers the banner to print when the data set
+ * was loaded.
+ */
+export async function prepareDemoData(config: Config, database: Database, hasher: PasswordHasher, log: Pick<Logger, 'warn'>): Promise<string> {
+  const loopback = await listensOnLoopback(config.host);
+  let banner = '';
+  if (database.driver === 'pglite' && (config.loadDemoData === 'always' || (config.loadDemoData === 'on-loopback' && loopback)) && (await isEmpty(database))) {
+    await loadDemoData(config, database);
+    banner = demoBanner(config);
+  }
+  if (!loopback) {
+    const hashes = new Map((await createImportDal(database.db).loginPasswordHashes(DEMO_LOGINS.map((login) => login.user))).map((u) => [u.email, u.passwordHash]));
+    const open: string[] = [];
+    for (const login of DEMO_LOGINS) {
+      if (hashes.has(login.user) && (await hasher.verify(async () => hashes.get(login.user)!, login.password))) open.push(login.user);
+    }
+    if (open.length > 0) {
+      log.warn(
+        { users: open, host: config.host },
+        `demo users with published passwords (${open.join(', ')}) can log in, and the server listens on ${config.host}, beyond loopback: remove them or listen on 127.0.0.1`,
+      );
+    }
+  }
+  return banner;
+}
+
 export async function serve(config: Config): Promise<void> {
   // Synchronous writes: pino's default buffers and loses the last lines when the
   // process exits right after a signal (seen under `npm start` with Ctrl-C).
   const log = pino(loggerOptions(config) as object, destination({ dest: 1, sync: true }));
   const database = await openConfiguredDatabase(config, log);
-  let banner = '';
-  if (database.driver === 'pglite' && config.loadDemoData && (await isEmpty(database))) {
-    await loadDemoData(config, database);
-    banner = demoBanner(config);
-  }
   const app = await buildApp({ config, database, ownsDatabase: true, loggerInstance: log });
+  const banner = await prepareDemoData(config, database, app.services.hasher, log);
   // Signals finish the requests in flight; an uncaught exception or unhandled
   // rejection is logged and closes the same way, then the process exits 1.
   const grace = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, logger: log, skip: [...STOP_SIGNALS] }, async ({ err }) => {

@@ -13,7 +13,7 @@ import { createAccessTokens } from './features/auth/access-tokens.js';
 import { listenForAuthChanges } from './features/auth/auth-change-feed.js';
 import { createAuthDal } from './features/auth/auth-dal.js';
 import { createAuthService } from './features/auth/auth-service.js';
-import { createLoginThrottle, MAX_TRACKED_NAMES } from './features/auth/login-throttle.js';
+import { createLoginThrottle, MAX_TRACKED_COUNTS } from './features/auth/login-throttle.js';
 import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createSigningKeysDal } from './features/auth/signing-keys-dal.js';
 import { createAuditDal } from './features/audit/audit-dal.js';
@@ -53,15 +53,17 @@ export function createServices(config: Config, database: Database, log: ServiceL
     authDal: createAuthDal(db),
     hasher,
     throttle: createLoginThrottle({
-      maxFailures: config.loginMaxFailures,
+      perAddress: config.loginMaxFailures,
+      perUser: config.loginMaxFailuresPerUser,
       windowSeconds: config.loginFailureWindowSeconds,
-      counters: counters('auth', MAX_TRACKED_NAMES),
+      counters: counters('auth', MAX_TRACKED_COUNTS),
     }),
     accessTokens: createAccessTokens({ dal: createSigningKeysDal(db), issuer: config.issuer, ttlSeconds: config.accessTokenTtlSeconds }),
     listen: (handlers) => listenForAuthChanges(database, handlers),
     onBackgroundError: (err, what) => log.warn({ err }, what),
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
+    sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
   });
   let pruneTimer: NodeJS.Timeout | undefined;
   const apiKeysDal = createApiKeysDal(db);

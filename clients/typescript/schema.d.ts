@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with user and password
-         * @description Only CUSTOMER users with a password can log in. Every failure is the same 401 invalid_credentials. After 10 failed logins for one user name within 15 minutes: 429 too_many_login_attempts with Retry-After (each attempt is counted before its password is checked, so parallel guesses never check more than 10; shared by every instance with REDIS_URL). Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers. When too many logins wait for password hashing: 503 server_busy with Retry-After; a waiting login whose client hangs up leaves the queue unhashed.
+         * @description Only CUSTOMER users with a password can log in. Every failure is the same 401 invalid_credentials. Failed logins are counted per user name and client address: after 10 within 15 minutes that pair gets 429 too_many_login_attempts with Retry-After; per user name from all addresses the limit is 100 within 15 minutes, so guesses from one address never lock the owner out elsewhere. Each attempt is counted before its password is checked, so parallel guesses never check more than the limit; a successful login clears the count of its address; the counts are shared by every instance with REDIS_URL. A wrong password of a login user is recorded as auth.login_failed, a login as auth.login, in the audit trail of its customer. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers. When too many logins wait for password hashing: 503 server_busy with Retry-After; a waiting login whose client hangs up leaves the queue unhashed.
          */
         post: operations["login"];
         delete?: never;
@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new token object
-         * @description Refresh tokens rotate: each is good once. Presenting a used one is a 401 `refresh_token_reused` and revokes the whole login (its access tokens are refused at once by every instance). Unknown, expired or revoked: 401 `invalid_refresh_token`. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers.
+         * @description Refresh tokens rotate: each is good once. Presenting a used one is a 401 `refresh_token_reused` and revokes the whole login (its access tokens are refused at once by every instance). Unknown, expired or revoked: 401 `invalid_refresh_token`. The refresh tokens of a login live at most SESSION_MAX_AGE_SECONDS (default 30 days) from the login, however often they are refreshed: `refresh_expires_in` never reaches past that, and after it the login must be made again. A detected reuse is recorded as auth.refresh_reuse_detected in the audit trail of the customer. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers.
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -95,6 +95,26 @@ export interface paths {
          * @description Every access and refresh token of this login stops working at once, on every instance. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).
          */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logout/all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every login of the caller's user
+         * @description Every access and refresh token of every login of this user (this one included) stops working, on every instance: log out everywhere, e.g. after a device was lost. Recorded as auth.logout_all in the customer's audit trail. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).
+         */
+        post: operations["logoutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -686,7 +706,7 @@ export interface components {
             /** @description What happened, e.g. fee_rules.bulk_assign, api_key.created, api_key.deleted, auth.logout */
             action: string;
             actor: {
-                /** @description user (a token), api_key or operator (command line) */
+                /** @description user (a token), api_key, operator (command line) or anonymous (a failed login) */
                 type: string;
                 /** @description The user id or API key id; null for the operator */
                 id: string | null;
@@ -793,7 +813,7 @@ export interface components {
                 expires_in: number;
                 /** @description Single-use token for POST /v1/login/refresh */
                 refresh_token: string;
-                /** @description Seconds until the refresh token expires */
+                /** @description Seconds until the refresh token expires: REFRESH_TOKEN_TTL_SECONDS, or less when the login reaches SESSION_MAX_AGE_SECONDS sooner */
                 refresh_expires_in: number;
             };
         };
@@ -1471,6 +1491,104 @@ export interface operations {
         };
     };
     logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    logoutEverywhere: {
         parameters: {
             query?: never;
             header?: never;

@@ -52,7 +52,7 @@ const EXAMPLE_DETAIL: Record<string, string> = {
   invalid_credentials: 'The user or password is not correct.',
   invalid_refresh_token: 'The refresh token is not valid.',
   refresh_token_reused: 'This refresh token was already used; the login has been revoked.',
-  too_many_login_attempts: 'Too many failed logins for this user; retry later.',
+  too_many_login_attempts: 'Too many failed logins for this user name from this address, or from all addresses; retry after Retry-After seconds.',
   server_busy: 'Too many requests of this kind are waiting; retry shortly.',
   forbidden: 'This kind of caller may not use this operation.',
   key_escalation: 'An API key cannot grant more than it has: the calling key expires at 2027-05-23T00:00:00.000Z; the request asks for more in expires_at.',

@@ -5,7 +5,8 @@ import { count } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { auditEvents } from '../../src/db/schema.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
-import { issueKey, loginAs } from '../helpers/fixtures.js';
+import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 import { apiKey, bulkAssign, bulkAssignAll, type Credentials, seedCatalogue } from '../helpers/plans.js';
 
 const h = useTestApp();
@@ -42,10 +43,11 @@ describe('GET /v1/audit-events: happy', () => {
     const body = json(res);
     assert.deepEqual(
       body.data.map((e: { action: string }) => e.action),
-      ['fee_rules.bulk_assign_all', 'fee_rules.bulk_assign', 'api_key.created'],
+      ['fee_rules.bulk_assign_all', 'fee_rules.bulk_assign', 'api_key.created', 'auth.login'],
     );
-    assert.deepEqual(body.page, { size: 10, total_elements: 3, total_pages: 1, number: 0 });
-    const [all, named, created] = body.data;
+    assert.deepEqual(body.page, { size: 10, total_elements: 4, total_pages: 1, number: 0 });
+    const [all, named, created, login] = body.data;
+    assert.equal(login.actor.user, world.login.user);
     assert.deepEqual(named.actor, { type: 'api_key', id: key.id, user: 'integration@alpha.test' });
     assert.equal(named.request_id, assignedRequestId);
     assert.deepEqual(named.details, { payment_plan_ids: [plans.visa6.id], merchant_count: 1, added: 1, removed: 1 });
@@ -65,10 +67,10 @@ describe('GET /v1/audit-events: happy', () => {
     const since = json(await listAudit(app, headers, `?from=${middle.toISOString()}`));
     assert.deepEqual(since.data.map((e: { action: string }) => e.action), ['fee_rules.bulk_assign_all', 'fee_rules.bulk_assign']);
     const until = json(await listAudit(app, headers, `?to=${middle.toISOString()}`));
-    assert.deepEqual(until.data.map((e: { action: string }) => e.action), ['api_key.created']);
+    assert.deepEqual(until.data.map((e: { action: string }) => e.action), ['api_key.created', 'auth.login']);
     const page = json(await listAudit(app, headers, '?page=1&size=2'));
-    assert.deepEqual(page.data.map((e: { action: string }) => e.action), ['api_key.created']);
-    assert.deepEqual(page.page, { size: 2, total_elements: 3, total_pages: 2, number: 1 });
+    assert.deepEqual(page.data.map((e: { action: string }) => e.action), ['api_key.created', 'auth.login']);
+    assert.deepEqual(page.page, { size: 2, total_elements: 4, total_pages: 2, number: 1 });
     const none = json(await listAudit(app, headers, '?action=nothing.happened'));
     assert.deepEqual(none.data, []);
   });
@@ -76,14 +78,45 @@ describe('GET /v1/audit-events: happy', () => {
   it('shows each customer only its own records', async () => {
     const { app, beta } = await setup();
     const body = json(await listAudit(app, beta));
-    assert.deepEqual(body.data.map((e: { action: string }) => e.action), ['fee_rules.bulk_assign']);
+    assert.deepEqual(body.data.map((e: { action: string }) => e.action), ['fee_rules.bulk_assign', 'auth.login']);
   });
 
   it('answers to a customer API key', async () => {
     const { app, key } = await setup();
     const res = await listAudit(app, apiKey(key.api_key));
     assert.equal(res.statusCode, 200, res.body);
-    assert.equal(json(res).page.total_elements, 3);
+    assert.equal(json(res).page.total_elements, 4);
+  });
+});
+
+describe('GET /v1/audit-events: logins', () => {
+  it("shows logins, failed logins and detected refresh-token reuse as events of the user's customer, with the client address", async () => {
+    const app = await h.app();
+    const world = await seedWorld(app);
+    const login = (payload: object) => app.inject({ method: 'POST', url: '/v1/login', payload, remoteAddress: '203.0.113.9' });
+    const first = json(await login(world.login)).token;
+    assert.equal((await login({ user: world.login.user, password: 'a-wrong-guess' })).statusCode, 401);
+    assert.equal((await login({ user: 'nobody@alpha.test', password: 'a-wrong-guess' })).statusCode, 401);
+    const refresh = (token: string) => app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: token }, remoteAddress: '198.51.100.7' });
+    assert.equal((await refresh(first.refresh_token)).statusCode, 200);
+    assert.equal((await refresh(first.refresh_token)).statusCode, 401);
+    const alpha = bearer((await loginAs(app, world.login)).access_token);
+    const actions = async () => json(await listAudit(app, alpha)).data as Array<{ action: string; actor: Record<string, unknown>; target: Record<string, unknown>; details: Record<string, unknown> }>;
+    // A failed login is written without the caller waiting for it.
+    await waitFor(async () => (await actions()).some((e) => e.action === 'auth.login_failed'), 'the failed login is in the trail');
+    const events = await actions();
+    assert.deepEqual(events.map((e) => e.action), ['auth.login', 'auth.refresh_reuse_detected', 'auth.login_failed', 'auth.login']);
+    const [, reuse, failed, opened] = events;
+    assert.deepEqual(opened!.details, { client_address: '203.0.113.9' });
+    assert.equal(opened!.actor.user, world.login.user);
+    assert.deepEqual(failed!.details, { client_address: '203.0.113.9' });
+    assert.equal(failed!.actor.type, 'anonymous', 'whoever typed the password, it was not shown to be the user');
+    assert.equal(failed!.target.type, 'user');
+    assert.deepEqual(reuse!.details, { client_address: '198.51.100.7' });
+    assert.equal(reuse!.actor.user, world.login.user);
+    // The other customer sees none of it.
+    const beta = bearer((await loginAs(app, world.otherLogin)).access_token);
+    assert.deepEqual(json(await listAudit(app, beta)).data.map((e: { action: string }) => e.action), ['auth.login']);
   });
 });
 

@@ -3,6 +3,7 @@ import { afterEach } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
 import { useTestDatabase } from './database.js';
 
 export interface Harness {
@@ -28,6 +29,19 @@ export function useTestApp(): Harness {
       return app;
     },
   };
+}
+
+/**
+ * Another instance on the harness's database, as a second server would be: its own
+ * pool and LISTEN connection on PostgreSQL (the same database object on PGlite).
+ * The caller closes it.
+ */
+export async function secondInstance(h: Harness, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+  const url = h.db.current.url;
+  const database = url ? await openDatabase({ databaseUrl: url }) : h.db.current.database;
+  const app = await buildApp({ config: testConfig(overrides), database, ownsDatabase: url !== undefined });
+  await app.ready();
+  return app;
 }
 
 export type Injected = Awaited<ReturnType<FastifyInstance['inject']>>;

@@ -49,7 +49,40 @@ describe('configuration', () => {
     assert.deepEqual([set.databaseStatementTimeoutMs, set.databaseLockTimeoutMs], [120_000, 120_000]);
   });
 
+  it('trusts no proxy by default; TRUST_PROXY takes a number of hops or proxy addresses and CIDR ranges', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1);
+    assert.equal(loadConfig({ TRUST_PROXY: ' 2 ' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1' }).trustProxy, ['10.0.0.1']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, fd00::/8,loopback' }).trustProxy, ['10.0.0.0/8', 'fd00::/8', 'loopback']);
+  });
+
+  it('ends sessions after 30 days and allows 100 failed logins per user name from all addresses, unless set', () => {
+    const c = loadConfig({});
+    assert.equal(c.sessionMaxAgeSeconds, 2_592_000);
+    assert.equal(c.loginMaxFailures, 10);
+    assert.equal(c.loginMaxFailuresPerUser, 100);
+    const set = loadConfig({ SESSION_MAX_AGE_SECONDS: '86400', LOGIN_MAX_FAILURES_PER_USER: '0' });
+    assert.deepEqual([set.sessionMaxAgeSeconds, set.loginMaxFailuresPerUser], [86_400, 0]);
+  });
+
+  it('loads the demo data only on loopback unless FEEGATE_DEMO is set', () => {
+    assert.equal(loadConfig({}).loadDemoData, 'on-loopback');
+    assert.equal(loadConfig({ FEEGATE_DEMO: 'true' }).loadDemoData, 'always');
+    assert.equal(loadConfig({ FEEGATE_DEMO: 'false' }).loadDemoData, 'never');
+  });
+
   const bad: Array<[Record<string, string>, RegExp]> = [
+    [{ TRUST_PROXY: 'true' }, /TRUST_PROXY=true is refused: it trusts the client's own X-Forwarded-For/],
+    [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY=true is refused/],
+    [{ TRUST_PROXY: '10.0.0.1, proxy.internal' }, /TRUST_PROXY must be false, a number of proxies, or a comma-separated list .*invalid IP address: proxy\.internal/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be .*invalid range/],
+    [{ TRUST_PROXY: '21' }, /TRUST_PROXY must be between 0 and 20/],
+    [{ SESSION_MAX_AGE_SECONDS: '0' }, /SESSION_MAX_AGE_SECONDS must be between 60 and 31536000/],
+    [{ SESSION_MAX_AGE_SECONDS: '30d' }, /SESSION_MAX_AGE_SECONDS must be a whole number/],
+    [{ LOGIN_MAX_FAILURES_PER_USER: '-1' }, /LOGIN_MAX_FAILURES_PER_USER must be a whole number/],
     [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
     [{ PORT: 'abc' }, /PORT must be a whole number/],
     [{ ACCESS_TOKEN_TTL_SECONDS: '0' }, /ACCESS_TOKEN_TTL_SECONDS/],

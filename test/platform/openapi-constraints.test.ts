@@ -180,7 +180,7 @@ describe('the OpenAPI document states the constraints the server enforces', () =
 
   it('accepts every documented example and value at a limit, and refuses one past every limit with a 400 naming the field', async () => {
     // No throttles: hundreds of requests from one address and for one user name.
-    const app = await h.app({ rateLimitAnonymousPerMinute: 0, loginMaxFailures: 0 });
+    const app = await h.app({ rateLimitAnonymousPerMinute: 0, loginMaxFailures: 0, loginMaxFailuresPerUser: 0 });
     const world = await seedWorld(app);
     const { api_key } = await issueKey(app, { user: 'constraints@alpha.test', customerId: world.customerId });
     const doc = await openapiDocument(app);

@@ -2,10 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { type Config, testConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
-import { json, useTestApp } from '../helpers/app.js';
+import { loadConfig } from '../../src/config.js';
+import { json, secondInstance, useTestApp } from '../helpers/app.js';
 import { createKey, whoAmI } from '../helpers/api-keys.js';
 import { customerSession, seedWorld } from '../helpers/fixtures.js';
 import { NEEDS_REDIS, startRedisProxy, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
@@ -28,13 +26,6 @@ function assertRateLimited(res: Awaited<ReturnType<typeof whoAmI>>, limit: numbe
   assert.equal(res.headers['ratelimit-limit'], String(limit));
   assert.equal(res.headers['ratelimit-remaining'], '0');
   assert.ok(Number(res.headers['ratelimit-reset']) >= 1);
-}
-
-/** A second app on the same database (its own pool on PostgreSQL), as another instance would be. */
-async function secondInstance(overrides: Partial<Config>): Promise<FastifyInstance> {
-  const url = h.db.current.url;
-  const database = url ? await openDatabase({ databaseUrl: url }) : h.db.current.database;
-  return buildApp({ config: testConfig(overrides), database, ownsDatabase: url !== undefined });
 }
 
 describe('per-key rate limits (in memory)', () => {
@@ -94,6 +85,35 @@ describe('per-address limit of login and refresh (in memory)', () => {
   });
 });
 
+describe('the client address behind a proxy (TRUST_PROXY)', () => {
+  /** A login as a proxy passes it on: from the proxy's socket, the client's own X-Forwarded-For with the real address appended. */
+  const viaProxy = (app: FastifyInstance, proxy: string, forwardedFor: string, user = 'nobody@proxy.test') =>
+    app.inject({ method: 'POST', url: '/v1/login', payload: { user, password: 'wrong' }, remoteAddress: proxy, headers: { 'x-forwarded-for': forwardedFor } });
+  const trusting = (value: string) => loadConfig({ TRUST_PROXY: value }).trustProxy;
+
+  it('with one hop, a client that writes its own X-Forwarded-For is still counted by its real address', async () => {
+    const app = await h.app({ trustProxy: trusting('1'), rateLimitAnonymousPerMinute: 60, loginMaxFailures: 0, loginMaxFailuresPerUser: 0 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 150; i++) statuses.push((await viaProxy(app, '10.0.0.1', `198.51.100.${i}, 203.0.113.7`)).statusCode);
+    assert.equal(statuses.filter((s) => s === 401).length, 60, 'the limit of 60 holds');
+    assert.equal(statuses.filter((s) => s === 429).length, 90);
+    // Another client behind the same proxy has a count of its own.
+    assert.equal((await viaProxy(app, '10.0.0.1', '203.0.113.8')).statusCode, 401);
+  });
+
+  it("with the proxies' addresses, the client is the first untrusted address from the right", async () => {
+    const app = await h.app({ trustProxy: trusting('10.0.0.0/24, 192.168.1.5'), rateLimitAnonymousPerMinute: 2, loginMaxFailures: 0, loginMaxFailuresPerUser: 0 });
+    // Through two trusted proxies: whatever the client wrote on the left, it is 203.0.113.7.
+    assert.equal((await viaProxy(app, '10.0.0.1', 'spoofed-1, 203.0.113.7, 192.168.1.5')).statusCode, 401);
+    assert.equal((await viaProxy(app, '10.0.0.2', '198.51.100.1, 203.0.113.7, 192.168.1.5')).statusCode, 401);
+    assert.equal((await viaProxy(app, '10.0.0.3', '198.51.100.2, 203.0.113.7')).statusCode, 429);
+    // A peer that is not a proxy is the client, whatever X-Forwarded-For it sends.
+    assert.equal((await viaProxy(app, '198.51.100.9', '203.0.113.99')).statusCode, 401);
+    assert.equal((await viaProxy(app, '198.51.100.9', '203.0.113.98')).statusCode, 401);
+    assert.equal((await viaProxy(app, '198.51.100.9', '203.0.113.97')).statusCode, 429);
+  });
+});
+
 describe('failed logins are counted before hashing', () => {
   it('checks at most 10 of 40 parallel wrong passwords; the rest are 429 too_many_login_attempts', async () => {
     const app = await h.app({ rateLimitAnonymousPerMinute: 0 });
@@ -117,7 +137,7 @@ describe('shared through Redis', { skip: NEEDS_REDIS }, () => {
   it("two instances refuse the 11th failed login and a key's (limit+1)th request across both", async () => {
     const config = shared();
     const { app, world, token } = await customerSession(h, config);
-    const second = await secondInstance(config);
+    const second = await secondInstance(h, config);
     try {
       for (let i = 0; i < 10; i++) {
         const res = await login(i % 2 ? second : app, { user: world.login.user, password: `guess-${i}` });

@@ -28,7 +28,7 @@ export const AuditEvent = Component(
   id: Type.String({ description: 'Opaque; later records have greater ids' }),
   action: Type.String({ description: 'What happened, e.g. fee_rules.bulk_assign, api_key.created, api_key.deleted, auth.logout' }),
   actor: Type.Object({
-    type: Type.String({ description: 'user (a token), api_key or operator (command line)' }),
+    type: Type.String({ description: 'user (a token), api_key, operator (command line) or anonymous (a failed login)' }),
     id: Nullable(Type.String(), 'The user id or API key id; null for the operator'),
     user: Nullable(Type.String(), 'E-mail of the user who acted, directly or through its API key; null for the operator'),
   }),

@@ -2,7 +2,8 @@
 import { and, eq, gt, isNotNull, isNull, lt, type Placeholder, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/database.js';
 import { auditEvents, authSessions, authTokens, users } from '../../db/schema.js';
-import { sessionRevokedNotice } from './auth-change-feed.js';
+import { toUuidArray } from '../../lib/uuid-array.js';
+import { loginUnlockedNotice, sessionRevokedNotice, sessionsRevokedNotice } from './auth-change-feed.js';
 
 export interface NewToken {
   tokenHash: string;
@@ -86,6 +87,7 @@ export function createAuthDal(db: Db) {
       const [row] = await tx
         .select({
           sessionId: authTokens.sessionId,
+          sessionCreatedAt: authSessions.createdAt,
           expiresAt: authTokens.expiresAt,
           consumedAt: authTokens.consumedAt,
           revokedAt: authSessions.revokedAt,
@@ -111,6 +113,23 @@ export function createAuthDal(db: Db) {
     async deleteExpiredTokens(before: Date, tx: DbOrTx = db): Promise<number> {
       const rows = await tx.delete(authTokens).where(lt(authTokens.expiresAt, before)).returning({ hash: authTokens.tokenHash });
       return rows.length;
+    },
+
+    /** Revokes every live login of a user (logout everywhere); every instance is told on commit. Answers their ids. */
+    async revokeUserSessions(userId: string, reason: string, tx: DbOrTx = db): Promise<string[]> {
+      const rows = await tx
+        .update(authSessions)
+        .set({ revokedAt: sql`now()`, revokedReason: reason })
+        .where(and(eq(authSessions.userId, userId), isNull(authSessions.revokedAt)))
+        .returning({ id: authSessions.id });
+      const ids = rows.map((r) => r.id);
+      if (ids.length > 0) await tx.execute(sessionsRevokedNotice(toUuidArray(ids)));
+      return ids;
+    },
+
+    /** Tells every running instance to forget its failed-login counts of a user name. */
+    async announceUnlock(name: string, tx: DbOrTx = db): Promise<void> {
+      await tx.execute(loginUnlockedNotice(name));
     },
 
     /** Revokes a login; every instance is told on commit. */

@@ -37,7 +37,7 @@ export const TokenResponse = Component(
         token_type: Type.Literal('Bearer'),
         expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
         refresh_token: Type.String({ description: 'Single-use token for POST /v1/login/refresh' }),
-        refresh_expires_in: Type.Integer({ description: 'Seconds until the refresh token expires' }),
+        refresh_expires_in: Type.Integer({ description: 'Seconds until the refresh token expires: REFRESH_TOKEN_TTL_SECONDS, or less when the login reaches SESSION_MAX_AGE_SECONDS sooner' }),
       }),
     },
     {

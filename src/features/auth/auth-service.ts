@@ -1,10 +1,10 @@
-/** Login, refresh rotation with reuse detection, logout, and bearer-token verification. */
+/** Login, refresh rotation with reuse detection, logout (of one login or all), and bearer-token verification. */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.js';
-import { ForbiddenError, UnauthorizedError } from '../../errors.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext } from '../../lib/change-context.js';
-import { auditValues, recordAudit } from '../audit/audit-dal.js';
+import { type AuditEvent, auditValues, recordAudit } from '../audit/audit-dal.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { AuthChangeHandlers } from './auth-change-feed.js';
 import type { AuthDal, NewToken } from './auth-dal.js';
@@ -31,8 +31,17 @@ export interface AuthServiceDeps {
   listen(handlers: AuthChangeHandlers): Promise<() => Promise<void>>;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** A login's refresh tokens live at most this long from the login, however often they are refreshed. */
+  sessionMaxAgeSeconds: number;
   now?: () => Date;
   onBackgroundError?(err: unknown, what: string): void;
+}
+
+/** Where a login comes from: the client's address (counted and audited) and whether it still waits for the answer. */
+export interface LoginClient {
+  address: string;
+  /** Aborts when the caller stops waiting: a queued login is then dropped unhashed. */
+  gone?: AbortSignal;
 }
 
 /** Who a login belongs to: what its access tokens say. */
@@ -67,24 +76,57 @@ export function createAuthService(deps: AuthServiceDeps) {
   };
   let unlisten: (() => Promise<void>) | undefined;
 
-  /** A new opaque refresh token of a login, and the row that stores its hash. */
-  function newRefreshToken(sessionId: string): { token: string; row: NewToken } {
+  /** When a login's refresh tokens stop, however often they were refreshed. */
+  const sessionEnd = (openedAt: number) => openedAt + deps.sessionMaxAgeSeconds * 1000;
+
+  /**
+   * A new opaque refresh token of a login, the row that stores its hash, and its
+   * lifetime in seconds. It ends with the login at the latest: `sessionEndsAt`,
+   * or, for a new login, SESSION_MAX_AGE_SECONDS from now.
+   */
+  function newRefreshToken(sessionId: string, sessionEndsAt?: number): { token: string; row: NewToken; expiresIn: number } {
     const token = opaqueToken(REFRESH_PREFIX);
-    const expiresAt = new Date(now().getTime() + deps.refreshTokenTtlSeconds * 1000);
-    return { token, row: { tokenHash: sha256Hex(token), sessionId, kind: 'refresh', expiresAt } };
+    const issuedAt = now().getTime();
+    const expiresAt = Math.min(issuedAt + deps.refreshTokenTtlSeconds * 1000, sessionEndsAt ?? sessionEnd(issuedAt));
+    return { token, row: { tokenHash: sha256Hex(token), sessionId, kind: 'refresh', expiresAt: new Date(expiresAt) }, expiresIn: Math.floor((expiresAt - issuedAt) / 1000) };
   }
 
   /** The answer of a login or a refresh: a signed access token (JWT) beside the refresh token. */
-  async function tokenObject(sessionId: string, owner: TokenOwner, refreshToken: string): Promise<TokenObject> {
+  async function tokenObject(sessionId: string, owner: TokenOwner, refresh: { token: string; expiresIn: number }): Promise<TokenObject> {
     const access = await accessTokens.sign({ sub: owner.id, sid: sessionId, user_type: owner.type, customer_id: owner.customerId });
     rememberEmail(owner.id, owner.email);
     return {
       access_token: access.token,
       token_type: 'Bearer',
       expires_in: deps.accessTokenTtlSeconds,
-      refresh_token: refreshToken,
-      refresh_expires_in: deps.refreshTokenTtlSeconds,
+      refresh_token: refresh.token,
+      refresh_expires_in: refresh.expiresIn,
     };
+  }
+
+  /**
+   * A failed login is recorded without the caller waiting for it: awaiting the
+   * write would make a wrong password for a real user answer later than one for
+   * an unknown user (nothing to record), and tell the two apart. stop() waits
+   * for what is still being written.
+   */
+  const backgroundWrites = new Set<Promise<void>>();
+  function recordInBackground(context: ChangeContext, event: AuditEvent): void {
+    const write = recordAudit(db, context, event)
+      .catch((err) => deps.onBackgroundError?.(err, 'could not record a failed login in the audit trail'))
+      .finally(() => backgroundWrites.delete(write));
+    backgroundWrites.add(write);
+  }
+
+  /** Ends every login of a user, here at once and on other instances by NOTIFY; answers how many were live. */
+  async function endSessions(user: { id: string; customerId: string }, context: ChangeContext): Promise<number> {
+    const ended = await db.transaction(async (tx) => {
+      const ids = await authDal.revokeUserSessions(user.id, 'logout_all', tx);
+      await recordAudit(tx, context, { action: 'auth.logout_all', customerId: user.customerId, targetType: 'user', targetId: user.id, details: { sessions: ids.length } });
+      return ids;
+    });
+    for (const id of ended) revokedSessions.add(id);
+    return ended.length;
   }
 
   const invalidCredentials = () => new UnauthorizedError('invalid_credentials', 'The user or password is not correct.');
@@ -96,32 +138,47 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /**
-     * Same answer and the same hashing work for every kind of failure. `clientGone`
-     * aborts when the caller stops waiting: a queued login is then dropped unhashed.
+     * Same answer and the same hashing work for every kind of failure. A wrong
+     * password of a login user is an `auth.login_failed` event of its customer.
      */
-    async login(credentials: { user: string; password: string }, context: ChangeContext, clientGone?: AbortSignal): Promise<TokenObject> {
+    async login(credentials: { user: string; password: string }, context: ChangeContext, client: LoginClient): Promise<TokenObject> {
       const name = normaliseEmail(credentials.user);
-      await deps.throttle.attempt(name);
+      await deps.throttle.attempt(name, client.address);
       let user: Awaited<ReturnType<AuthDal['findLoginUser']>>;
       const storedHash = async () => {
         user = await authDal.findLoginUser(name);
         return user?.type === 'CUSTOMER' ? user.passwordHash : null;
       };
-      const passwordOk = await hasher.verify(storedHash, credentials.password, clientGone);
-      if (!user || !passwordOk) throw invalidCredentials();
-      await deps.throttle.succeed(name);
+      const passwordOk = await hasher.verify(storedHash, credentials.password, client.gone);
+      if (!user || !passwordOk) {
+        if (user) {
+          recordInBackground(context, {
+            action: 'auth.login_failed',
+            customerId: user.customerId,
+            targetType: 'user',
+            targetId: user.id,
+            details: { client_address: client.address },
+          });
+        }
+        throw invalidCredentials();
+      }
+      await deps.throttle.succeed(name, client.address);
       const sessionId = randomUUID();
       const refresh = newRefreshToken(sessionId);
       const audit = auditValues(
         { ...context, actor: { type: 'user', id: user.id } },
-        { action: 'auth.login', customerId: null, targetType: 'auth_session', targetId: sessionId },
+        { action: 'auth.login', customerId: user.customerId, targetType: 'auth_session', targetId: sessionId, details: { client_address: client.address } },
       );
       await authDal.openSession(user.id, refresh.row, audit);
-      return tokenObject(sessionId, { ...user, email: name }, refresh.token);
+      return tokenObject(sessionId, { ...user, email: name }, refresh);
     },
 
-    /** Rotates a refresh token. A second use of one revokes its whole family. */
-    async refresh(refreshToken: string, context: ChangeContext): Promise<TokenObject> {
+    /**
+     * Rotates a refresh token, within SESSION_MAX_AGE_SECONDS of its login. A
+     * second use of one revokes its whole family: `auth.refresh_reuse_detected`
+     * of the user's customer, with the address it came from.
+     */
+    async refresh(refreshToken: string, context: ChangeContext, clientAddress: string): Promise<TokenObject> {
       const tokenHash = sha256Hex(refreshToken);
       const outcome = await db.transaction(async (tx) => {
         const token = await authDal.lockRefreshToken(tokenHash, tx);
@@ -130,18 +187,20 @@ export function createAuthService(deps: AuthServiceDeps) {
           await authDal.revokeSession(token.sessionId, 'refresh_token_reuse', tx);
           await recordAudit(tx, { ...context, actor: { type: 'user', id: token.userId } }, {
             action: 'auth.refresh_reuse_detected',
-            customerId: null,
+            customerId: token.customerId,
             targetType: 'auth_session',
             targetId: token.sessionId,
+            details: { client_address: clientAddress },
           });
           return { error: 'reused' as const, sessionId: token.sessionId };
         }
-        if (token.expiresAt.getTime() <= now().getTime()) return { error: 'invalid' as const };
+        const endsAt = sessionEnd(token.sessionCreatedAt.getTime());
+        if (Math.min(token.expiresAt.getTime(), endsAt) <= now().getTime()) return { error: 'invalid' as const };
         await authDal.consumeToken(tokenHash, now(), tx);
-        const refresh = newRefreshToken(token.sessionId);
+        const refresh = newRefreshToken(token.sessionId, endsAt);
         await authDal.insertTokens([refresh.row], tx);
         const owner = { id: token.userId, type: token.userType, customerId: token.customerId, email: token.email };
-        return { tokens: await tokenObject(token.sessionId, owner, refresh.token) };
+        return { tokens: await tokenObject(token.sessionId, owner, refresh) };
       });
       if ('tokens' in outcome && outcome.tokens) return outcome.tokens;
       if ('sessionId' in outcome && outcome.sessionId) revokedSessions.add(outcome.sessionId);
@@ -165,6 +224,32 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
       // Refused here at once; other instances hear of it by NOTIFY.
       revokedSessions.add(principal.sessionId);
+    },
+
+    /** POST /v1/logout/all: ends every login of the caller's user, on every instance. */
+    async logoutAll(principal: Principal, context: ChangeContext): Promise<void> {
+      if (principal.auth !== 'token') {
+        throw new ForbiddenError('forbidden', 'Logout ends token logins; API keys are revoked with DELETE /v1/api-keys/{id}.');
+      }
+      await endSessions({ id: principal.userId, customerId: principal.customerId }, context);
+    },
+
+    /** `feegate users logout`: ends every login of the login user of an e-mail, on every instance; answers how many were live. */
+    async logoutUser(email: string, context: ChangeContext): Promise<number> {
+      const user = await authDal.findLoginUser(normaliseEmail(email));
+      if (!user) throw new NotFoundError('user_not_found', 'No login user has this e-mail.');
+      return endSessions(user, context);
+    },
+
+    /**
+     * `feegate users unlock`: clears a user name's failed-login counts on every
+     * running instance, here and in Redis (told first, so that instances forget
+     * theirs even when Redis cannot be reached and this throws).
+     */
+    async unlock(email: string): Promise<void> {
+      const name = normaliseEmail(email);
+      await authDal.announceUnlock(name);
+      await deps.throttle.unlock(name);
     },
 
     /** Housekeeping: drops tokens that expired (sessions stay, for the audit trail). */
@@ -214,6 +299,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       await accessTokens.start();
       unlisten = await deps.listen({
         sessionRevoked: (sessionId) => revokedSessions.add(sessionId),
+        loginUnlocked: (name) => deps.throttle.forgetLocally(name),
         signingKeysChanged: () => {
           accessTokens.reload().catch((err) => deps.onBackgroundError?.(err, 'could not reload signing keys'));
         },
@@ -225,6 +311,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     async stop(): Promise<void> {
+      await Promise.all(backgroundWrites);
       await revokedSessions.setConnected(false);
       // The database may already be gone; there is nothing left to unsubscribe from then.
       await unlisten?.().catch(() => {});

@@ -136,6 +136,14 @@ export function createImportDal(db: Db) {
       return notWritten(rows, written);
     },
 
+    /** The password hashes of those of `emails` that are login users (the start-up check of the demo users). */
+    async loginPasswordHashes(emails: string[], tx: DbOrTx = db): Promise<Array<{ email: string; passwordHash: string }>> {
+      const list = sql`${JSON.stringify(emails)}::jsonb`;
+      return queryRows(tx, sql`
+        SELECT email, password_hash AS "passwordHash" FROM users
+        WHERE password_hash IS NOT NULL AND email IN (SELECT jsonb_array_elements_text(${list}))`);
+    },
+
     async upsertPaymentPlans(rows: PlanRow[], tx: DbOrTx = db): Promise<void> {
       await inBatches(rows, (batch) => sql`
         INSERT INTO payment_plans (id, customer_id, payment_method, card_brand, term, commission, has_installments, is_international)
