@@ -1,6 +1,6 @@
 /** API keys: the ENABLED / EXPIRED / DELETED listings, creation (shown once), rename, roll, revoke. */
 import { useState } from 'react';
-import { ApiError, client, describeError, loose, unwrap } from '../api';
+import { ApiError, client, describeError, loose, MAX_PAGE_SIZE, unwrap } from '../api';
 import { Dialog } from '../dialog';
 import type { Features } from '../features';
 import { listMerchants, type Merchant } from '../merchants';
@@ -32,7 +32,7 @@ export function KeysPage({ customerId, features }: { customerId: string; feature
   const [action, setAction] = useState<Action>();
   const [actionError, setActionError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const [merchants] = useLoad(() => listMerchants(0, 100), []);
+  const [merchants] = useLoad(() => listMerchants(0, MAX_PAGE_SIZE), []);
   const merchantList = merchants.state === 'ready' ? merchants.value.data : [];
 
   const [keys, reload] = useLoad(

@@ -1,7 +1,7 @@
 /** One merchant: its plans now, and the plans it held at a moment picked by the user (history). */
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { client, loose, unwrap } from '../api';
+import { client, loose, MAX_PAGE_SIZE, unwrap } from '../api';
 import type { Features } from '../features';
 import { findMerchant } from '../merchants';
 import { PlanFlags, type PaymentPlan } from '../plans';
@@ -11,7 +11,7 @@ export function MerchantPage({ id, features }: { id: string; features: Features 
   const [current] = useLoad(
     () =>
       unwrap<Listing<PaymentPlan>>(
-        client.GET('/v1/payment-plans', { params: { query: { merchant_id: id, is_selected: true, page: 0, size: 100 } } }),
+        client.GET('/v1/payment-plans', { params: { query: { merchant_id: id, is_selected: true, page: 0, size: MAX_PAGE_SIZE } } }),
       ),
     [id],
   );
