@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { apiKeysRoutes } from './features/api-keys/api-keys-routes.js';
@@ -14,6 +14,7 @@ import { feeRulesRoutes } from './features/fee-rules/fee-rules-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { paymentPlansRoutes } from './features/payment-plans/payment-plans-routes.js';
+import { withoutBasePath } from './lib/base-path.js';
 import { keyVerifications, countOutcome } from './lib/metrics.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { clientClosedPlugin } from './plugins/client-closed.js';
@@ -60,8 +61,24 @@ export const REDACTED_PATHS = [
   '*.refresh_token',
 ];
 
+/**
+ * A request as logged: Fastify's fields, with `url` as routed, so `/api/v1/login`
+ * and `/v1/login` are one route in the logs, and `original_url` when the caller
+ * wrote it otherwise (src/lib/base-path.ts).
+ */
+function requestLogged(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url,
+    ...(request.originalUrl === request.url ? {} : { original_url: request.originalUrl }),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
-  return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: requestLogged } };
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
@@ -71,6 +88,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     ...serverOptions(config),
+    rewriteUrl: withoutBasePath,
     // Accept a caller's X-Request-Id when it is harmless, so logs join up across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -80,6 +98,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // JSON only: a text/plain body is a 415, not a string.
   app.removeContentTypeParser(['text/plain']);
+  // Clients send Content-Type: application/json on every request, DELETE and logout included:
+  // an empty body so declared is no body, and an operation that needs one refuses it as validation_failed.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => (body === '' ? done(null, undefined) : parseJson(request, body, done)));
 
   const services = createServices(config, database, app.log);
   app.decorate('config', config);
