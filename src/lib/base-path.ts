@@ -8,7 +8,7 @@
  */
 export const API_BASE_PATH = '/api';
 
-const PREFIXED = /^\/api(?=\/v[12]\/)/;
+const PREFIXED = new RegExp(`^${API_BASE_PATH}(?=/v[12]/)`);
 
 /** The URL as routed: `/api/v1/login?x` becomes `/v1/login?x`; anything else is unchanged. */
 export function withoutBasePath(request: { url?: string }): string {

@@ -124,8 +124,9 @@ export const preRouteErrorsPlugin = fp(async (app: FastifyInstance) => {
     return sendProblem(request, reply, problem(405, 'method_not_allowed', `This path accepts ${allow} only.`, { allow }));
   };
   app.setNotFoundHandler(notFound);
-  // preParsing runs after the onRequest hooks (metrics, rate limits) and before the body parser.
-  // A callback hook that never calls `done` ends the request's lifecycle here.
+  // The 404 route's handler would run only after its body was parsed: this hook answers
+  // first. preParsing comes after the onRequest hooks (metrics, rate limits) and before
+  // the body parser; a callback hook that does not call `done` ends the lifecycle here.
   app.addHook('preParsing', (request, reply, _payload, done) => {
     if (request.is404) notFound(request, reply);
     else done();
