@@ -167,10 +167,7 @@ describe('the platform base path /api', () => {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const origin = `http://127.0.0.1:${portOf(app)}`;
     const doc = await openapiDocument(app);
-    assert.deepEqual(
-      doc.servers.map((s: Schema) => s.url),
-      ['{origin}', '{origin}/api'],
-    );
+    assert.deepEqual(doc.servers.map((s: Schema) => s.url), ['{origin}', '{origin}/api']);
     const call = (base: string): Call => createFeegateClient(base, { apiKey: api_key }).request as unknown as Call;
     const [root, prefixed] = [call(origin), call(`${origin}/api`)];
     const differences: string[] = [];
