@@ -10,7 +10,8 @@ import { DEMO_LOGINS } from '../src/features/operator/demo-data.js';
 import { runFeeRulesBench } from './fee-rules.js';
 import { expectStatus, type LoadResult, login, mapConcurrent, median, mergeLoads, type ProbeOutput, probeSummary, request, prepareLoadInBackground, runProbe, warmThenRun } from './load.js';
 import { type BulkRun, type FirstStart, type StormResult, stormFactor } from './report.js';
-import type { SeedData } from './seed.js';
+import { type SeedData, WIDE_MERCHANTS } from './seed.js';
+import { MAX_PAGE_SIZE } from '../src/schemas/common.js';
 import { startServer } from './server-process.js';
 
 export interface PhaseContext {
@@ -94,6 +95,24 @@ export async function feeRulesAt(ctx: PhaseContext): Promise<LoadResult> {
   return warmThenRun(ctx.baseUrl, { path, connections: ctx.connections, durationSeconds: ctx.durationSeconds, headers });
 }
 export const listing = (ctx: PhaseContext, keys: string[]) => keyed(ctx, keys, '/v1/api-keys?size=10');
+
+/**
+ * GET /v1/merchants?size=1000, the largest page a listing serves (integrations ask
+ * for size=10000 to take a whole list), of a customer with 10,000 merchants, with
+ * a customer token: what one such request costs beside the cheap ones.
+ */
+export async function fullPage(ctx: PhaseContext): Promise<LoadResult> {
+  const token = await login(ctx.baseUrl, ctx.seed.wide.login);
+  const headers = { authorization: `Bearer ${token}` };
+  const path = `/v1/merchants?size=${MAX_PAGE_SIZE}`;
+  const probe = await request(ctx.baseUrl, 'GET', path, { headers });
+  expectStatus(probe, 200, `GET ${path}`);
+  const { data, page } = probe.body as { data: unknown[]; page: { size: number; total_elements: number } };
+  if (data.length !== MAX_PAGE_SIZE || page.size !== MAX_PAGE_SIZE || page.total_elements !== WIDE_MERCHANTS) {
+    throw new Error(`${path} answered ${data.length} merchants, page ${JSON.stringify(page)}`);
+  }
+  return warmThenRun(ctx.baseUrl, { path, connections: ctx.connections, durationSeconds: ctx.durationSeconds, headers });
+}
 
 /**
  * Key authentication with keys that have their own rate_limit, on a service

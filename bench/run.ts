@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,at,storm,bulk,ratelimit] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,ratelimit] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -19,7 +19,7 @@ import { type BenchReport, failures, machine, renderTable, writeJson } from './r
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { type ServerProcess, startServer } from './server-process.js';
 
-const PHASES = ['firststart', 'keyauth', 'bearer', 'listing', 'at', 'storm', 'bulk', 'ratelimit'] as const;
+const PHASES = ['firststart', 'keyauth', 'bearer', 'listing', 'fullpage', 'at', 'storm', 'bulk', 'ratelimit'] as const;
 type Phase = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -140,6 +140,9 @@ async function main(): Promise<BenchReport> {
   }
   if (wanted('at')) {
     report.feeRulesAt = await phase('3b. fee rules at an instant: GET /v1/merchants/{id}/fee-rules?at= (present and history)', () => phases.feeRulesAt(ctx));
+  }
+  if (wanted('fullpage')) {
+    report.fullPage = await phase('3c. a full page: GET /v1/merchants?size=1000 of 10,000 merchants, with an access token', () => phases.fullPage(ctx));
   }
   if (wanted('storm')) {
     report.loginStorm = await phase('4. login storm: POST /v1/login beside a fixed-rate /health probe', () => phases.loginStorm(ctx, stormRounds));

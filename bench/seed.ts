@@ -1,8 +1,8 @@
 /**
- * The bench data set, written before the server starts: the customer, its login
- * user and the plan catalogue through the operator's import service (the code
- * path operators use), and its merchants with one set-based INSERT ... SELECT
- * generate_series. The bulk-assignment populations belong to bench/fee-rules.ts.
+ * The bench data set, written before the server starts: the customers, their
+ * login users and the plan catalogue through the operator's import service (the
+ * code path operators use), and their merchants with one set-based INSERT ...
+ * SELECT generate_series. The bulk-assignment populations belong to bench/fee-rules.ts.
  */
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
@@ -19,9 +19,13 @@ export interface Login {
 export interface SeedData {
   /** The customer whose users hold the 1,000 API keys and whose login is stormed. */
   main: { customerId: string; login: Login; planIds: string[] };
+  /** A customer with WIDE_MERCHANTS merchants, whose listing is read a full page at a time. */
+  wide: { customerId: string; login: Login };
 }
 
 const MERCHANTS = 50;
+/** Enough for ten full pages: what an integration asking for size=10000 finds. */
+export const WIDE_MERCHANTS = 10_000;
 const PASSWORD = 'bench-password-1';
 
 const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -29,9 +33,13 @@ const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).
 export function benchDocument(): { doc: ImportDocument; data: SeedData } {
   const planIds = Array.from({ length: 12 }, (_, i) => id('e0000000', i + 1));
   const main = { customerId: id('c0000000', 1), login: { user: 'owner@bench.test', password: PASSWORD }, planIds };
+  const wide = { customerId: id('c0000000', 2), login: { user: 'owner@wide.bench.test', password: PASSWORD } };
   const doc: ImportDocument = {
-    customers: [{ id: main.customerId, name: 'Bench main' }],
-    users: [{ email: main.login.user, type: 'CUSTOMER', customer_id: main.customerId, password: main.login.password }],
+    customers: [
+      { id: main.customerId, name: 'Bench main' },
+      { id: wide.customerId, name: 'Bench wide' },
+    ],
+    users: [main, wide].map(({ customerId, login }) => ({ email: login.user, type: 'CUSTOMER' as const, customer_id: customerId, password: login.password })),
     // A catalogue the service carries while it runs: VISA credit, one plan per term.
     payment_plans: planIds.map((planId, i) => ({
       id: planId,
@@ -43,7 +51,7 @@ export function benchDocument(): { doc: ImportDocument; data: SeedData } {
       is_international: false,
     })),
   };
-  return { doc, data: { main } };
+  return { doc, data: { main, wide } };
 }
 
 /** Seeds the database named by `env` (DATABASE_URL or FEEGATE_DATA_DIR) and closes it again. */
@@ -54,10 +62,15 @@ export async function seedDatabase(env: Record<string, string>): Promise<SeedDat
   try {
     const { doc, data } = benchDocument();
     await services.importer.importDocument(doc);
-    await database.db.execute(sql`
-      INSERT INTO merchants (id, customer_id, name)
-      SELECT gen_random_uuid(), ${data.main.customerId}::uuid, 'Bench merchant ' || g
-      FROM generate_series(1, ${MERCHANTS}::int) AS g`);
+    for (const [customerId, count] of [
+      [data.main.customerId, MERCHANTS],
+      [data.wide.customerId, WIDE_MERCHANTS],
+    ] as const) {
+      await database.db.execute(sql`
+        INSERT INTO merchants (id, customer_id, name)
+        SELECT gen_random_uuid(), ${customerId}::uuid, 'Bench merchant ' || g
+        FROM generate_series(1, ${count}::int) AS g`);
+    }
     await database.db.execute(sql`ANALYZE`);
     return data;
   } finally {

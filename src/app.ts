@@ -14,6 +14,7 @@ import { feeRulesRoutes } from './features/fee-rules/fee-rules-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { paymentPlansRoutes } from './features/payment-plans/payment-plans-routes.js';
+import { withoutBasePath } from './lib/base-path.js';
 import { keyVerifications, countOutcome } from './lib/metrics.js';
 import { REDACTED, redactUrl } from './lib/redact-url.js';
 import { authenticationPlugin } from './plugins/authentication.js';
@@ -61,11 +62,17 @@ export const REDACTED_PATHS = [
   '*.refresh_token',
 ];
 
-/** Fastify's own request serializer, with the URL redacted (src/lib/redact-url.ts). */
+/**
+ * A request as logged: Fastify's fields, with `url` as routed, so `/api/v1/login`
+ * and `/v1/login` are one route in the logs, `original_url` when the caller wrote
+ * it otherwise (src/lib/base-path.ts), and secrets in either redacted
+ * (src/lib/redact-url.ts).
+ */
 function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
     url: redactUrl(request.url),
+    ...(request.originalUrl === request.url ? {} : { original_url: redactUrl(request.originalUrl) }),
     version: request.headers?.['accept-version'] as string | undefined,
     host: request.host,
     remoteAddress: request.ip,
@@ -93,6 +100,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     bodyLimit: config.bodyLimitBytes,
     trustProxy: trustProxyOption(config.trustProxy),
     ...serverOptions(config),
+    rewriteUrl: withoutBasePath,
     // Accept a caller's X-Request-Id when it is harmless, so logs join up across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -102,6 +110,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // JSON only: a text/plain body is a 415, not a string.
   app.removeContentTypeParser(['text/plain']);
+  // Clients send Content-Type: application/json on every request, DELETE and logout included:
+  // an empty body so declared is no body, and an operation that needs one refuses it as validation_failed.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => (body === '' ? done(null, undefined) : parseJson(request, body, done)));
 
   const services = createServices(config, database, app.log);
   app.decorate('config', config);

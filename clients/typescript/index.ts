@@ -3,7 +3,7 @@
  * (schema.d.ts, `npm run client:generate`), the calls from openapi-fetch.
  *
  *   const feegate = createFeegateClient('https://feegate.example.net', { accessToken: () => session.token });
- *   const { data, error } = await feegate.GET('/v1/api-keys', { params: { query: { size: 50 } } });
+ *   const { data, error } = await feegate.GET('/v1/api-keys', { params: { query: { size: MAX_PAGE_SIZE } } });
  *
  * `error` is the problem body (RFC 9457) with its `code` when the status is not 2xx.
  */
@@ -14,6 +14,12 @@ export type { components, operations, paths };
 /** The named schemas of the document: `Schemas['ApiKey']`, `Schemas['Problem']`, ... */
 export type Schemas = components['schemas'];
 export type FeegateClient = Client<paths>;
+
+/**
+ * The most a listing serves in one page: a larger `size` is served as this,
+ * and `page.size` of the answer says so. Ask for it to take a whole list.
+ */
+export const MAX_PAGE_SIZE = 1000;
 
 /** A credential, or a function asked before every request (so a renewed token is picked up). */
 export type Credential = string | (() => string | undefined | Promise<string | undefined>);

@@ -406,7 +406,7 @@ export interface components {
          *     }
          */
         Page: {
-            /** @description Results per page */
+            /** @description Results per page: the size asked for, or 1000 when it asked for more */
             size: number;
             total_elements: number;
             total_pages: number;
@@ -1859,7 +1859,7 @@ export interface operations {
             query?: {
                 /** @description Zero-based page number (0..2147483647) */
                 page?: number;
-                /** @description Results per page (1..100) */
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
                 size?: number;
                 /**
                  * @description Only merchants whose name contains this text (any letter case), or whose id starts with it
@@ -1975,7 +1975,7 @@ export interface operations {
             query?: {
                 /** @description Zero-based page number (0..2147483647) */
                 page?: number;
-                /** @description Results per page (1..100) */
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
                 size?: number;
                 /** @description Merchant whose assignments set is_selected. A merchant caller: defaults to itself, may name only itself. */
                 merchant_id?: string;
@@ -2603,7 +2603,7 @@ export interface operations {
             query?: {
                 /** @description Zero-based page number (0..2147483647) */
                 page?: number;
-                /** @description Results per page (1..100) */
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
                 size?: number;
                 /** @description Filter by the e-mail of the key user */
                 username?: string;
@@ -3416,7 +3416,7 @@ export interface operations {
             query?: {
                 /** @description Zero-based page number (0..2147483647) */
                 page?: number;
-                /** @description Results per page (1..100) */
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
                 size?: number;
                 /** @description Only records of this action, e.g. fee_rules.bulk_assign_all, api_key.created */
                 action?: string;

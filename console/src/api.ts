@@ -6,6 +6,8 @@
  */
 import { createFeegateClient, type Schemas } from '../../clients/typescript/index';
 
+export { MAX_PAGE_SIZE } from '../../clients/typescript/index';
+
 export interface Problem {
   status: number;
   detail: string;

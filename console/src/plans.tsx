@@ -1,15 +1,15 @@
 import type { Schemas } from '../../clients/typescript/index';
-import { client, unwrap } from './api';
+import { client, MAX_PAGE_SIZE, unwrap } from './api';
 
 export type PaymentPlan = Schemas['PaymentPlan'];
 /** A plan as a merchant's history lists it: without is_selected, with since when it was held. */
 export type HeldPlan = Schemas['MerchantFeeRulesAt']['data'][number];
 
-/** The whole catalogue, page by page (it is tens to hundreds of plans; capped at 2,000). */
+/** The whole catalogue, page by page (it is tens to hundreds of plans, one page; capped at 10,000). */
 export async function loadCatalogue(): Promise<PaymentPlan[]> {
   const plans: PaymentPlan[] = [];
-  for (let page = 0; page < 20; page++) {
-    const listing = await unwrap(client.GET('/v1/payment-plans', { params: { query: { page, size: 100 } } }));
+  for (let page = 0; page < 10; page++) {
+    const listing = await unwrap(client.GET('/v1/payment-plans', { params: { query: { page, size: MAX_PAGE_SIZE } } }));
     plans.push(...listing.data);
     if (page + 1 >= listing.page.total_pages) break;
   }

@@ -27,7 +27,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import packageJson from '../../package.json' with { type: 'json' };
-import { componentSchemas } from '../schemas/common.js';
+import { API_BASE_PATH } from '../lib/base-path.js';
+import { componentSchemas, MAX_PAGE_SIZE } from '../schemas/common.js';
 
 const TAGS = [
   { name: 'auth', description: 'Log in with user and password, refresh and revoke tokens, and verify access tokens (JWKS).' },
@@ -166,6 +167,9 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
           '400 `malformed_url` (undecodable percent-encoding) or `malformed_request` (not valid HTTP/1.1); 414 `uri_too_long` (a path segment over 100 characters); ' +
           '431 `request_header_fields_too_large`; 408 `request_timeout` (headers and body not fully received within REQUEST_TIMEOUT_SECONDS, 30 s by default). ' +
           'After a 400 `malformed_request`, 408 or 431 the server closes the connection; idle keep-alive connections are closed after 5 s. ' +
+          'The path decides first: an unknown path is a 404 and a known one without the method a 405 whatever the body, and an empty body sent as `application/json` (`Content-Length: 0`, or none) is no body. ' +
+          `Every operation also answers under ${API_BASE_PATH} (the second server): ${API_BASE_PATH}/v1/login is /v1/login. ` +
+          `Listings serve at most ${MAX_PAGE_SIZE} per page: a larger \`size\` is served as ${MAX_PAGE_SIZE}, and \`page.size\` tells the size used. ` +
           'Every answer to an authenticated request, and every answer carrying a token or an API key, has `Cache-Control: no-store`.',
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
@@ -173,6 +177,11 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
         {
           url: '{origin}',
           description: 'The deployment: its scheme, host and port (npm start listens on http://127.0.0.1:3000)',
+          variables: { origin: { default: 'http://127.0.0.1:3000' } },
+        },
+        {
+          url: `{origin}${API_BASE_PATH}`,
+          description: `The platform's base URL: every operation answers under ${API_BASE_PATH} exactly as at its own path (${API_BASE_PATH}/v1/login is /v1/login)`,
           variables: { origin: { default: 'http://127.0.0.1:3000' } },
         },
       ],

@@ -18,7 +18,7 @@ import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { markTimedOut } from '../lib/request-context.js';
-import { clip, problemBody, sendProblem, toAppError } from './problem-details.js';
+import { clip, problemBody, requestPath, sendProblem, toAppError } from './problem-details.js';
 
 /** Idle keep-alive connections are closed after this long (contract section 12). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5000;
@@ -97,7 +97,13 @@ function patternOf(url: string): RegExp {
   return new RegExp(`^${segments.join('/')}$`);
 }
 
-/** 404 for unknown paths; 405 with `Allow` for a known path asked with another method. Register before any route. */
+/**
+ * 404 for unknown paths; 405 with `Allow` for a known path asked with another
+ * method. Register before any route. Routing comes before the body: the answer
+ * is given before Fastify reads or judges one (empty JSON, a media type it does
+ * not take, a QUERY without Content-Type), so a client's body never turns a
+ * wrong path into a 400 or 415.
+ */
 export const preRouteErrorsPlugin = fp(async (app: FastifyInstance) => {
   const allowed = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   app.addHook('onRoute', (route) => {
@@ -105,15 +111,24 @@ export const preRouteErrorsPlugin = fp(async (app: FastifyInstance) => {
     for (const method of [route.method].flat()) entry.methods.add(method);
     allowed.set(route.url, entry);
   });
-  app.setNotFoundHandler((request, reply) => {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    // Matched as routed (without /api), told as the client wrote it.
     const path = request.url.split('?')[0] ?? request.url;
     const methods = new Set<string>();
     for (const { pattern, methods: some } of allowed.values()) if (pattern.test(path)) for (const m of some) methods.add(m);
     if (methods.size === 0 || methods.has(request.method)) {
-      return sendProblem(request, reply, problem(404, 'not_found', `No route ${request.method} ${clip(path)}.`));
+      return sendProblem(request, reply, problem(404, 'not_found', `No route ${request.method} ${clip(requestPath(request))}.`));
     }
     const allow = [...methods].sort().join(', ');
     request.log.info({ code: 'method_not_allowed', status: 405 }, 'request refused');
     return sendProblem(request, reply, problem(405, 'method_not_allowed', `This path accepts ${allow} only.`, { allow }));
+  };
+  app.setNotFoundHandler(notFound);
+  // The 404 route's handler would run only after its body was parsed: this hook answers
+  // first. preParsing comes after the onRequest hooks (metrics, rate limits) and before
+  // the body parser; a callback hook that does not call `done` ends the lifecycle here.
+  app.addHook('preParsing', (request, reply, _payload, done) => {
+    if (request.is404) notFound(request, reply);
+    else done();
   });
 });

@@ -129,8 +129,6 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError(400, 'malformed_json', 'Bad Request', { detail: 'The body is not valid JSON.' });
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError(400, 'malformed_json', 'Bad Request', { detail: 'The body is empty but declared as JSON.' });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError(413, 'payload_too_large', 'Content Too Large', { detail: 'The body is larger than the limit.' });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -173,8 +171,13 @@ export function problemBody(error: AppError, requestId: string, instance?: strin
   };
 }
 
+/** The path the client asked for, `/api` included when it wrote it (src/lib/base-path.ts), without the query. */
+export function requestPath(request: FastifyRequest): string {
+  return request.originalUrl.split('?')[0] ?? request.originalUrl;
+}
+
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError) {
-  const body = problemBody(error, String(request.id), request.url.split('?')[0] ?? request.url);
+  const body = problemBody(error, String(request.id), requestPath(request));
   return reply
     .code(error.status)
     .headers(error.headers)

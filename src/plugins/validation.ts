@@ -32,9 +32,29 @@ function addLowercase(ajv: Ajv): Ajv {
   });
 }
 
+/**
+ * `x-clamp-maximum: n` (on a listing's `size`, src/schemas/common.ts): a larger
+ * number is not refused but served as n, so the route sees at most n.
+ */
+function addClamp(ajv: Ajv): Ajv {
+  return ajv.addKeyword({
+    keyword: 'x-clamp-maximum',
+    schemaType: 'number',
+    modifying: true,
+    errors: false,
+    validate: (maximum: number, data: unknown, _schema: unknown, where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+      if (typeof data === 'number' && data > maximum && where?.parentData) where.parentData[where.parentDataProperty] = maximum;
+      return true;
+    },
+  });
+}
+
+/** An ajv with the formats and this service's keywords. */
+const withKeywords = (ajv: Ajv): Ajv => addClamp(addLowercase(addFormats(ajv)));
+
 /** The validator of JSON bodies; the command line checks its input with it too, so both accept the same. */
 export function createStrictAjv(): Ajv {
-  return addLowercase(addFormats(new Ajv({ ...common, coerceTypes: false })));
+  return withKeywords(new Ajv({ ...common, coerceTypes: false }));
 }
 
 /**
@@ -64,7 +84,7 @@ function withDecimalIntegers(schema: unknown, validate: ValidateFunction): Valid
 
 export const validationPlugin = fp(async (app: FastifyInstance) => {
   const strict = createStrictAjv();
-  const coercing = addLowercase(addFormats(new Ajv({ ...common, coerceTypes: 'array' })));
+  const coercing = withKeywords(new Ajv({ ...common, coerceTypes: 'array' }));
   // Named schemas (app.addSchema, see src/schemas/common.ts) are known to both validators before the first compile.
   const shared = new Set<string>();
   app.setValidatorCompiler(({ schema, httpPart }) => {

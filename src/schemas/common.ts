@@ -230,11 +230,18 @@ export const AUTHENTICATED: ProblemSpec[] = [{ 400: ['validation_failed', 'ambig
 /** Statuses of an authenticated operation that changes something (a read_only key may only GET). */
 export const AUTHENTICATED_WRITE: ProblemSpec[] = [...AUTHENTICATED, { 403: ['read_only_key'] }];
 
+/**
+ * The largest page a listing serves. Integrations ask for `size=10000` to take a
+ * whole list: a larger size is served as this one, not refused, and `page.size`
+ * says so (`x-clamp-maximum`, src/plugins/validation.ts).
+ */
+export const MAX_PAGE_SIZE = 1000;
+
 export const PageDescriptor = Component(
   'Page',
   Type.Object(
     {
-      size: Type.Integer({ description: 'Results per page' }),
+      size: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, description: `Results per page: the size asked for, or ${MAX_PAGE_SIZE} when it asked for more` }),
       total_elements: Type.Integer(),
       total_pages: Type.Integer(),
       number: Type.Integer({ description: 'Zero-based number of the returned page' }),
@@ -245,7 +252,12 @@ export const PageDescriptor = Component(
 
 export const PageQuery = {
   page: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'Zero-based page number (0..2147483647)' }),
-  size: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Results per page (1..100)' }),
+  size: Type.Integer({
+    minimum: 1,
+    default: 10,
+    'x-clamp-maximum': MAX_PAGE_SIZE,
+    description: `Results per page: an integer of at least 1. A size above ${MAX_PAGE_SIZE} is not refused: it is served as ${MAX_PAGE_SIZE}, and page.size of the answer tells the size used`,
+  }),
 };
 
 /** A page of `item`s; named (a component) when `name` is given, as every listing of the API should be. */

@@ -85,7 +85,7 @@ describe('GET /v1/api-keys: happy', () => {
 });
 
 describe('GET /v1/api-keys: errors', () => {
-  for (const query of ['?size=101', '?size=0', '?page=-1', '?page=1.5', '?size=abc', '?status=REVOKED', '?merchant_id=nope']) {
+  for (const query of ['?size=0', '?size=1e3', '?page=-1', '?page=1.5', '?size=abc', '?status=REVOKED', '?merchant_id=nope']) {
     it(`answers 400 for ${query}`, async () => {
       const { app, token } = await setup();
       const res = await listKeys(app, { token }, query);

@@ -20,7 +20,7 @@ async function context(login = { user: 'nobody@bench.test', password: 'wrong-pas
   const app = await h.app();
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return { baseUrl, durationSeconds: 1, connections: 1, seed: { main: { customerId: uuid('c'), login, planIds } }, log: () => {} };
+  return { baseUrl, durationSeconds: 1, connections: 1, seed: { main: { customerId: uuid('c'), login, planIds }, wide: { customerId: uuid('c'), login } }, log: () => {} };
 }
 
 const load = (statuses: Record<string, number>, errors = 0): LoadResult => {

@@ -48,9 +48,13 @@ describe('GET /v1/merchants: happy', () => {
     assert.deepEqual(body, { data: [], page: { size: 1, total_elements: 2, total_pages: 2, number: 5 } });
   });
 
-  it('accepts size 100', async () => {
+  it('serves a size above 1000 as 1000, and says so in page.size', async () => {
     const { list } = await setup();
-    assert.equal((await list('?size=100')).statusCode, 200);
+    for (const [size, served] of [['1000', 1000], ['1001', 1000], ['10000', 1000], ['99999999999999999999', 1000], ['100', 100]] as const) {
+      const res = await list(`?size=${size}`);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(json(res).page, { size: served, total_elements: 2, total_pages: 1, number: 0 }, `size=${size}`);
+    }
   });
 });
 
@@ -110,7 +114,7 @@ describe('GET /v1/merchants?q: search', () => {
 });
 
 describe('GET /v1/merchants: errors', () => {
-  for (const query of ['?size=0', '?size=101', '?page=-1', '?page=1.5', '?size=abc', '?sort=name']) {
+  for (const query of ['?size=0', '?size=-5', '?size=1e4', '?page=-1', '?page=1.5', '?size=abc', '?sort=name']) {
     it(`answers 400 validation_failed for ${query}`, async () => {
       const { list } = await setup();
       const res = await list(query);

@@ -96,7 +96,7 @@ describe('GET /v1/payment-plans: errors', () => {
     assert.equal(body.errors[0].field, 'merchant_id');
   });
 
-  for (const query of ['?size=101', '?size=0', '?page=-1', '?page=0.5', '?merchant_id=42', '?is_selected=maybe', '?card_brand=VI SA', `?card_brand=${'A'.repeat(33)}`, '?brand=VISA']) {
+  for (const query of ['?size=0', '?size=1e3', '?page=-1', '?page=0.5', '?merchant_id=42', '?is_selected=maybe', '?card_brand=VI SA', `?card_brand=${'A'.repeat(33)}`, '?brand=VISA']) {
     it(`answers 400 validation_failed for ${query}`, async () => {
       const { list } = await setup();
       const res = await list(query);

@@ -45,7 +45,6 @@ describe('hostile query values on listings', () => {
   it('names the limit in words', async () => {
     const { app, token } = await customerSession(h);
     const cases: Array<[string, string, string]> = [
-      ['/v1/merchants?size=101', 'size', 'must be at most 100'],
       ['/v1/merchants?size=0', 'size', 'must be at least 1'],
       ['/v1/api-keys?status=gone', 'status', 'must be ENABLED, DELETED or EXPIRED (any letter case)'],
       ['/v1/api-keys?merchant_id=42', 'merchant_id', 'must be a UUID'],

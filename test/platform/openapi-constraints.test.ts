@@ -4,6 +4,8 @@
  * every limit it states (minLength, maxLength, minimum, maximum, minItems,
  * maxItems, enum, pattern, required, additionalProperties, minProperties) is
  * accepted at the limit and refused one past it, with a 400 naming the field.
+ * A listing's `size` states no maximum but `x-clamp-maximum`: past it, the
+ * value is accepted and served as that maximum, as `page.size` must say.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +24,8 @@ interface Variant {
   value: unknown;
   valid: boolean;
   why: string;
+  /** The `page.size` the answer must report (a size past `x-clamp-maximum`). */
+  servedAs?: number;
 }
 
 /** The field as the server names it in `errors` (src/plugins/problem-details.ts). */
@@ -78,7 +82,7 @@ function ofLength(base: unknown, length: number): string {
 function variants(doc: Schema, raw: Schema, base: unknown, path: Key[], inBody: boolean): Variant[] {
   const schema = resolve(doc, raw);
   const out: Variant[] = [];
-  const add = (value: unknown, valid: boolean, why: string, at: Key[] = path) => out.push({ path: at, value, valid, why });
+  const add = (value: unknown, valid: boolean, why: string, at: Key[] = path, servedAs?: number) => out.push({ path: at, value, valid, why, servedAs });
   const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.includes('null')) add(null, true, 'null is admitted');
   const allowed: unknown[] | undefined = schema.enum ?? (schema.anyOf?.every((b: Schema) => b.const !== undefined) ? schema.anyOf.map((b: Schema) => b.const) : undefined);
@@ -114,6 +118,12 @@ function variants(doc: Schema, raw: Schema, base: unknown, path: Key[], inBody: 
     if (schema.maximum !== undefined) {
       add(schema.maximum, true, `maximum ${schema.maximum}`);
       add(schema.maximum + 1, false, `maximum ${schema.maximum}, one over`);
+    }
+    const clamp: unknown = schema['x-clamp-maximum'];
+    if (typeof clamp === 'number') {
+      add(clamp, true, `x-clamp-maximum ${clamp}`, path, clamp);
+      add(clamp + 1, true, `x-clamp-maximum ${clamp}, one over: served as ${clamp}`, path, clamp);
+      add(clamp * 10, true, `x-clamp-maximum ${clamp}, ten times over: served as ${clamp}`, path, clamp);
     }
     if (type === 'integer') add((schema.minimum ?? 0) + 0.5, false, 'a fraction where an integer belongs');
   } else if (type === 'boolean') {
@@ -172,7 +182,8 @@ async function send(app: FastifyInstance, op: Operation, request: Request, heade
     headers,
     ...(op.body && request.body !== OMIT ? { payload: request.body as object } : {}),
   });
-  return { status: response.statusCode, problem: response.statusCode >= 400 ? (response.json() as { code?: string; errors?: Array<{ field: string }> }) : undefined };
+  const body = response.body ? (response.json() as { code?: string; errors?: Array<{ field: string }>; page?: { size: number } }) : undefined;
+  return { status: response.statusCode, problem: response.statusCode >= 400 ? body : undefined, pageSize: body?.page?.size };
 }
 
 describe('the OpenAPI document states the constraints the server enforces', () => {
@@ -219,12 +230,13 @@ describe('the OpenAPI document states the constraints the server enforces', () =
 
       for (const { request, variant, where } of cases) {
         checked++;
-        const { status, problem } = await send(app, op, request, headers);
+        const { status, problem, pageSize } = await send(app, op, request, headers);
         const label = `${op.method} ${op.path} ${where} ${fieldName(variant.path)}: ${variant.why} → ${status} ${problem?.code ?? ''}`;
         // Refused for this value: a validation failure, or any 400 naming this field (merchant_ids_required).
         // A 400 naming another field is a rule between fields (is_selected needs merchant_id) that OpenAPI cannot state.
         const refusedHere = status === 400 && (problem?.code === 'validation_failed' || Boolean(problem?.errors?.some((e) => e.field === fieldName(variant.path))));
         if (status >= 500) failures.push(`${label} (a 5xx)`);
+        else if (variant.servedAs !== undefined && (status !== 200 || pageSize !== variant.servedAs)) failures.push(`${label} (to be served as ${variant.servedAs}, page.size ${pageSize})`);
         else if (variant.valid && refusedHere) failures.push(`${label} (documented as valid, refused: ${JSON.stringify(problem?.errors)})`);
         else if (!variant.valid && status !== 400) failures.push(`${label} (documented as invalid, not refused)`);
         else if (!variant.valid && !problem?.errors?.some((e) => e.field === fieldName(variant.path))) {

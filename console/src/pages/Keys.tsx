@@ -1,7 +1,7 @@
 /** API keys: the ENABLED / EXPIRED / DELETED listings, creation (shown once), rename, roll, revoke. */
 import { useState } from 'react';
 import type { Schemas } from '../../../clients/typescript/index';
-import { ApiError, client, describeError, unwrap } from '../api';
+import { ApiError, client, describeError, MAX_PAGE_SIZE, unwrap } from '../api';
 import { Dialog } from '../dialog';
 import { listMerchants } from '../merchants';
 import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
@@ -20,7 +20,7 @@ export function KeysPage({ customerId }: { customerId: string }) {
   const [action, setAction] = useState<Action>();
   const [actionError, setActionError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const [merchants] = useLoad(() => listMerchants(0, 100), []);
+  const [merchants] = useLoad(() => listMerchants(0, MAX_PAGE_SIZE), []);
   const merchantList = merchants.state === 'ready' ? merchants.value.data : [];
 
   const [keys, reload] = useLoad(

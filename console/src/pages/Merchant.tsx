@@ -1,14 +1,14 @@
 /** One merchant: its plans now, and the plans it held at a moment picked by the user (history). */
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { client, unwrap } from '../api';
+import { client, MAX_PAGE_SIZE, unwrap } from '../api';
 import { findMerchant } from '../merchants';
 import { PlanFlags, type HeldPlan, type PaymentPlan } from '../plans';
 import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
 
 export function MerchantPage({ id }: { id: string }) {
   const [current] = useLoad(
-    () => unwrap(client.GET('/v1/payment-plans', { params: { query: { merchant_id: id, is_selected: true, page: 0, size: 100 } } })),
+    () => unwrap(client.GET('/v1/payment-plans', { params: { query: { merchant_id: id, is_selected: true, page: 0, size: MAX_PAGE_SIZE } } })),
     [id],
   );
   const [merchant] = useLoad(() => findMerchant(id), [id]);
