@@ -1,8 +1,8 @@
 /** A PostgreSQL server through `pg`: a pool for queries, a dedicated connection per LISTEN. */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { DATABASE_LOCK_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } from '../config.js';
 import { type Database, type DatabaseOptions, type Db, isDatabaseUnavailable, type ListenHandlers, MIGRATIONS_FOLDER } from './driver.js';
@@ -30,14 +30,6 @@ const MIGRATION_LOCK_POLL_MS = 200;
 const MIGRATION_LOCK_ID = 7_331_001;
 
 /**
- * Why a client's query gave up while the server kept silent (pg's `query_timeout`),
- * or failed on the connection that deadline ended.
- */
-function missedDeadline(err: unknown): boolean {
-  return err instanceof Error && /^Query read timeout$|^Client was closed and is not queryable$/.test(err.message);
-}
-
-/**
  * A checked-out client as a transaction's drizzle sees it. A query past its
  * deadline leaves the connection mid-query, so the ROLLBACK drizzle sends next
  * would wait behind it for a deadline of its own: the connection is ended at
@@ -49,7 +41,8 @@ class DeadlineGuard {
 
   query(config: pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult> {
     return this.client.query(config, values).catch((err: unknown) => {
-      if (missedDeadline(err)) this.client.end().catch(() => {});
+      // pg's `query_timeout`: the server kept silent past the deadline.
+      if (err instanceof Error && err.message === 'Query read timeout') this.client.end().catch(() => {});
       throw err;
     });
   }
@@ -156,9 +149,10 @@ export async function openPostgres(url: string, options: DatabaseOptions): Promi
  * a channel of its own, and one that has not come back within 3 s counts as
  * lost, like an error: memory stops being trusted, and a new connection is
  * made. Together that bounds the time a missed notice can go unnoticed to 5 s.
- * The verdict is taken a little early, and after the I/O already arrived has
- * been read (setImmediate), so neither a late timer nor a busy event loop can
- * push it past 3 s or call a live connection dead.
+ * The verdict is taken 100 ms early, so that a late timer cannot push it past
+ * 3 s, and only after the I/O that has already arrived is read (setImmediate),
+ * so that an event loop busy past the deadline does not call a live connection
+ * dead.
  */
 const HEARTBEAT_INTERVAL_MS = 2000;
 const HEARTBEAT_DEADLINE_MS = 3000 - 100;
