@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig } from '../../src/config.js';
+import { defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig, SETTINGS } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 
 describe('configuration', () => {
@@ -106,4 +107,33 @@ describe('configuration', () => {
       assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message));
     });
   }
+});
+
+describe('the configuration table of src/config.ts', () => {
+  it('takes a blank variable as unset, for every variable', () => {
+    const defaults = loadConfig({});
+    for (const { env } of Object.values(SETTINGS)) {
+      assert.deepEqual(loadConfig({ [env]: '  ' }), defaults, env);
+    }
+  });
+
+  /** Variable, default and values of each row of the README's configuration table, without Markdown's backticks. */
+  function readmeRows(): Map<string, [string, string]> {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration\n')) ?? '';
+    const lines = section.split('\n').filter((line) => line.startsWith('|'));
+    assert.equal(lines[0], '| variable | default | values | meaning |', 'the README table has the columns this test reads');
+    const rows = lines.slice(2).map((line) => line.slice(1).split(' | ').slice(0, 3).map((cell) => cell.replaceAll('`', '').trim()));
+    return new Map(rows.map(([env = '', fallback = '', values = '']) => [env, [fallback, values]]));
+  }
+
+  it('is the README\'s table: the same variables in the same order, each with its default and values', () => {
+    const readme = readmeRows();
+    const settings = Object.values(SETTINGS);
+    assert.deepEqual([...readme.keys()], settings.map((s) => s.env), 'README.md lists the variables of SETTINGS');
+    for (const s of settings) {
+      assert.deepEqual(readme.get(s.env), [s.default, s.values], `README.md's default and values of ${s.env}`);
+    }
+  });
+
 });
