@@ -1,10 +1,10 @@
 /**
  * Configuration comes from the environment only, and is read and validated once.
  * Every variable is one row of SETTINGS: its name, the values it takes, its
- * default (or how the default is derived) and what it means;
- * test/operator/config.test.ts holds the README's table to them. A bad value
- * stops the process with a message naming the variable; rules between
- * variables are checked after the rows (checkTogether).
+ * default (or how the default is derived) and what it means. `feegate help
+ * config` prints the rows, and test/operator/config.test.ts holds the README's
+ * table to them. A bad value stops the process with a message naming the
+ * variable; rules between variables are checked after the rows (checkTogether).
  */
 import os from 'node:os';
 import path from 'node:path';

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig, SETTINGS } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
+import { runFeegate } from '../helpers/cli.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -136,4 +137,18 @@ describe('the configuration table of src/config.ts', () => {
     }
   });
 
+  it('is what feegate help config prints: every variable with its default, values and meaning', async () => {
+    const { code, stdout, stderr } = await runFeegate(['help', 'config'], process.env);
+    assert.equal(code, 0, stderr);
+    for (const s of Object.values(SETTINGS)) {
+      assert.ok(stdout.includes(`  ${s.env}  default ${s.default}; ${s.values}\n      ${s.description}\n`), `feegate help config shows ${s.env}`);
+    }
+    assert.match(stdout, /^ {2}PORT {2}default 3000; 0 to 65535\n {6}port to listen on$/m);
+    const extra = await runFeegate(['help', 'config', 'PORT'], process.env);
+    assert.deepEqual([extra.code, extra.stdout], [1, '']);
+    assert.match(extra.stderr, /usage: feegate help config/);
+    const help = await runFeegate(['help'], process.env);
+    assert.match(help.stdout, /help config\s+list the configuration variables/);
+    assert.match(help.stdout, /FEEGATE_DATA_DIR \(\.\/data\)/);
+  });
 });
