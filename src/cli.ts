@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { describeError } from './cli-errors.js';
-import { loadConfig } from './config.js';
+import { loadConfig, SETTINGS } from './config.js';
 import { ImportError, UsageError } from './errors.js';
 import { CreateApiKeyBody } from './features/api-keys/api-keys-schemas.js';
 import { OPERATOR_CONTEXT } from './lib/change-context.js';
@@ -174,6 +174,14 @@ async function helpCommand(): Promise<number> {
   return 0;
 }
 
+/** Made from the table in config.ts, so it says what the service reads. */
+async function helpConfigCommand(args: string[]): Promise<number> {
+  options('help config', args, {});
+  const rows = Object.values(SETTINGS).map((s) => `  ${s.env}  default ${s.default}; ${s.values}\n      ${s.description}`);
+  console.log(['Configuration: environment variables, read once at start; a blank one counts as unset (README.md says more).', '', ...rows].join('\n'));
+  return 0;
+}
+
 async function versionCommand(): Promise<number> {
   console.log(version());
   return 0;
@@ -192,6 +200,7 @@ const COMMANDS: Record<string, Command> = {
   'users logout': { args: '--email <e-mail>', summary: 'end every login of a login user, on every instance', run: usersLogoutCommand },
   'signing-keys rotate': { summary: 'add a key that signs access tokens from now on; the old one verifies until its tokens expire', run: signingKeysRotateCommand },
   help: { summary: 'print this help', run: helpCommand },
+  'help config': { summary: 'list the configuration variables, their defaults and values', run: helpConfigCommand },
   version: { summary: 'print the version', run: versionCommand },
 };
 
@@ -217,8 +226,8 @@ function usage(): string {
     'Commands:',
     ...rows,
     '',
-    'Database: DATABASE_URL=postgres://... or the embedded database in FEEGATE_DATA_DIR (./data),',
-    'which one process at a time may open. Configuration: see README.md.',
+    `Database: DATABASE_URL=postgres://... or the embedded database in FEEGATE_DATA_DIR (${SETTINGS.dataDir.default}),`,
+    'which one process at a time may open. Configuration: feegate help config, and README.md.',
   ].join('\n');
 }
 

@@ -1,66 +1,15 @@
 /**
  * Configuration comes from the environment only, and is read and validated once.
- * A bad value stops the process with a message naming the variable.
+ * Every variable is one row of SETTINGS: its name, the values it takes, its
+ * default (or how the default is derived) and what it means. `feegate help
+ * config` prints the rows, and test/operator/config.test.ts holds the README's
+ * table to them. A bad value stops the process with a message naming the
+ * variable; rules between variables are checked after the rows (checkTogether).
  */
 import os from 'node:os';
 import path from 'node:path';
 import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from './errors.js';
-
-export interface Config {
-  host: string;
-  port: number;
-  /** PostgreSQL server; absent means the embedded PGlite database. */
-  databaseUrl: string | undefined;
-  databasePoolSize: number;
-  /** PostgreSQL cancels a statement running longer (statement_timeout); the client gives its connection up a second later. */
-  databaseStatementTimeoutMs: number;
-  /** A statement waits at most this long for a lock (lock_timeout). */
-  databaseLockTimeoutMs: number;
-  dataDir: string;
-  accessTokenTtlSeconds: number;
-  refreshTokenTtlSeconds: number;
-  /** Refresh tokens of a login live at most this long from the login, however often they are refreshed. */
-  sessionMaxAgeSeconds: number;
-  /** `iss` of the access tokens (JWT) this service signs and accepts. */
-  issuer: string;
-  logLevel: string;
-  bodyLimitBytes: number;
-  /** A request whose headers and body have not fully arrived in this time is answered 408 and its connection closed. */
-  requestTimeoutSeconds: number;
-  /** Password hashes computed at once; more wait in a queue of loginQueueLimit. */
-  loginConcurrency: number;
-  loginQueueLimit: number;
-  /** Share of a core (percent) each hashing thread may use under sustained load; it rests the remainder after each hash. */
-  loginHashCpuPercent: number;
-  /** Failed logins per user name and client address within the window before 429 (0 disables). */
-  loginMaxFailures: number;
-  /** Failed logins per user name from all addresses within the window before 429 (0 disables). */
-  loginMaxFailuresPerUser: number;
-  loginFailureWindowSeconds: number;
-  /** How long a verified API key is trusted from memory (revocation is pushed, this is the fallback). */
-  apiKeyCacheTtlMs: number;
-  /** How long a listing page is served from memory (key changes are pushed; last_used_at may lag this much). */
-  apiKeyListingCacheTtlMs: number;
-  /** How often last_used_at updates are written in one batch. */
-  lastUsedFlushMs: number;
-  /** Load the demo data set into an empty embedded database at start: always (FEEGATE_DEMO=true), never, or only while listening on loopback (unset). */
-  loadDemoData: 'always' | 'on-loopback' | 'never';
-  /** Proxies in front whose X-Forwarded-For is believed: none, a number of hops, or their addresses and CIDR ranges. */
-  trustProxy: false | number | string[];
-  /** Redis for counters shared by every instance (rate limits, failed logins); absent: each instance counts alone. */
-  redisUrl: string | undefined;
-  /** Prefix of every Redis key, so several deployments (or tests) can share one Redis. */
-  redisKeyPrefix: string;
-  /** Login and refresh requests per client address per minute (0 disables). */
-  rateLimitAnonymousPerMinute: number;
-  /** Assignment requests (bulk-assign, /all) per customer per minute, whoever sends them (0 disables). */
-  assignmentsPerCustomerPerMinute: number;
-  /** Prometheus metrics at /metrics on this port (off when undefined); never the API's port. */
-  metricsPort: number | undefined;
-  metricsHost: string;
-}
-
 
 type Env = Record<string, string | undefined>;
 
@@ -105,29 +54,109 @@ export const LOGIN_HASH_CPU_PERCENT = 75;
 export const DATABASE_STATEMENT_TIMEOUT_MS = 60_000;
 export const DATABASE_LOCK_TIMEOUT_MS = 5000;
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const value = Number(raw.trim());
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
+/** How a variable's text becomes its value, and the values it takes in words (the README's "values" column). */
+interface Kind<T> {
+  values: string;
+  /** `raw` is the variable as set, never blank; a bad value throws ConfigError naming `name`. */
+  parse(raw: string, name: string): T;
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+/** One environment variable: a row of SETTINGS. */
+interface Setting<T> {
+  env: string;
+  values: string;
+  /** The default in words: the value as one would set it, (unset), or how it is derived. */
+  default: string;
+  /** One line; the README's table says more. */
+  description: string;
+  /** Its value in `env`: the default when unset or blank. */
+  read(env: Env): T;
 }
 
-function oneOf(env: Env, name: string, fallback: string, allowed: readonly string[]): string {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-  return raw;
+/** A variable whose default is computed; `how` says how, in words. */
+function derived<T>(env: string, kind: Kind<T>, how: string, value: (vars: Env) => T, description: string): Setting<T> {
+  return {
+    env,
+    values: kind.values,
+    default: how,
+    description,
+    read: (vars) => (vars[env]?.trim() ? kind.parse(vars[env], env) : value(vars)),
+  };
 }
+
+/** A variable whose default is written as one would set it, and parsed like it. */
+function setting<T>(env: string, kind: Kind<T>, fallback: string, description: string): Setting<T> {
+  return derived(env, kind, fallback, () => kind.parse(fallback, env), description);
+}
+
+/** A variable that is off (undefined) unless set. */
+function optional<T>(env: string, kind: Kind<T>, description: string): Setting<T | undefined> {
+  return derived<T | undefined>(env, kind, '(unset)', () => undefined, description);
+}
+
+function integer(min: number, max: number): Kind<number> {
+  return {
+    values: `${min} to ${max}`,
+    parse(raw, name) {
+      if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+      const value = Number(raw.trim());
+      if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+      return value;
+    },
+  };
+}
+
+const FLAG: Kind<boolean> = {
+  values: 'true or false',
+  parse(raw, name) {
+    const value = raw.trim().toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  },
+};
+
+function oneOf(allowed: readonly string[]): Kind<string> {
+  return {
+    values: allowed.join(', '),
+    parse(raw, name) {
+      if (!allowed.includes(raw.trim())) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw.trim()}"`);
+      return raw.trim();
+    },
+  };
+}
+
+function text(values: string): Kind<string> {
+  return { values, parse: (raw) => raw.trim() };
+}
+
+const DIRECTORY: Kind<string> = { values: 'a directory', parse: (raw) => path.resolve(raw.trim()) };
+
+const POSTGRES_URL: Kind<string> = {
+  values: 'a postgres:// or postgresql:// URL',
+  parse(raw, name) {
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      throw new ConfigError(`${name} must be a URL such as postgres://user@host:5432/db`);
+    }
+    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+      throw new ConfigError(`${name} must start with postgres:// or postgresql://, got "${url.protocol}//"`);
+    }
+    return raw.trim();
+  },
+};
+
+const REDIS_URL: Kind<string> = {
+  values: 'a redis:// or rediss:// URL',
+  parse(raw, name) {
+    if (!/^rediss?:\/\/[^\s]+$/.test(raw.trim())) throw new ConfigError(`${name} must be a URL such as redis://127.0.0.1:6379`);
+    return raw.trim();
+  },
+};
+
+const PROXY_HOPS = integer(0, 20);
 
 /**
  * TRUST_PROXY=true would believe the whole X-Forwarded-For, whose left end the
@@ -136,103 +165,97 @@ function oneOf(env: Env, name: string, fallback: string, allowed: readonly strin
  * that many entries from the right) or the proxies' addresses (the client is the
  * first address from the right that is not one of them).
  */
-function trustProxy(env: Env): Config['trustProxy'] {
-  const raw = env.TRUST_PROXY?.trim() ?? '';
-  if (raw === '' || /^(false|no|off)$/i.test(raw)) return false;
-  if (/^(true|yes|on)$/i.test(raw)) {
-    throw new ConfigError(
-      "TRUST_PROXY=true is refused: it trusts the client's own X-Forwarded-For, so any client could choose its address; set the number of proxies in front (TRUST_PROXY=1 behind one) or their addresses and CIDR ranges",
-    );
-  }
-  if (/^\d+$/.test(raw)) return integer(env, 'TRUST_PROXY', 0, 0, 20) || false;
-  const list = raw.split(',').map((entry) => entry.trim());
-  try {
-    proxyAddr.compile(list);
-  } catch (err) {
-    throw new ConfigError(`TRUST_PROXY must be false, a number of proxies, or a comma-separated list of proxy addresses and CIDR ranges: ${(err as Error).message}`);
-  }
-  return list;
-}
+const PROXIES: Kind<false | number | string[]> = {
+  values: `false, ${PROXY_HOPS.values} proxies, or their addresses and CIDR ranges`,
+  parse(raw, name) {
+    const value = raw.trim();
+    if (/^(false|no|off)$/i.test(value)) return false;
+    if (/^(true|yes|on)$/i.test(value)) {
+      throw new ConfigError(
+        `${name}=true is refused: it trusts the client's own X-Forwarded-For, so any client could choose its address; set the number of proxies in front (${name}=1 behind one) or their addresses and CIDR ranges`,
+      );
+    }
+    if (/^\d+$/.test(value)) return PROXY_HOPS.parse(value, name) || false;
+    const list = value.split(',').map((entry) => entry.trim());
+    try {
+      proxyAddr.compile(list);
+    } catch (err) {
+      throw new ConfigError(`${name} must be false, a number of proxies, or a comma-separated list of proxy addresses and CIDR ranges: ${(err as Error).message}`);
+    }
+    return list;
+  },
+};
 
-/** FEEGATE_DEMO=true loads the demo data wherever the server listens; unset, only on loopback. */
-function demoData(env: Env): Config['loadDemoData'] {
-  if (!env.FEEGATE_DEMO?.trim()) return 'on-loopback';
-  return flag(env, 'FEEGATE_DEMO', false) ? 'always' : 'never';
-}
+/** FEEGATE_DEMO=true loads the demo data wherever the server listens, false never; unset, only on loopback. */
+const DEMO: Kind<'always' | 'never'> = { values: FLAG.values, parse: (raw, name) => (FLAG.parse(raw, name) ? 'always' : 'never') };
 
-function metricsPort(env: Env, apiPort: number): number | undefined {
-  if (!env.METRICS_PORT?.trim()) return undefined;
-  const port = integer(env, 'METRICS_PORT', 0, 1, 65535);
-  if (port === apiPort) throw new ConfigError(`METRICS_PORT must differ from PORT (${apiPort}): metrics are never served on the API port`);
-  return port;
-}
+/**
+ * Every variable, in the README's order. A plain typed table rather than a
+ * TypeBox schema: the variables are text parsed in ways JSON Schema does not
+ * state (TRUST_PROXY, URLs), some defaults are computed (from the cores, from
+ * another variable) and the messages are written for operators, so TypeBox
+ * would only carry annotations this file interprets all the same; a row also
+ * types its field of Config, and reading it costs nothing at start-up.
+ */
+export const SETTINGS = {
+  host: setting('HOST', text('an address'), '127.0.0.1', 'address to listen on'),
+  port: setting('PORT', integer(0, 65535), '3000', 'port to listen on'),
+  databaseUrl: optional('DATABASE_URL', POSTGRES_URL, 'PostgreSQL server; unset: the embedded PGlite database'),
+  dataDir: setting('FEEGATE_DATA_DIR', DIRECTORY, './data', "the embedded database's directory, opened by one process at a time"),
+  loadDemoData: derived<'always' | 'on-loopback' | 'never'>('FEEGATE_DEMO', DEMO, 'only on loopback', () => 'on-loopback', 'load the demo data into an empty embedded database at start'),
+  databasePoolSize: setting('DATABASE_POOL_SIZE', integer(1, 200), '10', 'PostgreSQL connections'),
+  databaseStatementTimeoutMs: setting('DATABASE_STATEMENT_TIMEOUT_MS', integer(1000, 3_600_000), String(DATABASE_STATEMENT_TIMEOUT_MS), 'PostgreSQL cancels a statement running longer (statement_timeout)'),
+  databaseLockTimeoutMs: setting('DATABASE_LOCK_TIMEOUT_MS', integer(100, 3_600_000), String(DATABASE_LOCK_TIMEOUT_MS), 'a statement waits at most this long for a lock (lock_timeout); not above the statement timeout'),
+  accessTokenTtlSeconds: setting('ACCESS_TOKEN_TTL_SECONDS', integer(1, 86_400), '3600', 'lifetime of access tokens (expires_in)'),
+  refreshTokenTtlSeconds: setting('REFRESH_TOKEN_TTL_SECONDS', integer(1, 31_536_000), '2592000', 'lifetime of refresh tokens (refresh_expires_in)'),
+  sessionMaxAgeSeconds: setting('SESSION_MAX_AGE_SECONDS', integer(60, 31_536_000), '2592000', "a login's refresh tokens live at most this long from the login"),
+  loginConcurrency: derived('LOGIN_CONCURRENCY', integer(1, 64), 'cores − 1 (1 to 4)', () => defaultLoginConcurrency(), 'password hashes computed at once, in low-priority threads'),
+  loginQueueLimit: derived(
+    'LOGIN_QUEUE_LIMIT',
+    integer(0, 10_000),
+    `${LOGIN_QUEUE_PER_HASHER} × LOGIN_CONCURRENCY`,
+    // Annotated: TypeScript cannot infer a type that reads the table being built.
+    (vars): number => LOGIN_QUEUE_PER_HASHER * SETTINGS.loginConcurrency.read(vars),
+    'logins waiting for a hashing thread; beyond it 503 server_busy',
+  ),
+  loginHashCpuPercent: setting('LOGIN_HASH_CPU_PERCENT', integer(10, 100), String(LOGIN_HASH_CPU_PERCENT), 'share of a core each hashing thread uses under sustained load'),
+  loginMaxFailures: setting('LOGIN_MAX_FAILURES', integer(0, 1000), '10', 'failed logins per user name and client address within the window before 429 (0 disables)'),
+  loginMaxFailuresPerUser: setting('LOGIN_MAX_FAILURES_PER_USER', integer(0, 100_000), '100', 'failed logins per user name from all addresses within the window before 429 (0 disables)'),
+  loginFailureWindowSeconds: setting('LOGIN_FAILURE_WINDOW_SECONDS', integer(1, 86_400), '900', 'the window of both failed-login limits'),
+  apiKeyCacheTtlMs: setting('API_KEY_CACHE_TTL_MS', integer(0, 3_600_000), '30000', 'how long a verified API key is trusted from memory (revocation is pushed)'),
+  apiKeyListingCacheTtlMs: setting('API_KEY_LISTING_CACHE_TTL_MS', integer(0, 3000), '1000', 'how long a listing page is served from memory (key changes are pushed)'),
+  lastUsedFlushMs: setting('LAST_USED_FLUSH_MS', integer(10, 2000), '1000', 'how often last_used_at updates are written, in one batch'),
+  bodyLimitBytes: setting('BODY_LIMIT_BYTES', integer(1024, 104_857_600), '1048576', 'larger request bodies get 413'),
+  requestTimeoutSeconds: setting('REQUEST_TIMEOUT_SECONDS', integer(1, 3600), '30', 'a request not fully arrived in this time gets 408'),
+  logLevel: setting('LOG_LEVEL', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', 'pino log level'),
+  trustProxy: setting('TRUST_PROXY', PROXIES, 'false', 'the proxies in front whose X-Forwarded-For is believed'),
+  issuer: setting('FEEGATE_ISSUER', text('text'), 'feegate', 'iss of the access tokens (JWT) this service signs and accepts'),
+  redisUrl: optional('REDIS_URL', REDIS_URL, 'Redis for counters shared by every instance; unset: each instance counts alone'),
+  redisKeyPrefix: setting('REDIS_KEY_PREFIX', text('text'), 'feegate:', 'prefix of every Redis key, so deployments can share one Redis'),
+  rateLimitAnonymousPerMinute: setting('RATE_LIMIT_ANONYMOUS_PER_MINUTE', integer(0, 1_000_000), '60', 'login and refresh requests per client address per minute (0 disables)'),
+  assignmentsPerCustomerPerMinute: setting('ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE', integer(0, 100_000), '30', 'assignment requests per customer per minute (0 disables)'),
+  metricsPort: optional('METRICS_PORT', integer(1, 65535), 'serve Prometheus metrics at /metrics on this port, never PORT; unset: no metrics'),
+  metricsHost: setting('METRICS_HOST', text('an address'), '127.0.0.1', 'address of the metrics listener'),
+};
 
-function databaseUrl(env: Env): string | undefined {
-  const raw = env.DATABASE_URL?.trim();
-  if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('DATABASE_URL must be a URL such as postgres://user@host:5432/db');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got "${url.protocol}//"`);
-  }
-  return raw;
-}
+/** The settings, one field per row of SETTINGS, whose description says what it means. */
+export type Config = { [K in keyof typeof SETTINGS]: ReturnType<(typeof SETTINGS)[K]['read']> };
 
-function redisUrl(env: Env): string | undefined {
-  const raw = env.REDIS_URL?.trim();
-  if (!raw) return undefined;
-  if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError('REDIS_URL must be a URL such as redis://127.0.0.1:6379');
-  return raw;
-}
-
-function databaseTimeouts(env: Env): Pick<Config, 'databaseStatementTimeoutMs' | 'databaseLockTimeoutMs'> {
-  const statement = integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DATABASE_STATEMENT_TIMEOUT_MS, 1000, 3_600_000);
-  const lock = integer(env, 'DATABASE_LOCK_TIMEOUT_MS', DATABASE_LOCK_TIMEOUT_MS, 100, 3_600_000);
+/** Rules between variables, which no row can state alone. */
+function checkTogether(config: Config): void {
+  const { databaseLockTimeoutMs: lock, databaseStatementTimeoutMs: statement } = config;
   if (lock > statement) {
     throw new ConfigError(`DATABASE_LOCK_TIMEOUT_MS (${lock}) must not exceed DATABASE_STATEMENT_TIMEOUT_MS (${statement}): the statement would be cancelled first`);
   }
-  return { databaseStatementTimeoutMs: statement, databaseLockTimeoutMs: lock };
+  if (config.metricsPort === config.port) {
+    throw new ConfigError(`METRICS_PORT must differ from PORT (${config.port}): metrics are never served on the API port`);
+  }
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const loginConcurrency = integer(env, 'LOGIN_CONCURRENCY', defaultLoginConcurrency(), 1, 64);
-  const port = integer(env, 'PORT', 3000, 0, 65535);
-  return {
-    host: env.HOST?.trim() || '127.0.0.1',
-    port,
-    databaseUrl: databaseUrl(env),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
-    ...databaseTimeouts(env),
-    dataDir: path.resolve(env.FEEGATE_DATA_DIR?.trim() || './data'),
-    accessTokenTtlSeconds: integer(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400),
-    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 1, 31_536_000),
-    sessionMaxAgeSeconds: integer(env, 'SESSION_MAX_AGE_SECONDS', 2_592_000, 60, 31_536_000),
-    issuer: env.FEEGATE_ISSUER?.trim() || 'feegate',
-    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
-    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
-    loginConcurrency,
-    loginQueueLimit: integer(env, 'LOGIN_QUEUE_LIMIT', LOGIN_QUEUE_PER_HASHER * loginConcurrency, 0, 10_000),
-    loginHashCpuPercent: integer(env, 'LOGIN_HASH_CPU_PERCENT', LOGIN_HASH_CPU_PERCENT, 10, 100),
-    loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1000),
-    loginMaxFailuresPerUser: integer(env, 'LOGIN_MAX_FAILURES_PER_USER', 100, 0, 100_000),
-    loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
-    apiKeyCacheTtlMs: integer(env, 'API_KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
-    apiKeyListingCacheTtlMs: integer(env, 'API_KEY_LISTING_CACHE_TTL_MS', 1000, 0, 3000),
-    lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 1000, 10, 2000),
-    loadDemoData: demoData(env),
-    trustProxy: trustProxy(env),
-    redisUrl: redisUrl(env),
-    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'feegate:',
-    rateLimitAnonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60, 0, 1_000_000),
-    assignmentsPerCustomerPerMinute: integer(env, 'ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE', 30, 0, 100_000),
-    metricsPort: metricsPort(env, port),
-    metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
-  };
+  const config = Object.fromEntries(Object.entries(SETTINGS).map(([key, setting]) => [key, setting.read(env)])) as Config;
+  checkTogether(config);
+  return config;
 }
 
 /** Settings for tests and embedding: defaults with overrides, no environment. */

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig } from '../../src/config.js';
+import { defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig, SETTINGS } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
+import { runFeegate } from '../helpers/cli.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -106,4 +108,47 @@ describe('configuration', () => {
       assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message));
     });
   }
+});
+
+describe('the configuration table of src/config.ts', () => {
+  it('takes a blank variable as unset, for every variable', () => {
+    const defaults = loadConfig({});
+    for (const { env } of Object.values(SETTINGS)) {
+      assert.deepEqual(loadConfig({ [env]: '  ' }), defaults, env);
+    }
+  });
+
+  /** Variable, default and values of each row of the README's configuration table, without Markdown's backticks. */
+  function readmeRows(): Map<string, [string, string]> {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration\n')) ?? '';
+    const lines = section.split('\n').filter((line) => line.startsWith('|'));
+    assert.equal(lines[0], '| variable | default | values | meaning |', 'the README table has the columns this test reads');
+    const rows = lines.slice(2).map((line) => line.slice(1).split(' | ').slice(0, 3).map((cell) => cell.replaceAll('`', '').trim()));
+    return new Map(rows.map(([env = '', fallback = '', values = '']) => [env, [fallback, values]]));
+  }
+
+  it('is the README\'s table: the same variables in the same order, each with its default and values', () => {
+    const readme = readmeRows();
+    const settings = Object.values(SETTINGS);
+    assert.deepEqual([...readme.keys()], settings.map((s) => s.env), 'README.md lists the variables of SETTINGS');
+    for (const s of settings) {
+      assert.deepEqual(readme.get(s.env), [s.default, s.values], `README.md's default and values of ${s.env}`);
+    }
+  });
+
+  it('is what feegate help config prints: every variable with its default, values and meaning', async () => {
+    const { code, stdout, stderr } = await runFeegate(['help', 'config'], process.env);
+    assert.equal(code, 0, stderr);
+    for (const s of Object.values(SETTINGS)) {
+      assert.ok(stdout.includes(`  ${s.env}  default ${s.default}; ${s.values}\n      ${s.description}\n`), `feegate help config shows ${s.env}`);
+    }
+    assert.match(stdout, /^ {2}PORT {2}default 3000; 0 to 65535\n {6}port to listen on$/m);
+    const extra = await runFeegate(['help', 'config', 'PORT'], process.env);
+    assert.deepEqual([extra.code, extra.stdout], [1, '']);
+    assert.match(extra.stderr, /usage: feegate help config/);
+    const help = await runFeegate(['help'], process.env);
+    assert.match(help.stdout, /help config\s+list the configuration variables/);
+    assert.match(help.stdout, /FEEGATE_DATA_DIR \(\.\/data\)/);
+  });
 });
