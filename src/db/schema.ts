@@ -240,7 +240,7 @@ export const merchantPaymentPlans = pgTable(
   },
   (t) => [
     // No index by plan: nothing on the request path asks "who holds plan X", and
-    // each index costs every assignment row (about 2 s per 1.2 million).
+    // each index costs every assignment row (docs/performance.md).
     primaryKey({ name: 'merchant_payment_plans_pk', columns: [t.merchantId, t.paymentPlanId] }),
   ],
 );
