@@ -1,5 +1,5 @@
 /**
- * Security headers on every answer (contract section 12), through helmet:
+ * Security headers (docs/production.md#headers), through helmet:
  * `X-Content-Type-Options: nosniff`, a Content-Security-Policy that the docs
  * (swagger-ui) and the console (Vite build) run under, no `X-Powered-By`. And
  * `Cache-Control: no-store` on every answer to an authenticated request, so no

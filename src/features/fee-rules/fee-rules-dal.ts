@@ -186,7 +186,7 @@ export function createFeeRulesDal(db: Db) {
     /**
      * The plans `merchantId` held at `at`: the present assignments made by then,
      * and the ended ones whose interval [assigned_at, removed_at) contains it.
-     * Each side is a range of one index by merchant; ordered as the contract says.
+     * Each side is a range of one index by merchant; ordered as docs/fee-rules-history.md says.
      */
     async plansAt(merchantId: string, at: Date, tx: DbOrTx = db): Promise<HeldPlanRow[]> {
       const instant = sql`${at.toISOString()}::timestamptz`;
