@@ -27,7 +27,7 @@ export async function ceiling(ctx: PhaseContext): Promise<LoadResult> {
 }
 
 export const KEY_USERS = 100;
-export const KEYS_PER_USER = 10; // the contract's limit of ENABLED keys per user
+export const KEYS_PER_USER = 10; // the limit of ENABLED keys per user (docs/api.md#conventions, 409)
 
 /**
  * 1,000 customer keys through the public API, spread over 100 integration users

@@ -162,7 +162,7 @@ export function lines(report: BenchReport): Line[] {
   throughputLine('2b. bearer auth GET /v1/users/me', report.bearerAuth, BUDGETS.bearerAuthRatio);
   throughputLine('3. listing GET /v1/api-keys size=10', report.listing, BUDGETS.listingRatio);
   throughputLine('6. rate-limited keys + Redis GET /v1/users/me', report.rateLimited, BUDGETS.rateLimitedRatio);
-  // No budget in the contract for these.
+  // No budget for these (docs/performance.md#budgets).
   throughputLine('3b. fee rules at an instant GET /v1/merchants/{id}/fee-rules?at=', report.feeRulesAt);
   throughputLine('3c. full page GET /v1/merchants?size=1000 (of 10,000)', report.fullPage);
 

@@ -2,7 +2,8 @@
 /**
  * `npm run build` (and before `npm start`): the service as one JavaScript bundle,
  * dist/feegate.mjs, with the npm packages left as imports. Running the sources
- * through tsx costs about 80 MB of memory per process (docs/performance.md);
+ * through tsx keeps the TypeScript loader in every process's memory
+ * (docs/performance.md);
  * tests, the bench's in-process parts and `npm run feegate` still run the sources.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';

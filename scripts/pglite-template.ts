@@ -3,8 +3,8 @@
  * new embedded database starts from (src/db/pglite-worker.mjs says why), for the
  * installed PGlite build, as assets/pglite-initdb-<version>.tar.br, and removes
  * those of other builds. Run it after upgrading @electric-sql/pglite
- * (test/platform/embedded-database.test.ts fails until then). Takes a minute
- * and about 750 MB of memory, once, here instead of on every first start.
+ * (test/platform/embedded-database.test.ts fails until then). initdb's minute
+ * and its memory are spent once, here, instead of on every first start.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -15,8 +15,8 @@ type Env = Record<string, string | undefined>;
 
 /**
  * Hashes at once by default: one core fewer than the machine has, so argon2 never
- * takes every core from the event loop and the database (on 2 cores, a login storm
- * at 2 made /health p99 ~1.7x worse than at 1 for the same logins/s; see
+ * takes every core from the event loop and the database (more hashes than that buy
+ * no more logins a second, only slower answers for everything else;
  * docs/performance.md), and at most 4, since each hash holds 19 MiB.
  */
 export function defaultLoginConcurrency(cores = os.availableParallelism()): number {
@@ -24,31 +24,29 @@ export function defaultLoginConcurrency(cores = os.availableParallelism()): numb
 }
 
 /**
- * Logins that may wait per hashing thread: about half a second of argon2 each
- * (~9 ms a hash here). A refused login costs CPU too, since clients that ignore
- * Retry-After send it again at once: at 32 per thread a 50-client storm got half
- * the logins through and answered 11,000 refusals a second; at 64 it got twice
- * the logins and few refusals (docs/performance.md).
+ * Logins that may wait per hashing thread: about half a second of argon2 each.
+ * A refused login costs CPU too, since clients that ignore Retry-After send it
+ * again at once: a shorter queue spends a storm on refusals and gets fewer logins
+ * through (docs/performance.md).
  */
 export const LOGIN_QUEUE_PER_HASHER = 64;
 
 /**
  * A hashing thread rests after each hash for a third of the time it took, so in a
  * login storm it uses three quarters of a core. Even at SCHED_IDLE a core busy
- * with hashing raised /health's p99 (a 10 ms busy loop in its place did the
- * same, so it is the busy core, not argon2's memory traffic); resting cut the
- * storm's factor from about x2.8 to x2.2 for 16% fewer logins a second
- * (docs/performance.md). A single login never waits for it: the rest follows
- * the answer.
+ * with hashing slows the other requests (a busy loop in argon2's place did the
+ * same, so it is the busy core, not argon2's memory traffic); resting leaves them
+ * their latency for somewhat fewer logins a second (docs/performance.md). A
+ * single login never waits for it: the rest follows the answer.
  */
 export const LOGIN_HASH_CPU_PERCENT = 75;
 
 /**
  * Bounds of every PostgreSQL statement and lock wait, so that no connection is
  * held for ever by a hang. A minute leaves the longest statement, /all for
- * 100,000 merchants × 12 plans (about 6 s, docs/performance.md), ten times its
- * time; five seconds of waiting for a lock is longer than any lock feegate
- * holds is meant to be waited for (a customer's assignments wait in memory,
+ * 100,000 merchants × 12 plans, several times its time even on a loaded
+ * machine (docs/performance.md); five seconds of waiting for a lock is longer
+ * than any lock feegate holds is meant to be waited for (a customer's assignments wait in memory,
  * docs/design.md).
  */
 export const DATABASE_STATEMENT_TIMEOUT_MS = 60_000;

@@ -1,6 +1,6 @@
 // The embedded PostgreSQL (PGlite) in its own thread, answering src/db/pglite-rpc.ts.
 // PGlite runs SQL synchronously in WebAssembly: on the service's thread every
-// query held the event loop (a login's ~2 ms made /health wait behind it).
+// query held the event loop, and cheap requests waited behind a login's SQL.
 // Plain JavaScript so that it loads in a worker without a TypeScript loader,
 // from the sources as from the bundle (scripts/build.mjs copies it).
 //
@@ -30,11 +30,12 @@ function serializeError(err) {
 /**
  * What a new data directory starts from. initdb in WebAssembly runs a second
  * PostgreSQL beside the first, restores a 128 MiB copy of its heap before each
- * step and hands its result over as a 40 MB archive: 750 MB of peak RSS, kept by
- * the process. Its output is the same for every install of one PGlite build, so
- * the package ships it (scripts/pglite-template.ts) and a new directory is
- * unpacked from it; PGlite then opens it as on any restart. initdb remains the
- * fallback for a build without a template.
+ * step and hands its result over as a 40 MB archive: the first start's peak
+ * memory is more than twice the service's own, and the process keeps it
+ * (docs/performance.md). Its output is the same for every install of one PGlite
+ * build, so the package ships it (scripts/pglite-template.ts) and a new
+ * directory is unpacked from it; PGlite then opens it as on any restart. initdb
+ * remains the fallback for a build without a template.
  */
 async function prepareNewDirectory() {
   if (input.loadDataDir) return new Blob([input.loadDataDir]);
@@ -46,10 +47,11 @@ async function prepareNewDirectory() {
 
 /**
  * Writes the files of the template's archive into `dir`, PG_VERSION (by which
- * PGlite knows a directory is complete) last. By hand rather than with node-tar:
- * its streaming extraction left 50-70 MB of small freed buffers resident in this
- * thread for good; here the archive is one buffer, freed as a whole. The archive
- * is PGlite's own dumpDataDir output: ustar, directories and regular files only.
+ * PGlite knows a directory is complete) last. By hand rather than with
+ * node-tar: its streaming extraction left tens of MB of small freed buffers
+ * resident in this thread for good; here the archive is one buffer, freed as a
+ * whole. The archive is PGlite's own dumpDataDir output: ustar, directories and
+ * regular files only.
  */
 function unpackTemplate(file, dir) {
   const tar = brotliDecompressSync(readFileSync(file), { chunkSize: 48 << 20 });

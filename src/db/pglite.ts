@@ -14,8 +14,9 @@ import * as schema from './schema.js';
 
 /**
  * PostgreSQL's default of 128MB lives in the service's own memory when the
- * database is embedded, and the data files are in the OS page cache anyway: in
- * the bench, 16MB took the peak RSS from 492 to 344 MB at the same throughput.
+ * database is embedded, and the data files are in the OS page cache anyway: a
+ * small buffer pool saves that memory at no cost in throughput
+ * (docs/performance.md).
  */
 export const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 

@@ -57,7 +57,7 @@ export const merchants = pgTable(
  * Two kinds of user, told apart by the password (migration 0007). A login user
  * has one and logs in by e-mail, so its e-mail is unique on the platform. An
  * integration user has none and only holds API keys; each customer has its own
- * (contract section 12), so its e-mail is unique within its customer only and
+ * (docs/api.md#operations), so its e-mail is unique within its customer only and
  * the same address may be a login user too: the two access forms stay apart.
  */
 export const users = pgTable(
@@ -110,7 +110,7 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 3 }),
-    // Lifecycle (contract section 9). A key past expires_at is EXPIRED: computed, never stored.
+    // Lifecycle (docs/key-lifecycle.md). A key past expires_at is EXPIRED: computed, never stored.
     name: text('name'),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
     access: apiKeyAccess('access').notNull().default('full'),
@@ -240,7 +240,7 @@ export const merchantPaymentPlans = pgTable(
   },
   (t) => [
     // No index by plan: nothing on the request path asks "who holds plan X", and
-    // each index costs every assignment row (about 2 s per 1.2 million).
+    // each index costs every assignment row (docs/performance.md).
     primaryKey({ name: 'merchant_payment_plans_pk', columns: [t.merchantId, t.paymentPlanId] }),
   ],
 );

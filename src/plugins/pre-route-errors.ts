@@ -1,6 +1,7 @@
 /**
  * Errors raised before any route runs, answered as problem details like every
- * other error (contract section 12), never as the framework's or Node's own JSON:
+ * other error (docs/api.md#conventions), never as the framework's or Node's
+ * own JSON:
  * - requests Node's HTTP parser refuses (malformed: 400, headers too large: 431)
  *   and requests that did not fully arrive within REQUEST_TIMEOUT_SECONDS (408):
  *   written straight to the socket, which is then closed;
@@ -20,7 +21,7 @@ import { AppError } from '../errors.js';
 import { markTimedOut } from '../lib/request-context.js';
 import { clip, problemBody, requestPath, sendProblem, toAppError } from './problem-details.js';
 
-/** Idle keep-alive connections are closed after this long (contract section 12). */
+/** Idle keep-alive connections are closed after this long (docs/production.md#a-reverse-proxy-in-front). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5000;
 /** How often Node looks for requests past their deadline: a late one is answered within this of it. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;

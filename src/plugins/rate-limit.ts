@@ -1,12 +1,13 @@
 /**
- * Rate limits (contract section 9) through @fastify/rate-limit: an API key with
- * a `rate_limit` is held to it on every route, counted per roll chain (a rolled
- * key's successor goes on with its count); login and refresh are held per
- * client address. Everything else, including keys without a limit, is let
- * through before any counting (no Redis round trip on the hot path). Counters
- * are shared through Redis when configured (lib/shared-counters.ts). Answers
- * carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; a refusal is a
- * 429 rate_limited problem with Retry-After.
+ * Rate limits (docs/key-lifecycle.md#rate-limits-and-redis) through
+ * @fastify/rate-limit: an API key with a `rate_limit` is held to it on every
+ * route, counted per roll chain (a rolled key's successor goes on with its
+ * count); login and refresh are held per client address. Everything else,
+ * including keys without a limit, is let through before any counting (no Redis
+ * round trip on the hot path). Counters are shared through Redis when
+ * configured (lib/shared-counters.ts). Answers carry RateLimit-Limit,
+ * RateLimit-Remaining and RateLimit-Reset; a refusal is a 429 rate_limited
+ * problem with Retry-After.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * Security headers on every answer (contract section 12), through helmet:
+ * Security headers (docs/production.md#headers), through helmet:
  * `X-Content-Type-Options: nosniff`, a Content-Security-Policy that the docs
  * (swagger-ui) and the console (Vite build) run under, no `X-Powered-By`. And
  * `Cache-Control: no-store` on every answer to an authenticated request, so no
@@ -38,7 +38,8 @@ const HELMET_OPTIONS: HelmetOptions = {
 /**
  * The headers helmet sets, computed once. They depend on no request (no nonces,
  * no per-route policy), and @fastify/helmet rebuilt helmet's middleware (parsing
- * the whole policy) on every request: 2.5% of the event loop under load.
+ * the whole policy) on every request, which cost more than the rest of a cheap
+ * request (docs/performance.md).
  */
 function helmetHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};

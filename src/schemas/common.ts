@@ -167,7 +167,7 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const seconds = (description: string) => ({ type: 'integer', minimum: 0, description });
-/** Headers of a rate-limited answer (contract section 9). */
+/** Headers of a rate-limited answer (docs/key-lifecycle.md#rate-limits-and-redis). */
 const RATE_LIMIT_HEADERS = {
   'Retry-After': seconds('Seconds until a retry can succeed'),
   'RateLimit-Limit': seconds('Requests allowed in the window'),

@@ -1,4 +1,4 @@
-/** Contract section 9: name, expiry, access and rate limit on creation; EXPIRED keys; read-only keys. */
+/** docs/key-lifecycle.md: name, expiry, access and rate limit on creation; EXPIRED keys; read-only keys. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { json, useTestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-/** PATCH /v1/api-keys/{id} and POST /v1/api-keys/{id}/roll (contract section 9). */
+/** PATCH /v1/api-keys/{id} and POST /v1/api-keys/{id}/roll (docs/key-lifecycle.md). */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-/** GET /v1/audit-events: the customer's audit trail, newest first (contract section 10). */
+/** GET /v1/audit-events: the customer's audit trail, newest first (docs/fee-rules-history.md#what-the-api-offers). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { count } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-/** Access tokens are JWTs a third party can read and verify (contract section 8). */
+/** Access tokens are JWTs a third party can read and verify (docs/access-tokens.md). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';

@@ -1,8 +1,8 @@
 /**
- * The hashing threads: argon2id with the contract's parameters, off the event
- * loop, at the lowest CPU priority Linux offers (SCHED_IDLE, else nice 19), and
- * resting after each hash for their share of a core, so a login storm takes only
- * part of the CPU the rest of the service leaves.
+ * The hashing threads: argon2id with OWASP's parameters (docs/design.md), off
+ * the event loop, at the lowest CPU priority Linux offers (SCHED_IDLE, else
+ * nice 19), and resting after each hash for their share of a core, so a login
+ * storm takes only part of the CPU the rest of the service leaves.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 /**
  * POST /v1/fee-rules/bulk-assign[/all]?dry_run=true: what the assignment would
- * change, with the same checks and errors, and nothing written (contract section 10).
+ * change, with the same checks and errors, and nothing written
+ * (docs/fee-rules-history.md).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-/** GET /v1/merchants/{id}/fee-rules?at=: the plans a merchant held at an instant (contract section 10). */
+/** GET /v1/merchants/{id}/fee-rules?at=: the plans a merchant held at an instant (docs/fee-rules-history.md). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';

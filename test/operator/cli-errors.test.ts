@@ -1,5 +1,6 @@
 /**
- * The command line's help, version and errors (contract section 11): every
+ * The command line's help, version and errors (README, Command line, and
+ * docs/design.md#operating-decisions): every
  * error is one line, without SQL or stack, exit 1, and nothing written.
  */
 import assert from 'node:assert/strict';

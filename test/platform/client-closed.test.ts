@@ -1,4 +1,4 @@
-/** A client that hangs up before its answer is logged and counted as 499 client_closed, never as a 503 (contract section 12). */
+/** A client that hangs up before its answer is logged and counted as 499 client_closed, never as a 503 (docs/operations.md#starting-and-stopping). */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';

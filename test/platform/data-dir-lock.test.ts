@@ -1,4 +1,4 @@
-/** One process at a time on an embedded data directory (contract section 11). */
+/** One process at a time on an embedded data directory (docs/operations.md#embedded-or-postgresql). */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

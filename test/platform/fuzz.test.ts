@@ -1,6 +1,6 @@
 /**
- * Property-based fuzzing of every operation of the OpenAPI document (contract
- * section 12: no input ever yields a 5xx). Each run sends one request built
+ * Property-based fuzzing of every operation of the OpenAPI document (no input
+ * ever yields a 5xx: docs/api.md#conventions). Each run sends one request built
  * from the document: hostile or valid values in every body field, query and
  * path parameter, with or without credentials, at the root or under /api (the
  * document's second server). Every answer must be below 500, every 4xx a

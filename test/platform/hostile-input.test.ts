@@ -1,5 +1,5 @@
 /**
- * Contract section 12: text PostgreSQL cannot store is a 400 naming the field,
+ * docs/api.md#conventions: text PostgreSQL cannot store is a 400 naming the field,
  * instants outside what PostgreSQL holds are a 400, and identifiers are UUIDs
  * in any letter case, answered in lower case. Each refusal changes nothing.
  */

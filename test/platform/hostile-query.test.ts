@@ -1,4 +1,4 @@
-/** Hostile query values on the listings are a 400 naming the parameter, never a 5xx (contract section 12). */
+/** Hostile query values on the listings are a 400 naming the parameter, never a 5xx (docs/api.md#conventions). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bearer, useTestApp } from '../helpers/app.js';

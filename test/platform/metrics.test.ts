@@ -1,4 +1,4 @@
-/** Prometheus metrics on their own port (contract section 11). */
+/** Prometheus metrics on their own port (docs/operations.md#metrics). */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * The document states what the server enforces (contract section 12): walked
+ * The document states what the server enforces (docs/api.md, at its start): walked
  * generically, for every operation, its documented examples are accepted, and
  * every limit it states (minLength, maxLength, minimum, maximum, minItems,
  * maxItems, enum, pattern, required, additionalProperties, minProperties) is

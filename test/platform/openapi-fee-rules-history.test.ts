@@ -1,4 +1,4 @@
-/** The operations of contract section 10 are documented like every other: id, summary, codes, tags, security, statuses. */
+/** The operations of docs/fee-rules-history.md are documented like every other: id, summary, codes, tags, security, statuses. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useTestApp } from '../helpers/app.js';

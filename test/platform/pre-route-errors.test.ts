@@ -1,4 +1,4 @@
-/** Errors raised before a route runs are problem details with a code, and echo little of the input (contract section 12). */
+/** Errors raised before a route runs are problem details with a code, and echo little of the input (docs/api.md#conventions). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keysSnapshot } from '../helpers/api-keys.js';
@@ -8,7 +8,7 @@ import { portOf, rawExchange, type RawAnswer } from '../helpers/raw-http.js';
 
 const h = useTestApp();
 const LONG = 'a'.repeat(10_000);
-/** The contract allows an echo of 200 characters of the input at most. */
+/** docs/api.md#conventions: no answer carries more than 200 characters of the input. */
 const TOO_MUCH_ECHO = 'a'.repeat(201);
 
 function assertProblem(res: Injected | RawAnswer, status: number, code: string): Record<string, any> {

@@ -1,4 +1,4 @@
-/** Rate limits and the failed-login count (contract sections 9 and 12), in memory and shared through Redis. */
+/** Rate limits and the failed-login count (docs/key-lifecycle.md#rate-limits-and-redis), in memory and shared through Redis. */
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { FastifyInstance } from 'fastify';

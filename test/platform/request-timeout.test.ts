@@ -1,4 +1,4 @@
-/** REQUEST_TIMEOUT_SECONDS and idle keep-alive connections (contract section 12), over real sockets. */
+/** REQUEST_TIMEOUT_SECONDS and idle keep-alive connections (docs/production.md#timeouts-at-a-glance), over real sockets. */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
@@ -11,7 +11,7 @@ import { openSocket, portOf, readUntilClosed, type RawAnswer } from '../helpers/
 
 const h = useTestApp();
 const TIMEOUT_SECONDS = 1;
-/** The contract: answered and closed within 2 s after the deadline. */
+/** docs/production.md: answered and closed within a second of the deadline; the test allows two. */
 const LATEST_MS = (TIMEOUT_SECONDS + 2) * 1000;
 
 function assertTimedOut(res: RawAnswer): void {

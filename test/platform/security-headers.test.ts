@@ -1,7 +1,8 @@
 /**
- * Security headers (contract section 12): nosniff on every answer, no-store on
- * every answer to an authenticated request or carrying a secret, no banner; the
- * docs and the console still work in a browser under the Content-Security-Policy.
+ * Security headers (docs/production.md#headers): nosniff on every answer,
+ * no-store on every answer to an authenticated request or carrying a secret, no
+ * banner; the docs and the console still work in a browser under the
+ * Content-Security-Policy.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';

@@ -1,7 +1,8 @@
 /**
- * `npm start` hands signals to the service (contract section 11): a supervisor
- * signals the npm process, and the service must stop gracefully with no
- * process of the group left behind.
+ * `npm start` hands signals to the service
+ * (docs/operations.md#starting-and-stopping): a supervisor signals the npm
+ * process, and the service must stop gracefully with no process of the group
+ * left behind.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';

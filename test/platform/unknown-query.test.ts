@@ -1,6 +1,6 @@
 /**
  * Unknown query parameters are a 400 on every operation, POST and DELETE included
- * (contract section 10): a misspelt `?dry_rn=true` must never apply a change.
+ * (docs/api.md#conventions): a misspelt `?dry_rn=true` must never apply a change.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -23,7 +23,7 @@ export interface ApiKeyFilter {
   email?: string | undefined;
 }
 
-/** What a key is created with beyond its owner (contract section 9). */
+/** What a key is created with beyond its owner (docs/key-lifecycle.md). */
 export interface KeyLifecycle {
   name: string | null;
   expiresAt: Date | null;

@@ -18,7 +18,7 @@ import { assertWithin, callerGrant, type Grant, grantOf, type GrantField } from 
 
 export const MAX_ENABLED_KEYS_PER_USER = 10;
 
-/** Optional settings of a new key (contract section 9). */
+/** Optional settings of a new key (docs/key-lifecycle.md). */
 export interface KeySettings {
   name?: string | undefined;
   expires_at?: string | undefined;

@@ -1,4 +1,4 @@
-/** The audit trail as a customer reads it (contract section 10): its own records, newest first. */
+/** The audit trail as a customer reads it (docs/fee-rules-history.md#what-the-api-offers): its own records, newest first. */
 import { BadRequestError, ForbiddenError } from '../../errors.js';
 import { parseInstant } from '../../lib/instant.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';

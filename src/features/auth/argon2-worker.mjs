@@ -16,8 +16,8 @@ try {
 
 /**
  * On Linux, also SCHED_IDLE: a waking thread of any other policy preempts it at
- * once, where nice 19 still runs out its slice first (on 2 cores that doubled the
- * storm's /health p99; docs/performance.md). Node has no call for
+ * once, where nice 19 still runs out its slice first, and cheap requests wait
+ * behind it (docs/performance.md). Node has no call for
  * sched_setscheduler and no maintained package offers one, so util-linux's
  * `chrt` sets it on this thread's id; any thread may lower itself to SCHED_IDLE
  * without privileges. Without chrt the thread keeps nice 19.

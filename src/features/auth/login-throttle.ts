@@ -19,7 +19,7 @@
 import { TooManyAttemptsError } from '../../errors.js';
 import type { Count, SharedCounters } from '../../lib/shared-counters.js';
 
-/** How many counts (user names, and user name and address pairs) an instance keeps in memory (oldest dropped first): about 30 MB when full of long names and IPv6 addresses. */
+/** How many counts (user names, and user name and address pairs) an instance keeps in memory (oldest dropped first), so a flood of names cannot grow it without bound (its size full: docs/performance.md). */
 export const MAX_TRACKED_COUNTS = 100_000;
 
 export interface LoginThrottleOptions {

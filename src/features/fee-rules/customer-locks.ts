@@ -6,7 +6,7 @@
  * Waiting inside PostgreSQL (SELECT ... FOR NO KEY UPDATE) holds a connection
  * for the whole wait: ten assignments queued behind one customer's import took
  * a pool of ten, and every other customer got 503. And lock_timeout would end
- * such a wait after 5 s, failing an assignment queued behind a 6-second /all.
+ * such a wait after 5 s, failing an assignment queued behind a long /all.
  * So instead:
  * - On this instance, one customer's writes take their turns in memory: one at a
  *   time reaches the database, WAITING_PER_CUSTOMER more wait in order, and

@@ -105,7 +105,7 @@ export function createFeeRulesDal(db: Db) {
      */
     async replacePlans(target: AssignmentTarget, planIds: string[], tx: DbOrTx = db): Promise<ReplacementResult> {
       // The insert skips what merchants already hold with an anti-join rather than
-      // ON CONFLICT (speculative insertion nearly doubled its cost at 1.2M rows);
+      // ON CONFLICT (speculative insertion costs every row; docs/performance.md);
       // callers serialise assignments per customer (tryLockCustomers), so
       // nobody else inserts the same rows meanwhile. Rows go in key order, so the
       // primary key index is written page by page instead of at random.
@@ -186,7 +186,7 @@ export function createFeeRulesDal(db: Db) {
     /**
      * The plans `merchantId` held at `at`: the present assignments made by then,
      * and the ended ones whose interval [assigned_at, removed_at) contains it.
-     * Each side is a range of one index by merchant; ordered as the contract says.
+     * Each side is a range of one index by merchant; ordered as docs/fee-rules-history.md says.
      */
     async plansAt(merchantId: string, at: Date, tx: DbOrTx = db): Promise<HeldPlanRow[]> {
       const instant = sql`${at.toISOString()}::timestamptz`;

@@ -1,9 +1,10 @@
 /**
- * Bulk assignment of payment plans to merchants (contract section 6): checks
- * that every id is the caller's and that the plans do not conflict, then applies
- * the replacement rule and its audit record in one transaction, all or nothing.
- * Over time (section 10): the same checks then a dry run that writes nothing, and
- * the plans a merchant held at any instant.
+ * Bulk assignment of payment plans to merchants
+ * (docs/api.md#payment-plans-and-fee-rules): checks that every id is the
+ * caller's and that the plans do not conflict, then applies the replacement
+ * rule and its audit record in one transaction, all or nothing. Over time
+ * (docs/fee-rules-history.md): the same checks then a dry run that writes
+ * nothing, and the plans a merchant held at any instant.
  */
 import type { Db, DbOrTx } from '../../db/database.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
