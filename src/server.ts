@@ -10,10 +10,9 @@ import { destination, pino, type Logger } from 'pino';
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
-import { customers } from './db/schema.js';
 import { DEMO_LOGINS, demoDocument } from './features/operator/demo-data.js';
 import type { PasswordHasher } from './features/auth/password-hasher.js';
-import { createImportDal } from './features/operator/import-dal.js';
+import { createDataLayer } from './db/data-layer.js';
 import { createServices } from './services.js';
 
 /** How long requests in flight may take to finish once a shutdown starts; then the process exits 1. */
@@ -70,11 +69,6 @@ export async function loadDemoData(config: Config, database: Database): Promise<
   }
 }
 
-async function isEmpty(database: Database): Promise<boolean> {
-  const rows = await database.db.select({ id: customers.id }).from(customers).limit(1);
-  return rows.length === 0;
-}
-
 function demoBanner(config: Config): string {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const [login] = DEMO_LOGINS;
@@ -111,13 +105,14 @@ export async function listensOnLoopback(host: string): Promise<boolean> {
  */
 export async function prepareDemoData(config: Config, database: Database, hasher: PasswordHasher, log: Pick<Logger, 'warn'>): Promise<string> {
   const loopback = await listensOnLoopback(config.host);
+  const { dal } = createDataLayer(database);
   let banner = '';
-  if (database.driver === 'pglite' && (config.loadDemoData === 'always' || (config.loadDemoData === 'on-loopback' && loopback)) && (await isEmpty(database))) {
+  if (database.driver === 'pglite' && (config.loadDemoData === 'always' || (config.loadDemoData === 'on-loopback' && loopback)) && (await dal.import.hasNoCustomers())) {
     await loadDemoData(config, database);
     banner = demoBanner(config);
   }
   if (!loopback) {
-    const hashes = new Map((await createImportDal(database.db).loginPasswordHashes(DEMO_LOGINS.map((login) => login.user))).map((u) => [u.email, u.passwordHash]));
+    const hashes = new Map((await dal.import.loginPasswordHashes(DEMO_LOGINS.map((login) => login.user))).map((u) => [u.email, u.passwordHash]));
     const open: string[] = [];
     for (const login of DEMO_LOGINS) {
       if (hashes.has(login.user) && (await hasher.verify(async () => hashes.get(login.user)!, login.password))) open.push(login.user);

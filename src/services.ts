@@ -5,30 +5,23 @@
  */
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { createApiKeysDal } from './features/api-keys/api-keys-dal.js';
 import { createApiKeysService } from './features/api-keys/api-keys-service.js';
 import { createKeyCaches } from './features/api-keys/key-change-feed.js';
 import { createLastUseRecorder } from './features/api-keys/last-use-recorder.js';
 import { createAccessTokens } from './features/auth/access-tokens.js';
 import { listenForAuthChanges } from './features/auth/auth-change-feed.js';
-import { createAuthDal } from './features/auth/auth-dal.js';
 import { createAuthService } from './features/auth/auth-service.js';
 import { createLoginThrottle, MAX_TRACKED_COUNTS } from './features/auth/login-throttle.js';
 import { createPasswordHasher } from './features/auth/password-hasher.js';
-import { createSigningKeysDal } from './features/auth/signing-keys-dal.js';
-import { createAuditDal } from './features/audit/audit-dal.js';
 import { createAuditService } from './features/audit/audit-service.js';
 import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js';
 import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
-import { createFeeRulesDal } from './features/fee-rules/fee-rules-dal.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
-import { createMerchantsDal } from './features/merchants/merchants-dal.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
-import { createImportDal } from './features/operator/import-dal.js';
 import { createImportService } from './features/operator/import-service.js';
-import { createPaymentPlansDal } from './features/payment-plans/payment-plans-dal.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
+import { createDataLayer } from './db/data-layer.js';
 
 /** Where background work reports trouble it cannot return to a caller. */
 export interface ServiceLog {
@@ -41,7 +34,7 @@ const MAX_LOCAL_RATE_COUNTERS = 100_000;
 const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
-  const { db } = database;
+  const { dal, uow } = createDataLayer(database);
   const hasher = createPasswordHasher({ concurrency: config.loginConcurrency, queueLimit: config.loginQueueLimit, cpuPercent: config.loginHashCpuPercent });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   const counterLog = { warn: (obj: object, msg: string) => log.warn(obj, msg), info: (obj: object, msg: string) => (log.info ?? log.warn).call(log, obj, msg) };
@@ -49,8 +42,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
     createSharedCounters({ redis, prefix: `${config.redisKeyPrefix}${name}:`, name, log: counterLog, localEntries });
   const rateLimits = counters('rate', MAX_LOCAL_RATE_COUNTERS);
   const auth = createAuthService({
-    db,
-    authDal: createAuthDal(db),
+    uow,
+    authDal: dal.auth,
     hasher,
     throttle: createLoginThrottle({
       perAddress: config.loginMaxFailures,
@@ -58,7 +51,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
       windowSeconds: config.loginFailureWindowSeconds,
       counters: counters('auth', MAX_TRACKED_COUNTS),
     }),
-    accessTokens: createAccessTokens({ dal: createSigningKeysDal(db), issuer: config.issuer, ttlSeconds: config.accessTokenTtlSeconds }),
+    accessTokens: createAccessTokens({ dal: dal.signingKeys, uow, issuer: config.issuer, ttlSeconds: config.accessTokenTtlSeconds }),
     listen: (handlers) => listenForAuthChanges(database, handlers),
     onBackgroundError: (err, what) => log.warn({ err }, what),
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
@@ -66,24 +59,20 @@ export function createServices(config: Config, database: Database, log: ServiceL
     sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
   });
   let pruneTimer: NodeJS.Timeout | undefined;
-  const apiKeysDal = createApiKeysDal(db);
   const keyCaches = createKeyCaches({ database, keyTtlMs: config.apiKeyCacheTtlMs, listingTtlMs: config.apiKeyListingCacheTtlMs });
   const lastUse = createLastUseRecorder({
-    dal: apiKeysDal,
+    dal: dal.apiKeys,
     intervalMs: config.lastUsedFlushMs,
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
-  const feeRulesDal = createFeeRulesDal(db);
-  const customerLocks = createCustomerLocks({ db, feeRulesDal, waitLimitMs: config.databaseStatementTimeoutMs });
-  const importer = createImportService({ dal: createImportDal(db), hasher, feeRulesDal, customerLocks });
-  const merchantsDal = createMerchantsDal(db);
-  const apiKeys = createApiKeysService({ db, dal: apiKeysDal, merchantsDal, caches: keyCaches, lastUse });
-  const paymentPlansDal = createPaymentPlansDal(db);
-  const merchants = createMerchantsService({ merchantsDal });
-  const paymentPlans = createPaymentPlansService({ paymentPlansDal, merchants });
+  const customerLocks = createCustomerLocks({ uow, waitLimitMs: config.databaseStatementTimeoutMs });
+  const importer = createImportService({ dal: dal.import, hasher, customerLocks });
+  const apiKeys = createApiKeysService({ uow, dal: dal.apiKeys, merchantsDal: dal.merchants, caches: keyCaches, lastUse });
+  const merchants = createMerchantsService({ merchantsDal: dal.merchants });
+  const paymentPlans = createPaymentPlansService({ paymentPlansDal: dal.paymentPlans, merchants });
   const assignmentLimit = createAssignmentLimit({ counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS), perMinute: config.assignmentsPerCustomerPerMinute });
-  const feeRules = createFeeRulesService({ db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, assignmentLimit, customerLocks });
-  const audit = createAuditService({ auditDal: createAuditDal(db) });
+  const feeRules = createFeeRulesService({ uow, feeRulesDal: dal.feeRules, merchants, assignmentLimit, customerLocks });
+  const audit = createAuditService({ auditDal: dal.audit });
   return {
     hasher,
     auth,

@@ -10,8 +10,6 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-/** A transaction is a Db too: every data function takes either. */
-export type DbOrTx = Db;
 
 export interface ListenHandlers {
   onMessage(payload: string): void;
@@ -95,7 +93,7 @@ export function sqlState(err: unknown): string | undefined {
 export { sql };
 
 /** Rows of a raw SQL statement; both drivers answer with `{ rows }`. */
-export async function queryRows<T>(tx: DbOrTx, query: SQL): Promise<T[]> {
+export async function queryRows<T>(tx: Db, query: SQL): Promise<T[]> {
   const result = (await tx.execute(query)) as unknown as { rows: T[] };
   return result.rows;
 }

@@ -295,3 +295,22 @@ export const auditEvents = pgTable(
     index('audit_events_customer_action_idx').on(t.customerId, t.action, t.occurredAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
   ],
 );
+
+/**
+ * The outbox of domain events (src/features/events/events-dal.ts): written by the
+ * transaction of the change each reports; webhook delivery reads it.
+ */
+export const domainEvents = pgTable(
+  'domain_events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    type: text('type').notNull(),
+    customerId: uuid('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    requestId: text('request_id'),
+    data: jsonb('data').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('domain_events_customer_idx').on(t.customerId, t.createdAt)],
+);

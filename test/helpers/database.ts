@@ -98,6 +98,7 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
 }
 
 const TABLES = [
+  'domain_events',
   'audit_events',
   'merchant_payment_plans',
   'merchant_payment_plan_history',

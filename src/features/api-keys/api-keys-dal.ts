@@ -1,6 +1,6 @@
 /** Queries of API keys and their integration users. Every function takes an optional transaction. */
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { type Db, type DbOrTx } from '../../db/database.js';
+import { type Db } from '../../db/database.js';
 import { apiKeys, users } from '../../db/schema.js';
 import type { UserType } from '../../lib/principal.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
@@ -87,12 +87,12 @@ export function createApiKeysDal(db: Db) {
      * integration users are looked at: neither another customer's users nor a
      * login user of the same e-mail can be found or changed through a key.
      */
-    async lockOrCreateUser(owner: KeyOwner, tx: DbOrTx) {
-      await tx
+    async lockOrCreateUser(owner: KeyOwner) {
+      await db
         .insert(users)
         .values(owner)
         .onConflictDoNothing({ target: [users.customerId, users.email], where: isNull(users.passwordHash) });
-      const [row] = await tx
+      const [row] = await db
         .select({ id: users.id, type: users.type, merchantId: users.merchantId })
         .from(users)
         .where(and(eq(users.customerId, owner.customerId), eq(users.email, owner.email), isNull(users.passwordHash)))
@@ -100,8 +100,8 @@ export function createApiKeysDal(db: Db) {
       return row!;
     },
 
-    async countEnabledKeys(userId: string, tx: DbOrTx = db): Promise<number> {
-      const [row] = await tx
+    async countEnabledKeys(userId: string): Promise<number> {
+      const [row] = await db
         .select({ n: count() })
         .from(apiKeys)
         .where(and(eq(apiKeys.userId, userId), statusCondition.ENABLED));
@@ -111,15 +111,14 @@ export function createApiKeysDal(db: Db) {
     /** `rollChainId`: a roll's successor names the first key of its chain. */
     async insertKey(
       key: { userId: string; customerId: string; merchantId: string | null; keyHash: string; displayPrefix: string; last4: string; rollChainId?: string } & KeyLifecycle,
-      tx: DbOrTx,
     ) {
-      const [row] = await tx.insert(apiKeys).values(key).returning({ id: apiKeys.id, status: apiKeys.status, createdAt: apiKeys.createdAt });
+      const [row] = await db.insert(apiKeys).values(key).returning({ id: apiKeys.id, status: apiKeys.status, createdAt: apiKeys.createdAt });
       return row!;
     },
 
     /** The key behind a hash, with its owner: one indexed lookup. */
-    async findByHash(keyHash: string, tx: DbOrTx = db) {
-      const [row] = await tx
+    async findByHash(keyHash: string) {
+      const [row] = await db
         .select({
           id: apiKeys.id,
           status: apiKeys.status,
@@ -137,7 +136,7 @@ export function createApiKeysDal(db: Db) {
       return row;
     },
 
-    async list(filter: ApiKeyFilter, page: { limit: number; offset: number }, tx: DbOrTx = db) {
+    async list(filter: ApiKeyFilter, page: { limit: number; offset: number }) {
       const conditions: SQL[] = [
         eq(apiKeys.customerId, filter.customerId),
         filter.merchantId === null ? isNull(apiKeys.merchantId) : eq(apiKeys.merchantId, filter.merchantId),
@@ -146,7 +145,7 @@ export function createApiKeysDal(db: Db) {
       if (filter.email !== undefined) conditions.push(eq(users.email, filter.email));
       const where = and(...conditions);
       const [rows, [total]] = await Promise.all([
-        tx
+        db
           .select(keyColumns)
           .from(apiKeys)
           .innerJoin(users, eq(users.id, apiKeys.userId))
@@ -156,21 +155,21 @@ export function createApiKeysDal(db: Db) {
           .offset(page.offset),
         // The total needs the users table only to filter by e-mail.
         filter.email === undefined
-          ? tx.select({ n: count() }).from(apiKeys).where(where)
-          : tx.select({ n: count() }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(where),
+          ? db.select({ n: count() }).from(apiKeys).where(where)
+          : db.select({ n: count() }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(where),
       ]);
       return { rows: rows satisfies ApiKeyRecordRow[], total: total?.n ?? 0 };
     },
 
     /** One key's record, as listings show it. */
-    async findRecord(id: string, tx: DbOrTx = db): Promise<ApiKeyRecordRow | undefined> {
-      const [row] = await tx.select(keyColumns).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.id, id));
+    async findRecord(id: string): Promise<ApiKeyRecordRow | undefined> {
+      const [row] = await db.select(keyColumns).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.id, id));
       return row;
     },
 
     /** Locks a key for a change; `expired` by the database clock. */
-    async lockKey(id: string, tx: DbOrTx) {
-      const [row] = await tx
+    async lockKey(id: string) {
+      const [row] = await db
         .select({
           id: apiKeys.id,
           keyHash: apiKeys.keyHash,
@@ -191,13 +190,13 @@ export function createApiKeysDal(db: Db) {
       return row;
     },
 
-    async updateKey(id: string, changes: KeyChanges, tx: DbOrTx): Promise<void> {
-      await tx.update(apiKeys).set({ ...changes, updatedAt: sql`now()` }).where(eq(apiKeys.id, id));
+    async updateKey(id: string, changes: KeyChanges): Promise<void> {
+      await db.update(apiKeys).set({ ...changes, updatedAt: sql`now()` }).where(eq(apiKeys.id, id));
     },
 
     /** The old key of a roll: replaced, and expiring after the grace period (never later than it already did). */
-    async markRolled(id: string, replacedBy: string, graceSeconds: number, tx: DbOrTx): Promise<Date> {
-      const [row] = await tx
+    async markRolled(id: string, replacedBy: string, graceSeconds: number): Promise<Date> {
+      const [row] = await db
         .update(apiKeys)
         .set({
           replacedBy,
@@ -209,15 +208,15 @@ export function createApiKeysDal(db: Db) {
       return row!.expiresAt!;
     },
 
-    async markDeleted(id: string, tx: DbOrTx): Promise<void> {
-      await tx.update(apiKeys).set({ status: 'DELETED', updatedAt: sql`now()` }).where(eq(apiKeys.id, id));
+    async markDeleted(id: string): Promise<void> {
+      await db.update(apiKeys).set({ status: 'DELETED', updatedAt: sql`now()` }).where(eq(apiKeys.id, id));
     },
 
     /** Many keys' last use in one statement; a later write never moves a time backwards. */
-    async recordLastUse(uses: Array<{ id: string; at: Date }>, tx: DbOrTx = db): Promise<void> {
+    async recordLastUse(uses: Array<{ id: string; at: Date }>): Promise<void> {
       if (uses.length === 0) return;
       const ats = `{${uses.map((u) => `"${u.at.toISOString()}"`).join(',')}}`;
-      await tx.execute(sql`
+      await db.execute(sql`
         UPDATE api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, v.at), v.at)
         FROM unnest(${toUuidArray(uses.map((u) => u.id))}::uuid[], ${ats}::timestamptz[]) AS v(id, at)
         WHERE k.id = v.id`);

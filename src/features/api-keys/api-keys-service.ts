@@ -1,11 +1,10 @@
 /** Rules of API keys: who may create, list, change, roll and revoke which keys, and key authentication. */
-import type { Db, DbOrTx } from '../../db/database.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../errors.js';
 import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/instant.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext } from '../../lib/change-context.js';
-import { recordAudit } from '../audit/audit-dal.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { Principal, UserType } from '../../lib/principal.js';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour, maskApiKey } from './api-key-format.js';
@@ -44,8 +43,13 @@ export interface ListKeysRequest extends PageRequest {
   merchant_id?: string | undefined;
 }
 
+/** The DALs a change of keys writes through. */
+export interface ApiKeysDals {
+  apiKeys: ApiKeysDal;
+}
+
 export interface ApiKeysServiceDeps {
-  db: Db;
+  uow: UnitOfWork<ApiKeysDals>;
   dal: ApiKeysDal;
   merchantsDal: MerchantsDal;
   caches: KeyCaches;
@@ -110,6 +114,11 @@ function createdRecord(
   };
 }
 
+/** A new key's record as events carry it: the key masked, as listings show it. */
+function masked(record: ReturnType<typeof createdRecord>) {
+  return { ...record, api_key: maskApiKey(API_KEY_PREFIX, lastFour(record.api_key)) };
+}
+
 function listedRecord(row: ApiKeyRecordRow) {
   return {
     id: row.id,
@@ -132,7 +141,7 @@ function isVisible(key: { customerId: string; merchantId: string | null }, calle
 }
 
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
-  const { db, dal, merchantsDal, caches, lastUse } = deps;
+  const { uow, dal, merchantsDal, caches, lastUse } = deps;
 
   /** The merchant a caller may act for: its own for merchant callers, one of its customer's otherwise. */
   async function visibleMerchant(caller: Principal, merchantId: string): Promise<string> {
@@ -142,8 +151,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
   }
 
   /** Locks a key the caller may see, or answers 404 as if it did not exist. */
-  async function lockVisible(keyId: string, caller: Principal | null, tx: DbOrTx) {
-    const key = await dal.lockKey(keyId, tx);
+  async function lockVisible(keyId: string, caller: Principal | null, keys: ApiKeysDal) {
+    const key = await keys.lockKey(keyId);
     if (!key || !isVisible(key, caller)) throw keyNotFound();
     return key;
   }
@@ -171,31 +180,36 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
   async function issue(owner: { email: string; customerId: string; merchantId: string | null }, lifecycle: KeyLifecycle, context: ChangeContext) {
     const type: UserType = owner.merchantId ? 'MERCHANT' : 'CUSTOMER';
     const apiKey = generateApiKey();
-    const record = await db.transaction(async (tx) => {
-      const user = await dal.lockOrCreateUser({ ...owner, type }, tx);
+    return uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
+      const user = await apiKeys.lockOrCreateUser({ ...owner, type });
       if (user.type !== type || user.merchantId !== owner.merchantId) {
         throw new ConflictError('user_conflict', "This e-mail already names one of this customer's integration users, of another type or merchant.");
       }
-      if ((await dal.countEnabledKeys(user.id, tx)) >= MAX_ENABLED_KEYS_PER_USER) {
+      if ((await apiKeys.countEnabledKeys(user.id)) >= MAX_ENABLED_KEYS_PER_USER) {
         throw new ConflictError('api_key_limit_reached', `A user may hold at most ${MAX_ENABLED_KEYS_PER_USER} enabled API keys; delete one first.`);
       }
-      const key = await dal.insertKey(
-        { userId: user.id, customerId: owner.customerId, merchantId: owner.merchantId, keyHash: sha256Hex(apiKey), displayPrefix: API_KEY_PREFIX, last4: lastFour(apiKey), ...lifecycle },
-        tx,
-      );
+      const key = await apiKeys.insertKey({
+        userId: user.id,
+        customerId: owner.customerId,
+        merchantId: owner.merchantId,
+        keyHash: sha256Hex(apiKey),
+        displayPrefix: API_KEY_PREFIX,
+        last4: lastFour(apiKey),
+        ...lifecycle,
+      });
       const record = createdRecord(key, apiKey, { ...owner, type }, lifecycle);
-      await recordAudit(tx, context, {
+      await audit({
         action: 'api_key.created',
         customerId: owner.customerId,
         targetType: 'api_key',
         targetId: key.id,
         details: { user: owner.email, user_type: type, merchant_id: owner.merchantId, ...lifecycleRecord(lifecycle) },
       });
-      await tx.execute(keyChangeNotice(owner.customerId));
+      await emit({ type: 'API_KEY_CREATED', customerId: owner.customerId, data: masked(record) });
+      await notify(keyChangeNotice(owner.customerId));
+      afterCommit(() => caches.changed(owner.customerId));
       return record;
     });
-    caches.changed(owner.customerId);
-    return record;
   }
 
   return {
@@ -248,24 +262,25 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
         set.rateLimitWindowSeconds = changes.rate_limit?.window_seconds ?? null;
         granted.push('rate_limit');
       }
-      const { key, record } = await db.transaction(async (tx) => {
-        const key = await lockVisible(keyId, caller, tx);
+      return uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
+        const key = await lockVisible(keyId, caller, apiKeys);
         assertChangeable(key);
         const bound = boundFor(caller, key);
         if (bound) assertWithin(grantOf({ ...key, ...set }), bound, granted, grantOf(key));
-        await dal.updateKey(key.id, set, tx);
-        await recordAudit(tx, context, {
+        await apiKeys.updateKey(key.id, set);
+        await audit({
           action: 'api_key.updated',
           customerId: key.customerId,
           targetType: 'api_key',
           targetId: key.id,
           details: { ...changes },
         });
-        await tx.execute(keyChangeNotice(key.customerId, key.keyHash));
-        return { key, record: (await dal.findRecord(key.id, tx))! };
+        const record = listedRecord((await apiKeys.findRecord(key.id))!);
+        await emit({ type: 'API_KEY_UPDATED', customerId: key.customerId, data: record });
+        await notify(keyChangeNotice(key.customerId, key.keyHash));
+        afterCommit(() => caches.changed(key.customerId, key.keyHash));
+        return record;
       });
-      caches.changed(key.customerId, key.keyHash);
-      return listedRecord(record);
     },
 
     /**
@@ -277,8 +292,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
      */
     async roll(caller: Principal, keyId: string, gracePeriodSeconds: number, context: ChangeContext) {
       const apiKey = generateApiKey();
-      const { old, record } = await db.transaction(async (tx) => {
-        const old = await lockVisible(keyId, caller, tx);
+      return uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
+        const old = await lockVisible(keyId, caller, apiKeys);
         assertChangeable(old);
         const bound = boundFor(caller, old);
         if (bound) assertWithin(grantOf(old), bound, ALL_GRANT_FIELDS);
@@ -289,40 +304,38 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           rateLimit: old.rateLimit,
           rateLimitWindowSeconds: old.rateLimitWindowSeconds,
         };
-        const key = await dal.insertKey(
-          {
-            userId: old.userId,
-            customerId: old.customerId,
-            merchantId: old.merchantId,
-            keyHash: sha256Hex(apiKey),
-            displayPrefix: API_KEY_PREFIX,
-            last4: lastFour(apiKey),
-            rollChainId: old.rollChainId ?? old.id,
-            ...lifecycle,
-          },
-          tx,
-        );
-        const oldExpiresAt = await dal.markRolled(old.id, key.id, gracePeriodSeconds, tx);
+        const key = await apiKeys.insertKey({
+          userId: old.userId,
+          customerId: old.customerId,
+          merchantId: old.merchantId,
+          keyHash: sha256Hex(apiKey),
+          displayPrefix: API_KEY_PREFIX,
+          last4: lastFour(apiKey),
+          rollChainId: old.rollChainId ?? old.id,
+          ...lifecycle,
+        });
+        const oldExpiresAt = await apiKeys.markRolled(old.id, key.id, gracePeriodSeconds);
         const type: UserType = old.merchantId ? 'MERCHANT' : 'CUSTOMER';
-        await recordAudit(tx, context, {
+        await audit({
           action: 'api_key.rolled',
           customerId: old.customerId,
           targetType: 'api_key',
           targetId: old.id,
           details: { new_key_id: key.id, grace_period_seconds: gracePeriodSeconds, expires_at: oldExpiresAt.toISOString() },
         });
-        await recordAudit(tx, context, {
+        await audit({
           action: 'api_key.created',
           customerId: old.customerId,
           targetType: 'api_key',
           targetId: key.id,
           details: { user: old.email, user_type: type, merchant_id: old.merchantId, rolled_from: old.id, ...lifecycleRecord(lifecycle) },
         });
-        await tx.execute(keyChangeNotice(old.customerId, old.keyHash));
-        return { old, record: createdRecord(key, apiKey, { email: old.email, type, customerId: old.customerId, merchantId: old.merchantId }, lifecycle) };
+        const record = createdRecord(key, apiKey, { email: old.email, type, customerId: old.customerId, merchantId: old.merchantId }, lifecycle);
+        await emit({ type: 'API_KEY_ROLLED', customerId: old.customerId, data: { ...masked(record), rolled_from: old.id, rolled_from_expires_at: oldExpiresAt.toISOString() } });
+        await notify(keyChangeNotice(old.customerId, old.keyHash));
+        afterCommit(() => caches.changed(old.customerId, old.keyHash));
+        return record;
       });
-      caches.changed(old.customerId, old.keyHash);
-      return record;
     },
 
     /** Pages are cached briefly per request shape; any key change of the customer drops them. */
@@ -344,20 +357,20 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
     /** Idempotent; refused at once by every instance (NOTIFY is sent by the same transaction). No caller: the operator's `keys revoke`. */
     async remove(caller: Principal | null, keyId: string, context: ChangeContext): Promise<void> {
-      const revoked = await db.transaction(async (tx) => {
-        const key = await lockVisible(keyId, caller, tx);
-        if (key.status === 'DELETED') return key;
-        await dal.markDeleted(key.id, tx);
-        await recordAudit(tx, context, {
+      await uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
+        const key = await lockVisible(keyId, caller, apiKeys);
+        if (key.status === 'DELETED') return;
+        await apiKeys.markDeleted(key.id);
+        await audit({
           action: 'api_key.deleted',
           customerId: key.customerId,
           targetType: 'api_key',
           targetId: key.id,
         });
-        await tx.execute(keyChangeNotice(key.customerId, key.keyHash));
-        return key;
+        await emit({ type: 'API_KEY_REVOKED', customerId: key.customerId, data: listedRecord((await apiKeys.findRecord(key.id))!) });
+        await notify(keyChangeNotice(key.customerId, key.keyHash));
+        afterCommit(() => caches.changed(key.customerId, key.keyHash));
       });
-      caches.changed(revoked.customerId, revoked.keyHash);
     },
 
     async authenticate(apiKey: string): Promise<Principal> {

@@ -3,8 +3,8 @@
  * transaction sends NOTIFY (delivered on commit), and each instance invalidates
  * its caches of verified keys and of listings. One LISTEN connection feeds both.
  */
-import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
+import type { Notice } from '../../db/unit-of-work.js';
 import { createPushedCache } from '../../lib/pushed-cache.js';
 import type { Principal } from '../../lib/principal.js';
 
@@ -16,9 +16,9 @@ export interface VerifiedKey {
 
 const CHANNEL = 'feegate_api_keys_changed';
 
-/** Statement to run inside the changing transaction. `keyHash` when a key was revoked or its expiry changed. */
-export function keyChangeNotice(customerId: string, keyHash?: string): SQL {
-  return sql`SELECT pg_notify(${CHANNEL}, ${keyHash ? `${customerId} ${keyHash}` : customerId})`;
+/** The notice of the changing unit of work. `keyHash` when a key was revoked or its expiry changed. */
+export function keyChangeNotice(customerId: string, keyHash?: string): Notice {
+  return { channel: CHANNEL, payload: keyHash ? `${customerId} ${keyHash}` : customerId };
 }
 
 export function createKeyCaches(options: { database: Database; keyTtlMs: number; listingTtlMs: number }) {

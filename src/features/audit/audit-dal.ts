@@ -5,7 +5,7 @@
  */
 import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db, DbOrTx } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { apiKeys, auditEvents, users } from '../../db/schema.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
@@ -32,7 +32,7 @@ export function auditValues(context: ChangeContext, event: AuditEvent): typeof a
   };
 }
 
-export async function recordAudit(tx: DbOrTx, context: ChangeContext, event: AuditEvent): Promise<void> {
+export async function recordAudit(tx: Db, context: ChangeContext, event: AuditEvent): Promise<void> {
   await tx.insert(auditEvents).values(auditValues(context, event));
 }
 
@@ -80,10 +80,10 @@ export function createAuditDal(db: Db) {
      * One page of a customer's records, newest first, with the total that match:
      * a range of audit_events_customer_listing_idx (or ..._action_idx with an action).
      */
-    async list(filters: AuditFilters, page: PageRequest, tx: DbOrTx = db): Promise<{ rows: AuditRow[]; total: number }> {
+    async list(filters: AuditFilters, page: PageRequest): Promise<{ rows: AuditRow[]; total: number }> {
       const where = filtersOf(filters);
-      const [totalRow] = await tx.select({ total: count() }).from(auditEvents).where(where);
-      const rows = await tx
+      const [totalRow] = await db.select({ total: count() }).from(auditEvents).where(where);
+      const rows = await db
         .select({
           id: auditEvents.id,
           action: auditEvents.action,

@@ -9,6 +9,9 @@ import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint, exportJWK, g
 import { UnauthorizedError } from '../../errors.js';
 import type { UserType } from '../../lib/principal.js';
 import type { NewSigningKey, SigningKeysDal } from './signing-keys-dal.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { signingKeysNotice } from './auth-change-feed.js';
 
 const ALGORITHM = 'EdDSA';
 const TOKEN_TYPE = 'at+jwt';
@@ -57,6 +60,7 @@ interface RingKey {
 
 export interface AccessTokensDeps {
   dal: SigningKeysDal;
+  uow: UnitOfWork<{ signingKeys: SigningKeysDal }>;
   issuer: string;
   ttlSeconds: number;
   now?: () => Date;
@@ -130,7 +134,10 @@ export function createAccessTokens(deps: AccessTokensDeps) {
     /** Adds a key that signs from now on; the previous one verifies until its tokens expire. */
     async rotate(): Promise<string> {
       const key = await newSigningKey();
-      await deps.dal.rotate(key);
+      await deps.uow.write(OPERATOR_CONTEXT, async ({ dal: { signingKeys }, notify }) => {
+        await signingKeys.replaceSigning(key);
+        await notify(signingKeysNotice());
+      });
       await reload();
       return key.kid;
     },

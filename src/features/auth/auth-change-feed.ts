@@ -4,29 +4,24 @@
  * name the operator unlocked. The changing transaction sends NOTIFY (delivered
  * on commit); one LISTEN connection per instance receives them all.
  */
-import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
+import type { Notice } from '../../db/unit-of-work.js';
 
 const CHANNEL = 'feegate_auth_changed';
 
-/** Statement to run inside the transaction that revokes a login. */
-export function sessionRevokedNotice(sessionId: string): SQL {
-  return sql`SELECT pg_notify(${CHANNEL}, ${`session ${sessionId}`})`;
+/** The notice of the unit of work that revokes logins: one payload each. */
+export function sessionsRevokedNotice(sessionIds: readonly string[]): Notice {
+  return { channel: CHANNEL, payload: sessionIds.map((id) => `session ${id}`) };
 }
 
-/** One notice per login, in one statement: the ids are one text[] parameter (toUuidArray). */
-export function sessionsRevokedNotice(sessionIds: string): SQL {
-  return sql`SELECT pg_notify(${CHANNEL}, 'session ' || id) FROM unnest(${sessionIds}::uuid[]) AS id`;
+/** Tells every instance to forget its failed-login counts of a user name. */
+export function loginUnlockedNotice(name: string): Notice {
+  return { channel: CHANNEL, payload: `unlock ${name}` };
 }
 
-/** Statement that tells every instance to forget its failed-login counts of a user name. */
-export function loginUnlockedNotice(name: string): SQL {
-  return sql`SELECT pg_notify(${CHANNEL}, ${`unlock ${name}`})`;
-}
-
-/** Statement to run inside the transaction that rotates the signing key. */
-export function signingKeysNotice(): SQL {
-  return sql`SELECT pg_notify(${CHANNEL}, 'keys')`;
+/** The notice of the unit of work that rotates the signing key. */
+export function signingKeysNotice(): Notice {
+  return { channel: CHANNEL, payload: 'keys' };
 }
 
 export interface AuthChangeHandlers {

@@ -1,12 +1,12 @@
 /** Login, refresh rotation with reuse detection, logout (of one login or all), and bearer-token verification. */
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/database.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
-import { type ChangeContext } from '../../lib/change-context.js';
-import { type AuditEvent, auditValues, recordAudit } from '../audit/audit-dal.js';
+import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
 import type { AccessTokens } from './access-tokens.js';
-import type { AuthChangeHandlers } from './auth-change-feed.js';
+import { type AuthChangeHandlers, loginUnlockedNotice, sessionsRevokedNotice } from './auth-change-feed.js';
 import type { AuthDal, NewToken } from './auth-dal.js';
 import { createRevokedSessions } from './revoked-sessions.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -21,8 +21,13 @@ export interface TokenObject {
   refresh_expires_in: number;
 }
 
+/** The DALs a change of logins writes through. */
+export interface AuthDals {
+  auth: AuthDal;
+}
+
 export interface AuthServiceDeps {
-  db: Db;
+  uow: UnitOfWork<AuthDals>;
   authDal: AuthDal;
   hasher: PasswordHasher;
   throttle: LoginThrottle;
@@ -61,7 +66,7 @@ export function normaliseEmail(email: string): string {
 }
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { db, authDal, hasher, accessTokens } = deps;
+  const { uow, authDal, hasher, accessTokens } = deps;
   const now = deps.now ?? (() => new Date());
   const revokedSessions = createRevokedSessions({
     ttlMs: deps.accessTokenTtlSeconds * 1000,
@@ -112,7 +117,8 @@ export function createAuthService(deps: AuthServiceDeps) {
    */
   const backgroundWrites = new Set<Promise<void>>();
   function recordInBackground(context: ChangeContext, event: AuditEvent): void {
-    const write = recordAudit(db, context, event)
+    const write = uow
+      .write(context, ({ audit }) => audit(event))
       .catch((err) => deps.onBackgroundError?.(err, 'could not record a failed login in the audit trail'))
       .finally(() => backgroundWrites.delete(write));
     backgroundWrites.add(write);
@@ -120,13 +126,14 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   /** Ends every login of a user, here at once and on other instances by NOTIFY; answers how many were live. */
   async function endSessions(user: { id: string; customerId: string }, context: ChangeContext): Promise<number> {
-    const ended = await db.transaction(async (tx) => {
-      const ids = await authDal.revokeUserSessions(user.id, 'logout_all', tx);
-      await recordAudit(tx, context, { action: 'auth.logout_all', customerId: user.customerId, targetType: 'user', targetId: user.id, details: { sessions: ids.length } });
-      return ids;
+    return uow.write(context, async ({ dal: { auth }, audit, notify, afterCommit }) => {
+      const ids = await auth.revokeUserSessions(user.id, 'logout_all');
+      await audit({ action: 'auth.logout_all', customerId: user.customerId, targetType: 'user', targetId: user.id, details: { sessions: ids.length } });
+      await notify(sessionsRevokedNotice(ids));
+      // Refused here at once; other instances hear of it by the notice.
+      afterCommit(() => ids.forEach((id) => revokedSessions.add(id)));
+      return ids.length;
     });
-    for (const id of ended) revokedSessions.add(id);
-    return ended.length;
   }
 
   const invalidCredentials = () => new UnauthorizedError('invalid_credentials', 'The user or password is not correct.');
@@ -180,30 +187,34 @@ export function createAuthService(deps: AuthServiceDeps) {
      */
     async refresh(refreshToken: string, context: ChangeContext, clientAddress: string): Promise<TokenObject> {
       const tokenHash = sha256Hex(refreshToken);
-      const outcome = await db.transaction(async (tx) => {
-        const token = await authDal.lockRefreshToken(tokenHash, tx);
+      const outcome = await uow.write(context, async ({ dal: { auth }, audit, notify, afterCommit }) => {
+        const token = await auth.lockRefreshToken(tokenHash);
         if (!token || token.revokedAt !== null) return { error: 'invalid' as const };
         if (token.consumedAt !== null) {
-          await authDal.revokeSession(token.sessionId, 'refresh_token_reuse', tx);
-          await recordAudit(tx, { ...context, actor: { type: 'user', id: token.userId } }, {
-            action: 'auth.refresh_reuse_detected',
-            customerId: token.customerId,
-            targetType: 'auth_session',
-            targetId: token.sessionId,
-            details: { client_address: clientAddress },
-          });
-          return { error: 'reused' as const, sessionId: token.sessionId };
+          await auth.revokeSession(token.sessionId, 'refresh_token_reuse');
+          await audit(
+            {
+              action: 'auth.refresh_reuse_detected',
+              customerId: token.customerId,
+              targetType: 'auth_session',
+              targetId: token.sessionId,
+              details: { client_address: clientAddress },
+            },
+            { type: 'user', id: token.userId },
+          );
+          await notify(sessionsRevokedNotice([token.sessionId]));
+          afterCommit(() => revokedSessions.add(token.sessionId));
+          return { error: 'reused' as const };
         }
         const endsAt = sessionEnd(token.sessionCreatedAt.getTime());
         if (Math.min(token.expiresAt.getTime(), endsAt) <= now().getTime()) return { error: 'invalid' as const };
-        await authDal.consumeToken(tokenHash, now(), tx);
+        await auth.consumeToken(tokenHash, now());
         const refresh = newRefreshToken(token.sessionId, endsAt);
-        await authDal.insertTokens([refresh.row], tx);
+        await auth.insertTokens([refresh.row]);
         const owner = { id: token.userId, type: token.userType, customerId: token.customerId, email: token.email };
         return { tokens: await tokenObject(token.sessionId, owner, refresh) };
       });
       if ('tokens' in outcome && outcome.tokens) return outcome.tokens;
-      if ('sessionId' in outcome && outcome.sessionId) revokedSessions.add(outcome.sessionId);
       throw outcome.error === 'reused'
         ? new UnauthorizedError('refresh_token_reused', 'This refresh token was already used; the login has been revoked.')
         : new UnauthorizedError('invalid_refresh_token', 'The refresh token is not valid.');
@@ -213,17 +224,14 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (principal.auth !== 'token' || !principal.sessionId) {
         throw new ForbiddenError('forbidden', 'Logout ends a token login; API keys are revoked with DELETE /v1/api-keys/{id}.');
       }
-      await db.transaction(async (tx) => {
-        await authDal.revokeSession(principal.sessionId!, 'logout', tx);
-        await recordAudit(tx, context, {
-          action: 'auth.logout',
-          customerId: principal.customerId,
-          targetType: 'auth_session',
-          targetId: principal.sessionId,
-        });
+      const sessionId = principal.sessionId;
+      await uow.write(context, async ({ dal: { auth }, audit, notify, afterCommit }) => {
+        await auth.revokeSession(sessionId, 'logout');
+        await audit({ action: 'auth.logout', customerId: principal.customerId, targetType: 'auth_session', targetId: sessionId });
+        await notify(sessionsRevokedNotice([sessionId]));
+        // Refused here at once; other instances hear of it by the notice.
+        afterCommit(() => revokedSessions.add(sessionId));
       });
-      // Refused here at once; other instances hear of it by NOTIFY.
-      revokedSessions.add(principal.sessionId);
     },
 
     /** POST /v1/logout/all: ends every login of the caller's user, on every instance. */
@@ -248,7 +256,7 @@ export function createAuthService(deps: AuthServiceDeps) {
      */
     async unlock(email: string): Promise<void> {
       const name = normaliseEmail(email);
-      await authDal.announceUnlock(name);
+      await uow.write(OPERATOR_CONTEXT, ({ notify }) => notify(loginUnlockedNotice(name)));
       await deps.throttle.unlock(name);
     },
 

@@ -1,8 +1,7 @@
-/** Queries of the keys that sign access tokens. Every function takes an optional transaction. */
+/** Queries of the keys that sign access tokens. */
 import { desc, gt, isNull, or } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { signingKeys } from '../../db/schema.js';
-import { signingKeysNotice } from './auth-change-feed.js';
 
 export type SigningKeyRow = typeof signingKeys.$inferSelect;
 export type NewSigningKey = Pick<SigningKeyRow, 'kid' | 'algorithm' | 'publicJwk' | 'privateJwk'>;
@@ -10,8 +9,8 @@ export type NewSigningKey = Pick<SigningKeyRow, 'kid' | 'algorithm' | 'publicJwk
 export function createSigningKeysDal(db: Db) {
   return {
     /** The signing key and every key retired after `retiredAfter`, newest first. */
-    async listVerifying(retiredAfter: Date, tx: DbOrTx = db): Promise<SigningKeyRow[]> {
-      return tx
+    async listVerifying(retiredAfter: Date): Promise<SigningKeyRow[]> {
+      return db
         .select()
         .from(signingKeys)
         .where(or(isNull(signingKeys.retiredAt), gt(signingKeys.retiredAt, retiredAfter)))
@@ -19,17 +18,14 @@ export function createSigningKeysDal(db: Db) {
     },
 
     /** The first key; when another instance made one first, the unique index keeps theirs. */
-    async insertFirst(key: NewSigningKey, tx: DbOrTx = db): Promise<void> {
-      await tx.insert(signingKeys).values(key).onConflictDoNothing();
+    async insertFirst(key: NewSigningKey): Promise<void> {
+      await db.insert(signingKeys).values(key).onConflictDoNothing();
     },
 
-    /** Retires the signing key and makes `key` the one that signs; every instance is told. */
-    async rotate(key: NewSigningKey): Promise<void> {
-      await db.transaction(async (tx) => {
-        await tx.update(signingKeys).set({ retiredAt: new Date() }).where(isNull(signingKeys.retiredAt));
-        await tx.insert(signingKeys).values(key);
-        await tx.execute(signingKeysNotice());
-      });
+    /** Retires the signing key and makes `key` the one that signs (in the rotating unit of work). */
+    async replaceSigning(key: NewSigningKey): Promise<void> {
+      await db.update(signingKeys).set({ retiredAt: new Date() }).where(isNull(signingKeys.retiredAt));
+      await db.insert(signingKeys).values(key);
     },
   };
 }

@@ -21,8 +21,9 @@
  * released; polling only ever waits for other processes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db, DbOrTx } from '../../db/database.js';
+import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
 import { CustomerLockedError, ServiceUnavailableError } from '../../errors.js';
+import type { ChangeContext } from '../../lib/change-context.js';
 import type { FeeRulesDal } from './fee-rules-dal.js';
 
 /** Writes of one customer that may wait behind the one running, per instance. */
@@ -31,9 +32,8 @@ const FIRST_PAUSE_MS = 20;
 const LONGEST_PAUSE_MS = 500;
 const RETRY_AFTER_SECONDS = 2;
 
-export interface CustomerLocksDeps {
-  db: Db;
-  feeRulesDal: FeeRulesDal;
+export interface CustomerLocksDeps<D extends { feeRules: FeeRulesDal }> {
+  uow: UnitOfWork<D>;
   /** The longest a write waits for its turn and its lock together. */
   waitLimitMs: number;
 }
@@ -41,8 +41,8 @@ export interface CustomerLocksDeps {
 const busy = () =>
   new ServiceUnavailableError('server_busy', "Other changes of this customer's plan assignments are running or waiting; retry shortly.", RETRY_AFTER_SECONDS);
 
-export function createCustomerLocks(deps: CustomerLocksDeps) {
-  const { db, feeRulesDal, waitLimitMs } = deps;
+export function createCustomerLocks<D extends { feeRules: FeeRulesDal }>(deps: CustomerLocksDeps<D>) {
+  const { uow, waitLimitMs } = deps;
   /** Customers with a write running here → the writes waiting behind it, in order. */
   const lanes = new Map<string, Array<() => void>>();
 
@@ -75,11 +75,11 @@ export function createCustomerLocks(deps: CustomerLocksDeps) {
     };
   }
 
-  /** Runs `work` in a transaction holding the locks of `customerIds`, trying them until `deadline`. */
-  async function holding<T>(customerIds: string[], deadline: number, work: (tx: DbOrTx, found: number) => Promise<T>): Promise<T> {
+  /** Runs `work` in a unit of work holding the locks of `customerIds`, trying them until `deadline`. */
+  async function holding<T>(customerIds: string[], deadline: number, context: ChangeContext, work: (scope: WriteScope<D>, found: number) => Promise<T>): Promise<T> {
     for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(2 * pause, LONGEST_PAUSE_MS)) {
       try {
-        return await db.transaction(async (tx) => work(tx, await feeRulesDal.tryLockCustomers(customerIds, tx)));
+        return await uow.write(context, async (scope) => work(scope, await scope.dal.feeRules.tryLockCustomers(customerIds)));
       } catch (err) {
         if (!(err instanceof CustomerLockedError)) throw err;
       }
@@ -94,11 +94,11 @@ export function createCustomerLocks(deps: CustomerLocksDeps) {
      * `found` tells whether the customer exists. First the turn, then the lock,
      * then every read, so it sees the state left by the write before it.
      */
-    async forCustomer<T>(customerId: string, work: (tx: DbOrTx, found: boolean) => Promise<T>): Promise<T> {
+    async forCustomer<T>(customerId: string, context: ChangeContext, work: (scope: WriteScope<D>, found: boolean) => Promise<T>): Promise<T> {
       const deadline = Date.now() + waitLimitMs;
       const done = await turn(customerId, deadline);
       try {
-        return await holding([customerId], deadline, (tx, found) => work(tx, found === 1));
+        return await holding([customerId], deadline, context, (scope, found) => work(scope, found === 1));
       } finally {
         done();
       }
@@ -110,10 +110,10 @@ export function createCustomerLocks(deps: CustomerLocksDeps) {
      * line runs it in a process of its own, so it waits for the locks only, not
      * for a turn in memory.
      */
-    async forCustomers<T>(customerIds: string[], work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-      return holding(customerIds, Date.now() + waitLimitMs, (tx) => work(tx));
+    async forCustomers<T>(customerIds: string[], context: ChangeContext, work: (scope: WriteScope<D>) => Promise<T>): Promise<T> {
+      return holding(customerIds, Date.now() + waitLimitMs, context, (scope) => work(scope));
     },
   };
 }
 
-export type CustomerLocks = ReturnType<typeof createCustomerLocks>;
+export type CustomerLocks<D extends { feeRules: FeeRulesDal }> = ReturnType<typeof createCustomerLocks<D>>;

@@ -5,7 +5,7 @@
  * (migration 0006): deleting an assignment records it as a closed interval.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, type DbOrTx, queryRows, sqlState } from '../../db/database.js';
+import { type Db, queryRows, sqlState } from '../../db/database.js';
 import { CustomerLockedError } from '../../errors.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 import type { PlanRow } from '../payment-plans/payment-plans-dal.js';
@@ -76,10 +76,10 @@ export function createFeeRulesDal(db: Db) {
      * transaction throws CustomerLockedError at once rather than waiting with a
      * pool connection in hand (customer-locks.ts waits without one).
      */
-    async tryLockCustomers(customerIds: string[], tx: DbOrTx): Promise<number> {
+    async tryLockCustomers(customerIds: string[]): Promise<number> {
       try {
         const rows = await queryRows<{ id: string }>(
-          tx,
+          db,
           sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(customerIds)}::uuid[]) ORDER BY id FOR NO KEY UPDATE NOWAIT`,
         );
         return rows.length;
@@ -90,8 +90,8 @@ export function createFeeRulesDal(db: Db) {
     },
 
     /** Whether the customer exists, without a lock (dry runs only read). */
-    async customerExists(customerId: string, tx: DbOrTx = db): Promise<boolean> {
-      const rows = await queryRows<{ id: string }>(tx, sql`SELECT id FROM customers WHERE id = ${customerId}`);
+    async customerExists(customerId: string): Promise<boolean> {
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM customers WHERE id = ${customerId}`);
       return rows.length === 1;
     },
 
@@ -103,13 +103,13 @@ export function createFeeRulesDal(db: Db) {
      * Run it after tryLockCustomers in the same transaction. The rows it
      * deletes go to merchant_payment_plan_history (trigger of migration 0006).
      */
-    async replacePlans(target: AssignmentTarget, planIds: string[], tx: DbOrTx = db): Promise<ReplacementResult> {
+    async replacePlans(target: AssignmentTarget, planIds: string[]): Promise<ReplacementResult> {
       // The insert skips what merchants already hold with an anti-join rather than
       // ON CONFLICT (speculative insertion costs every row; docs/performance.md);
       // callers serialise assignments per customer (tryLockCustomers), so
       // nobody else inserts the same rows meanwhile. Rows go in key order, so the
       // primary key index is written page by page instead of at random.
-      const [row] = await queryRows<{ removed: string; added: string }>(tx, sql`
+      const [row] = await queryRows<{ removed: string; added: string }>(db, sql`
         WITH ${replacementInputs(target, planIds)},
         removed AS (
           DELETE FROM merchant_payment_plans mpp
@@ -138,9 +138,9 @@ export function createFeeRulesDal(db: Db) {
      * of building every (merchant, plan) pair the real statement inserts. Only the
      * first changed merchants get their plan ids, by index probes.
      */
-    async previewReplacement(target: AssignmentTarget, planIds: string[], tx: DbOrTx = db): Promise<ReplacementPreview> {
+    async previewReplacement(target: AssignmentTarget, planIds: string[]): Promise<ReplacementPreview> {
       const [row] = await queryRows<{ merchants: string; merchants_changed: string; added: string; removed: string; changes: ReplacementPreview['changes'] | null }>(
-        tx,
+        db,
         sql`
         WITH ${replacementInputs(target, planIds)},
         sent_count AS (SELECT count(*) AS n FROM sent),
@@ -188,9 +188,9 @@ export function createFeeRulesDal(db: Db) {
      * and the ended ones whose interval [assigned_at, removed_at) contains it.
      * Each side is a range of one index by merchant; ordered as docs/fee-rules-history.md says.
      */
-    async plansAt(merchantId: string, at: Date, tx: DbOrTx = db): Promise<HeldPlanRow[]> {
+    async plansAt(merchantId: string, at: Date): Promise<HeldPlanRow[]> {
       const instant = sql`${at.toISOString()}::timestamptz`;
-      return queryRows<HeldPlanRow>(tx, sql`
+      return queryRows<HeldPlanRow>(db, sql`
         SELECT p.id, p.payment_method AS "paymentMethod", p.card_brand AS "cardBrand", p.term, p.commission::text AS commission,
                p.has_installments AS "hasInstallments", p.is_international AS "isInternational",
                ${isoUtc(sql`held.assigned_at`)} AS "assignedAt"

@@ -6,11 +6,10 @@
  * (docs/fee-rules-history.md): the same checks then a dry run that writes
  * nothing, and the plans a merchant held at any instant.
  */
-import type { Db, DbOrTx } from '../../db/database.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { type ChangeContext } from '../../lib/change-context.js';
 import { parseInstant } from '../../lib/instant.js';
-import { recordAudit } from '../audit/audit-dal.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { MerchantsService } from '../merchants/merchants-service.js';
@@ -22,14 +21,19 @@ import type { FeeRulesDal, ReplacementResult } from './fee-rules-dal.js';
 
 export const ASSIGN_ALL_PATH = '/v1/fee-rules/bulk-assign/all';
 
+/** The DALs an assignment reads and writes through, in its unit of work. */
+export interface FeeRulesDals {
+  feeRules: FeeRulesDal;
+  merchants: MerchantsDal;
+  paymentPlans: PaymentPlansDal;
+}
+
 export interface FeeRulesServiceDeps {
-  db: Db;
+  uow: UnitOfWork<FeeRulesDals>;
   feeRulesDal: FeeRulesDal;
-  merchantsDal: MerchantsDal;
   merchants: MerchantsService;
-  paymentPlansDal: PaymentPlansDal;
   assignmentLimit: AssignmentLimit;
-  customerLocks: CustomerLocks;
+  customerLocks: CustomerLocks<FeeRulesDals>;
 }
 
 type AssignmentRequest = { merchant_ids: string[]; payment_plan_ids: string[] };
@@ -67,10 +71,10 @@ function conflictingGroups(plans: PaymentPlanKind[]): string[][] {
 }
 
 export function createFeeRulesService(deps: FeeRulesServiceDeps) {
-  const { db, feeRulesDal, merchantsDal, merchants, paymentPlansDal, assignmentLimit, customerLocks } = deps;
+  const { uow, feeRulesDal, merchants, assignmentLimit, customerLocks } = deps;
 
-  async function checkPlans(customerId: string, planIds: string[], tx: DbOrTx): Promise<void> {
-    const found = await paymentPlansDal.findInCatalogue(customerId, planIds, tx);
+  async function checkPlans(customerId: string, planIds: string[], dal: FeeRulesDals): Promise<void> {
+    const found = await dal.paymentPlans.findInCatalogue(customerId, planIds);
     const known = new Set(found.map((p) => p.id));
     const unknown = planIds.filter((id) => !known.has(id));
     if (unknown.length > 0) {
@@ -86,18 +90,18 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     }
   }
 
-  async function checkMerchants(customerId: string, merchantIds: string[], tx: DbOrTx): Promise<void> {
-    const unknown = await merchantsDal.notOfCustomer(customerId, merchantIds, tx);
+  async function checkMerchants(customerId: string, merchantIds: string[], dal: FeeRulesDals): Promise<void> {
+    const unknown = await dal.merchants.notOfCustomer(customerId, merchantIds);
     if (unknown.length > 0) {
       throw new UnprocessableError('unknown_merchants', 'Some merchants do not exist for this customer.', { merchant_ids: unknown });
     }
   }
 
   /** What a change and its dry run both check, in one transaction, after `found` told whether the customer exists. */
-  async function checkRequest(customerId: string, found: boolean, merchantIds: string[] | 'all', planIds: string[], tx: DbOrTx): Promise<void> {
+  async function checkRequest(customerId: string, found: boolean, merchantIds: string[] | 'all', planIds: string[], dal: FeeRulesDals): Promise<void> {
     if (!found) throw new NotFoundError('customer_not_found', 'The customer does not exist.');
-    await checkPlans(customerId, planIds, tx);
-    if (merchantIds !== 'all') await checkMerchants(customerId, merchantIds, tx);
+    await checkPlans(customerId, planIds, dal);
+    if (merchantIds !== 'all') await checkMerchants(customerId, merchantIds, dal);
   }
 
   async function assign(
@@ -113,13 +117,13 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     await assignmentLimit.take(customerId);
     // First the lock, then every read: checks and writes see the state left by
     // the assignment that ran before, as if the two had run one after another.
-    return customerLocks.forCustomer(customerId, async (tx, found) => {
-      await checkRequest(customerId, found, merchantIds, planIds, tx);
-      const result = await feeRulesDal.replacePlans({ customerId, merchantIds }, planIds, tx);
+    return customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit }, found) => {
+      await checkRequest(customerId, found, merchantIds, planIds, dal);
+      const result = await dal.feeRules.replacePlans({ customerId, merchantIds }, planIds);
       // A request that changes nothing writes nothing, not even its audit record:
       // the trail records changes (the request itself is in the access log).
       if (result.added === 0 && result.removed === 0) return result;
-      await recordAudit(tx, context, {
+      await audit({
         action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
         customerId,
         targetType: 'merchants',
@@ -129,6 +133,11 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
           merchant_count: merchantIds === 'all' ? 'all' : merchantIds.length,
           ...result,
         },
+      });
+      await emit({
+        type: 'FEE_RULES_ASSIGNED',
+        customerId,
+        data: { merchant_ids: merchantIds === 'all' ? null : merchantIds, payment_plan_ids: planIds, assignments_added: result.added, assignments_removed: result.removed },
       });
       return result;
     });
@@ -143,13 +152,10 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     assertMayAssign(principal);
     const { customerId } = principal;
     const planIds = distinctIds(sentPlanIds);
-    const effect = await db.transaction(
-      async (tx) => {
-        await checkRequest(customerId, await feeRulesDal.customerExists(customerId, tx), merchantIds, planIds, tx);
-        return feeRulesDal.previewReplacement({ customerId, merchantIds }, planIds, tx);
-      },
-      { isolationLevel: 'repeatable read', accessMode: 'read only' },
-    );
+    const effect = await uow.snapshot(async (dal) => {
+      await checkRequest(customerId, await dal.feeRules.customerExists(customerId), merchantIds, planIds, dal);
+      return dal.feeRules.previewReplacement({ customerId, merchantIds }, planIds);
+    });
     return {
       dry_run: true,
       merchants: effect.merchants,

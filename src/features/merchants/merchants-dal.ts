@@ -1,6 +1,6 @@
 /** Queries of merchants: the caller's listing and ownership checks. */
 import { and, count, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
-import { type Db, type DbOrTx, queryRows, sql } from '../../db/database.js';
+import { type Db, queryRows, sql } from '../../db/database.js';
 import { merchants } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
@@ -37,10 +37,10 @@ function searchFilter(search: string | undefined): SQL | undefined {
 export function createMerchantsDal(db: Db) {
   return {
     /** One page, newest first, with the total of all that match. */
-    async list(scope: MerchantScope, page: PageRequest & { search?: string }, tx: DbOrTx = db): Promise<{ rows: MerchantRow[]; total: number }> {
+    async list(scope: MerchantScope, page: PageRequest & { search?: string }): Promise<{ rows: MerchantRow[]; total: number }> {
       const where = and(scopeFilter(scope), searchFilter(page.search));
-      const [totalRow] = await tx.select({ total: count() }).from(merchants).where(where);
-      const rows = await tx
+      const [totalRow] = await db.select({ total: count() }).from(merchants).where(where);
+      const rows = await db
         .select({ id: merchants.id, customerId: merchants.customerId, name: merchants.name, createdAt: merchants.createdAt })
         .from(merchants)
         .where(where)
@@ -50,8 +50,8 @@ export function createMerchantsDal(db: Db) {
       return { rows, total: totalRow?.total ?? 0 };
     },
 
-    async belongsToCustomer(customerId: string, merchantId: string, tx: DbOrTx = db): Promise<boolean> {
-      const [row] = await tx
+    async belongsToCustomer(customerId: string, merchantId: string): Promise<boolean> {
+      const [row] = await db
         .select({ id: merchants.id })
         .from(merchants)
         .where(and(eq(merchants.id, merchantId), eq(merchants.customerId, customerId)))
@@ -60,8 +60,8 @@ export function createMerchantsDal(db: Db) {
     },
 
     /** The ids among `merchantIds` that are not merchants of `customerId`, in the order given. */
-    async notOfCustomer(customerId: string, merchantIds: string[], tx: DbOrTx = db): Promise<string[]> {
-      const rows = await queryRows<{ id: string }>(tx, sql`
+    async notOfCustomer(customerId: string, merchantIds: string[]): Promise<string[]> {
+      const rows = await queryRows<{ id: string }>(db, sql`
         SELECT sent.id FROM unnest(${toUuidArray(merchantIds)}::uuid[]) WITH ORDINALITY AS sent(id, position)
         WHERE NOT EXISTS (SELECT 1 FROM merchants m WHERE m.id = sent.id AND m.customer_id = ${customerId})
         ORDER BY sent.position

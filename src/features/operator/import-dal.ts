@@ -7,7 +7,7 @@
  * optional transaction.
  */
 import { type SQL } from 'drizzle-orm';
-import { type Db, type DbOrTx, queryRows, sql } from '../../db/database.js';
+import { type Db, queryRows, sql } from '../../db/database.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
 /** Rows per statement: big enough that round trips do not dominate, small enough to keep each parameter near a megabyte. */
@@ -53,12 +53,12 @@ export interface RefusedUser {
 }
 
 /** Runs `statement` on each batch of `rows` in turn, concatenating what it returns. */
-async function inBatches<R, T>(rows: R[], statement: (batch: SQL) => SQL, tx: DbOrTx): Promise<T[]> {
+async function inBatches<R, T>(rows: R[], statement: (batch: SQL) => SQL, db: Db): Promise<T[]> {
   const out: T[] = [];
   for (let i = 0; i < rows.length; i += IMPORT_BATCH_ROWS) {
     const batch = sql`${JSON.stringify(rows.slice(i, i + IMPORT_BATCH_ROWS))}::jsonb`;
     // A loop, not push(...rows): a spread of a large array overflows the stack.
-    for (const row of await queryRows<T>(tx, statement(batch))) out.push(row);
+    for (const row of await queryRows<T>(db, statement(batch))) out.push(row);
   }
   return out;
 }
@@ -67,39 +67,39 @@ const USER_RECORD = sql.raw('x(email text, type user_type, customer_id uuid, mer
 
 export function createImportDal(db: Db) {
   return {
-    async existingCustomerIds(ids: string[], tx: DbOrTx = db): Promise<string[]> {
+    async existingCustomerIds(ids: string[]): Promise<string[]> {
       if (ids.length === 0) return [];
-      const rows = await queryRows<{ id: string }>(tx, sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(ids)}::uuid[])`);
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(ids)}::uuid[])`);
       return rows.map((r) => r.id);
     },
 
-    async merchantOwners(ids: string[], tx: DbOrTx = db): Promise<Array<{ id: string; customerId: string }>> {
+    async merchantOwners(ids: string[]): Promise<Array<{ id: string; customerId: string }>> {
       if (ids.length === 0) return [];
-      return queryRows(tx, sql`SELECT id, customer_id AS "customerId" FROM merchants WHERE id = ANY(${toUuidArray(ids)}::uuid[])`);
+      return queryRows(db, sql`SELECT id, customer_id AS "customerId" FROM merchants WHERE id = ANY(${toUuidArray(ids)}::uuid[])`);
     },
 
-    async plansByIds(ids: string[], tx: DbOrTx = db): Promise<PlanRow[]> {
+    async plansByIds(ids: string[]): Promise<PlanRow[]> {
       if (ids.length === 0) return [];
       return queryRows(
-        tx,
+        db,
         sql`SELECT id, customer_id, payment_method, card_brand, term, commission::float8 AS commission, has_installments, is_international
             FROM payment_plans WHERE id = ANY(${toUuidArray(ids)}::uuid[])`,
       );
     },
 
-    async upsertCustomers(rows: CustomerRow[], tx: DbOrTx = db): Promise<void> {
+    async upsertCustomers(rows: CustomerRow[]): Promise<void> {
       await inBatches(rows, (batch) => sql`
         INSERT INTO customers (id, name)
         SELECT id, name FROM jsonb_to_recordset(${batch}) AS x(id uuid, name text)
-        ON CONFLICT (id) DO UPDATE SET name = excluded.name`, tx);
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name`, db);
     },
 
     /** A merchant keeps its customer: the service refuses a file that would move one. */
-    async upsertMerchants(rows: MerchantRow[], tx: DbOrTx = db): Promise<void> {
+    async upsertMerchants(rows: MerchantRow[]): Promise<void> {
       await inBatches(rows, (batch) => sql`
         INSERT INTO merchants (id, customer_id, name)
         SELECT id, customer_id, name FROM jsonb_to_recordset(${batch}) AS x(id uuid, customer_id uuid, name text)
-        ON CONFLICT (id) DO UPDATE SET name = excluded.name`, tx);
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name`, db);
     },
 
     /**
@@ -108,7 +108,7 @@ export function createImportDal(db: Db) {
      * customer is left alone and returned: the caller refuses the file. The
      * guard is part of the upsert, so a user created meanwhile is judged too.
      */
-    async upsertLoginUsers(rows: LoginUserRow[], tx: DbOrTx = db): Promise<RefusedUser[]> {
+    async upsertLoginUsers(rows: LoginUserRow[]): Promise<RefusedUser[]> {
       const written = await inBatches<LoginUserRow, RefusedUser>(rows, (batch) => sql`
         INSERT INTO users (email, type, customer_id, merchant_id, password_hash)
         SELECT email, type, customer_id, merchant_id, password_hash FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
@@ -116,7 +116,7 @@ export function createImportDal(db: Db) {
         DO UPDATE SET password_hash = excluded.password_hash
           WHERE users.customer_id = excluded.customer_id AND users.type = excluded.type
           AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
-        RETURNING email, customer_id`, tx);
+        RETURNING email, customer_id`, db);
       return notWritten(rows, written);
     },
 
@@ -125,26 +125,32 @@ export function createImportDal(db: Db) {
      * of the same type and merchant stays as it is. One of another type or
      * merchant is left alone and returned: the caller refuses the file.
      */
-    async upsertIntegrationUsers(rows: UserRow[], tx: DbOrTx = db): Promise<RefusedUser[]> {
+    async upsertIntegrationUsers(rows: UserRow[]): Promise<RefusedUser[]> {
       const written = await inBatches<UserRow, RefusedUser>(rows, (batch) => sql`
         INSERT INTO users (email, type, customer_id, merchant_id)
         SELECT email, type, customer_id, merchant_id FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
         ON CONFLICT (customer_id, email) WHERE password_hash IS NULL
         DO UPDATE SET type = excluded.type
           WHERE users.type = excluded.type AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
-        RETURNING email, customer_id`, tx);
+        RETURNING email, customer_id`, db);
       return notWritten(rows, written);
     },
 
     /** The password hashes of those of `emails` that are login users (the start-up check of the demo users). */
-    async loginPasswordHashes(emails: string[], tx: DbOrTx = db): Promise<Array<{ email: string; passwordHash: string }>> {
+    /** An empty database is one without customers: where the demo data may go. */
+    async hasNoCustomers(): Promise<boolean> {
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM customers LIMIT 1`);
+      return rows.length === 0;
+    },
+
+    async loginPasswordHashes(emails: string[]): Promise<Array<{ email: string; passwordHash: string }>> {
       const list = sql`${JSON.stringify(emails)}::jsonb`;
-      return queryRows(tx, sql`
+      return queryRows(db, sql`
         SELECT email, password_hash AS "passwordHash" FROM users
         WHERE password_hash IS NOT NULL AND email IN (SELECT jsonb_array_elements_text(${list}))`);
     },
 
-    async upsertPaymentPlans(rows: PlanRow[], tx: DbOrTx = db): Promise<void> {
+    async upsertPaymentPlans(rows: PlanRow[]): Promise<void> {
       await inBatches(rows, (batch) => sql`
         INSERT INTO payment_plans (id, customer_id, payment_method, card_brand, term, commission, has_installments, is_international)
         SELECT id, customer_id, payment_method, card_brand, term, commission, has_installments, is_international
@@ -153,7 +159,7 @@ export function createImportDal(db: Db) {
         ON CONFLICT (id) DO UPDATE SET
           customer_id = excluded.customer_id, payment_method = excluded.payment_method, card_brand = excluded.card_brand,
           term = excluded.term, commission = excluded.commission,
-          has_installments = excluded.has_installments, is_international = excluded.is_international`, tx);
+          has_installments = excluded.has_installments, is_international = excluded.is_international`, db);
     },
   };
 }

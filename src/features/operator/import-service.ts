@@ -5,15 +5,14 @@
  * reported with its JSON path and nothing is written. Files of any size: the
  * checks are linear in the document, and the writes are batches (import-dal.ts).
  */
-import type { DbOrTx } from '../../db/database.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { describeRefusals } from '../../plugins/problem-details.js';
 import { createStrictAjv } from '../../plugins/validation.js';
-import { recordAudit } from '../audit/audit-dal.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { CustomerLocks } from '../fee-rules/customer-locks.js';
 import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
+import type { FeeRulesDals } from '../fee-rules/fee-rules-service.js';
 import { ImportError } from '../../errors.js';
 import type { ImportDal, LoginUserRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
 import { ImportDocument } from './import-schema.js';
@@ -59,8 +58,13 @@ function parse(raw: unknown): Normalised {
 /** A user entry with a password is a login user (one per e-mail); without, an integration user of its customer. */
 const userKey = (u: { email: string; customer_id: string; password?: string | undefined }) => (u.password ? u.email : `${u.customer_id}|${u.email}`);
 
-export function createImportService(deps: { dal: ImportDal; hasher: PasswordHasher; feeRulesDal: FeeRulesDal; customerLocks: CustomerLocks }) {
-  const { dal, hasher, feeRulesDal, customerLocks } = deps;
+/** The DALs an import writes through, in one unit of work holding its customers' locks. */
+export interface ImportDals extends FeeRulesDals {
+  import: ImportDal;
+}
+
+export function createImportService(deps: { dal: ImportDal; hasher: PasswordHasher; customerLocks: CustomerLocks<ImportDals> }) {
+  const { dal, hasher, customerLocks } = deps;
 
   /**
    * Cross-references inside the document and against what the database already holds.
@@ -152,7 +156,7 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
   }
 
   /** One set-based replacement per distinct plan list (not per merchant): the replacement rule of the API. */
-  async function assign(doc: Normalised, tx: DbOrTx): Promise<number> {
+  async function assign(doc: Normalised, feeRules: FeeRulesDal): Promise<number> {
     const byPlanSet = new Map<string, { merchantIds: string[]; planIds: string[] }>();
     for (const a of doc.assignments) {
       const planIds = [...new Set(a.payment_plan_ids)].sort();
@@ -163,7 +167,7 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
     }
     let added = 0;
     for (const group of byPlanSet.values()) {
-      added += (await feeRulesDal.replacePlans({ customerId: '', merchantIds: group.merchantIds }, group.planIds, tx)).added;
+      added += (await feeRules.replacePlans({ customerId: '', merchantIds: group.merchantIds }, group.planIds)).added;
     }
     return added;
   }
@@ -187,16 +191,16 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
       // The locks first: upserting a customer whose assignments are being changed
       // would otherwise wait inside PostgreSQL, and fail at lock_timeout.
       const customerIds = [...new Set([...doc.customers.map((c) => c.id), ...assignedCustomers])];
-      await customerLocks.forCustomers(customerIds, async (tx) => {
-        await dal.upsertCustomers(doc.customers, tx);
-        await dal.upsertMerchants(doc.merchants, tx);
-        const [movedLogin] = await dal.upsertLoginUsers(loginUsers, tx);
+      await customerLocks.forCustomers(customerIds, context, async ({ dal: { import: writer, feeRules }, audit }) => {
+        await writer.upsertCustomers(doc.customers);
+        await writer.upsertMerchants(doc.merchants);
+        const [movedLogin] = await writer.upsertLoginUsers(loginUsers);
         if (movedLogin) throw refuseUser(doc, movedLogin, true);
-        const [changedIntegration] = await dal.upsertIntegrationUsers(integrationUsers, tx);
+        const [changedIntegration] = await writer.upsertIntegrationUsers(integrationUsers);
         if (changedIntegration) throw refuseUser(doc, changedIntegration, false);
-        await dal.upsertPaymentPlans(doc.payment_plans, tx);
-        summary.assignments = await assign(doc, tx);
-        await recordAudit(tx, context, {
+        await writer.upsertPaymentPlans(doc.payment_plans);
+        summary.assignments = await assign(doc, feeRules);
+        await audit({
           action: 'operator.import',
           customerId: null,
           targetType: 'import',

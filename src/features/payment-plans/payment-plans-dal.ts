@@ -1,6 +1,6 @@
 /** Queries of the plan catalogue a customer sees: platform plans plus its own. */
 import { and, count, desc, eq, isNull, not, or, type SQL, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { paymentPlans } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
@@ -47,7 +47,7 @@ function assignedTo(merchantId: string): SQL<boolean> {
 export function createPaymentPlansDal(db: Db) {
   return {
     /** One page of the catalogue, newest first, with the total of all that match. */
-    async list(customerId: string, filters: PlanFilters, page: PageRequest, tx: DbOrTx = db): Promise<{ rows: PlanRow[]; total: number }> {
+    async list(customerId: string, filters: PlanFilters, page: PageRequest): Promise<{ rows: PlanRow[]; total: number }> {
       const selected = filters.selectedFor === null ? sql<boolean>`false` : assignedTo(filters.selectedFor);
       const where = and(
         inCatalogueOf(customerId),
@@ -55,8 +55,8 @@ export function createPaymentPlansDal(db: Db) {
         filters.paymentMethod === undefined ? undefined : eq(paymentPlans.paymentMethod, filters.paymentMethod),
         filters.isSelected === undefined ? undefined : filters.isSelected ? selected : not(selected),
       );
-      const [totalRow] = await tx.select({ total: count() }).from(paymentPlans).where(where);
-      const rows = await tx
+      const [totalRow] = await db.select({ total: count() }).from(paymentPlans).where(where);
+      const rows = await db
         .select({
           id: paymentPlans.id,
           paymentMethod: paymentPlans.paymentMethod,
@@ -76,8 +76,8 @@ export function createPaymentPlansDal(db: Db) {
     },
 
     /** The plans among `planIds` that `customerId` may assign; ids it may not see are simply absent. */
-    async findInCatalogue(customerId: string, planIds: string[], tx: DbOrTx = db): Promise<PaymentPlanKind[]> {
-      return tx
+    async findInCatalogue(customerId: string, planIds: string[]): Promise<PaymentPlanKind[]> {
+      return db
         .select({
           id: paymentPlans.id,
           cardBrand: paymentPlans.cardBrand,

@@ -1,0 +1,42 @@
+/**
+ * The data layer: the only holder of the database. It binds every feature DAL
+ * to the pool for reads, and to each transaction of a unit of work for writes
+ * (src/db/unit-of-work.ts). Services receive what they need of it, never a Db.
+ */
+import { createApiKeysDal } from '../features/api-keys/api-keys-dal.js';
+import { createAuditDal } from '../features/audit/audit-dal.js';
+import { createAuthDal } from '../features/auth/auth-dal.js';
+import { createSigningKeysDal } from '../features/auth/signing-keys-dal.js';
+import { createFeeRulesDal } from '../features/fee-rules/fee-rules-dal.js';
+import { createMerchantsDal } from '../features/merchants/merchants-dal.js';
+import { createImportDal } from '../features/operator/import-dal.js';
+import { createPaymentPlansDal } from '../features/payment-plans/payment-plans-dal.js';
+import type { Database, Db } from './database.js';
+import { createUnitOfWork } from './unit-of-work.js';
+
+/** Every feature DAL, bound to `on` (the pool or a transaction). */
+function bindDals(on: Db) {
+  return {
+    apiKeys: createApiKeysDal(on),
+    audit: createAuditDal(on),
+    auth: createAuthDal(on),
+    signingKeys: createSigningKeysDal(on),
+    feeRules: createFeeRulesDal(on),
+    merchants: createMerchantsDal(on),
+    import: createImportDal(on),
+    paymentPlans: createPaymentPlansDal(on),
+  };
+}
+
+export type Dals = ReturnType<typeof bindDals>;
+
+export function createDataLayer(database: Database) {
+  return {
+    /** The DALs on the pool: reads, and writes that are one statement of their own. */
+    dal: bindDals(database.db),
+    /** Changes: one transaction each, with its audit record, notice and event. */
+    uow: createUnitOfWork(database.db, bindDals),
+  };
+}
+
+export type DataLayer = ReturnType<typeof createDataLayer>;

@@ -1,0 +1,68 @@
+/**
+ * The one write path (docs/design.md, "One write path"). A change runs in
+ * `write()`: one transaction that hands out the feature DALs bound to it, and
+ * with them the change's audit record, its notice to the other instances and its
+ * domain event, all committed or rolled back together. After-commit hooks (cache
+ * invalidation) run only once the transaction has committed. Services get a unit
+ * of work, never a database handle.
+ */
+import { sql } from 'drizzle-orm';
+import { type AuditEvent, recordAudit } from '../features/audit/audit-dal.js';
+import { type DomainEvent, insertEvent } from '../features/events/events-dal.js';
+import type { Actor, ChangeContext } from '../lib/change-context.js';
+import type { Db } from './driver.js';
+
+/** A message to every instance, delivered by PostgreSQL on commit (LISTEN/NOTIFY); several payloads go in one statement. */
+export interface Notice {
+  channel: string;
+  payload: string | readonly string[];
+}
+
+export interface WriteScope<D> {
+  /** The feature DALs, bound to this transaction. */
+  readonly dal: D;
+  /** The audit record of the change, attributed to the change's actor (or `actor`, once it is known) and request. */
+  audit(event: AuditEvent, actor?: Actor): Promise<void>;
+  /** Tells every instance, on commit. */
+  notify(notice: Notice): Promise<void>;
+  /** The domain event of the change, written to the outbox that webhooks deliver from. */
+  emit(event: DomainEvent): Promise<void>;
+  /** Runs `hook` once the transaction has committed; never when it rolls back. */
+  afterCommit(hook: () => void): void;
+}
+
+export interface UnitOfWork<D> {
+  /** A change: all of `work` commits, or none of it. */
+  write<T>(context: ChangeContext, work: (scope: WriteScope<D>) => Promise<T>): Promise<T>;
+  /** A consistent, read-only snapshot (a dry run): the DALs bound to it, nothing can be written. */
+  snapshot<T>(work: (dal: D) => Promise<T>): Promise<T>;
+}
+
+/** `bind` builds the feature DALs on a transaction; it runs once per unit of work. */
+export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D): UnitOfWork<D> {
+  return {
+    async write(context, work) {
+      const hooks: Array<() => void> = [];
+      const result = await db.transaction((tx) =>
+        work({
+          dal: bind(tx),
+          audit: (event, actor) => recordAudit(tx, actor ? { ...context, actor } : context, event),
+          notify: async ({ channel, payload }) => {
+            // Any text is safe in a JSON array: one parameter however many payloads.
+            if (typeof payload === 'string') await tx.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
+            else if (payload.length > 0) await tx.execute(sql`SELECT pg_notify(${channel}, p) FROM jsonb_array_elements_text(${JSON.stringify(payload)}::jsonb) AS p`);
+          },
+          emit: (event) => insertEvent(tx, context, event),
+          afterCommit: (hook) => {
+            hooks.push(hook);
+          },
+        }),
+      );
+      for (const hook of hooks) hook();
+      return result;
+    },
+    snapshot(work) {
+      return db.transaction((tx) => work(bind(tx)), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+    },
+  };
+}

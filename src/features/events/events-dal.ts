@@ -1,0 +1,39 @@
+/**
+ * The outbox of domain events: each written by the transaction of the change it
+ * reports (src/db/unit-of-work.ts), so that there is no change without its event
+ * and no event without its change. Webhook delivery reads them from here.
+ */
+import type { Db } from '../../db/driver.js';
+import { domainEvents } from '../../db/schema.js';
+import type { ChangeContext } from '../../lib/change-context.js';
+
+/** The event types of docs/api.md ("Events"), upper case as the platform writes them. */
+export const EVENT_TYPES = [
+  'API_KEY_CREATED',
+  'API_KEY_UPDATED',
+  'API_KEY_ROLLED',
+  'API_KEY_REVOKED',
+  'API_KEY_EXPIRING',
+  'FEE_RULES_ASSIGNED',
+  'FEE_RULES_SCHEDULED',
+  'FEE_RULES_SCHEDULE_APPLIED',
+  'PAYMENT_PLAN_CREATED',
+  'PAYMENT_PLAN_RETIRED',
+  'MERCHANT_CREATED',
+  'MERCHANT_UPDATED',
+  'USER_CREATED',
+  'USER_UPDATED',
+  'WEBHOOK_TEST',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface DomainEvent {
+  type: EventType;
+  customerId: string;
+  /** The resource as the API answers it: a key masked, never a secret. */
+  data: Record<string, unknown>;
+}
+
+export async function insertEvent(tx: Db, context: ChangeContext, event: DomainEvent): Promise<void> {
+  await tx.insert(domainEvents).values({ type: event.type, customerId: event.customerId, requestId: context.requestId, data: event.data });
+}
