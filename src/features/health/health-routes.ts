@@ -34,7 +34,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         await app.database.ping();
       } catch {
-        throw new ServiceUnavailableError('database_unavailable', 'The database does not answer.', 2);
+        throw new ServiceUnavailableError('database_unavailable', undefined, 2);
       }
       return { status: 'ready' };
     },
