@@ -2065,6 +2065,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
             /** @description Unexpected failure (no internals are disclosed). code: internal_error */
             500: {
                 headers: {

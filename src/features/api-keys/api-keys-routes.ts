@@ -49,7 +49,12 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...problems(
           ...WITH_BODY,
           ...AUTHENTICATED_WRITE,
-          { 403: ['forbidden', 'key_escalation'], 404: ['customer_not_found', 'merchant_not_found'], 409: ['user_conflict', 'api_key_limit_reached'] },
+          'forbidden',
+          'key_escalation',
+          'customer_not_found',
+          'merchant_not_found',
+          'user_conflict',
+          'api_key_limit_reached',
           ...ALWAYS,
         ),
       },
@@ -72,7 +77,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         COMMON_ERRORS,
       security: SECURITY_ANY,
       querystring: ListApiKeysQuery,
-      response: { 200: Ref(ApiKeyListing), ...problems(...AUTHENTICATED, { 404: ['merchant_not_found'] }, ...ALWAYS) },
+      response: { 200: Ref(ApiKeyListing), ...problems(...AUTHENTICATED, 'merchant_not_found', ...ALWAYS) },
     },
     handler: async (request) => {
       const { status, ...rest } = request.query;
@@ -98,7 +103,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: SECURITY_ANY,
       params: ApiKeyParams,
       body: Ref(UpdateApiKeyBody),
-      response: { 200: Ref(ListedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, { 403: ['key_escalation'], 404: ['api_key_not_found'], 409: ['api_key_not_enabled'] }, ...ALWAYS) },
+      response: { 200: Ref(ListedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, 'key_escalation', 'api_key_not_found', 'api_key_not_enabled', ...ALWAYS) },
     },
     handler: async (request) => apiKeys.update(principalOf(request), request.params.id, request.body, changeContext(request)),
   });
@@ -124,7 +129,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: SECURITY_ANY,
       params: ApiKeyParams,
       body: Ref(RollApiKeyBody),
-      response: { 201: Ref(CreatedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, { 403: ['key_escalation'], 404: ['api_key_not_found'], 409: ['api_key_not_enabled'] }, ...ALWAYS) },
+      response: { 201: Ref(CreatedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, 'key_escalation', 'api_key_not_found', 'api_key_not_enabled', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       const grace = request.body.grace_period_seconds ?? 0;
@@ -146,7 +151,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         COMMON_ERRORS,
       security: SECURITY_ANY,
       params: ApiKeyParams,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, { 404: ['api_key_not_found'] }, ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, 'api_key_not_found', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await apiKeys.remove(principalOf(request), request.params.id, changeContext(request));

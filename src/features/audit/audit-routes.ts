@@ -22,7 +22,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Errors: 400 `validation_failed` (a bad page, size or instant, or an unknown query parameter) or `invalid_time_range` (from after to); 403 `forbidden` for merchant callers.',
       security: SECURITY_ANY,
       querystring: AuditEventListQuery,
-      response: { 200: Ref(AuditEventListing), ...problems(...AUTHENTICATED, { 400: ['invalid_time_range'], 403: ['forbidden'] }, ...ALWAYS) },
+      response: { 200: Ref(AuditEventListing), ...problems(...AUTHENTICATED, 'invalid_time_range', 'forbidden', ...ALWAYS) },
     },
     handler: async (request) => audit.list(principalOf(request), request.query),
   });

@@ -20,7 +20,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Ref(LoginBody),
       response: {
         200: Ref(TokenResponse),
-        ...problems(...WITH_BODY, { 401: ['invalid_credentials'], 429: ['too_many_login_attempts', 'rate_limited'], 503: ['server_busy', 'database_unavailable'] }, 500),
+        ...problems(...WITH_BODY, 'invalid_credentials', 'too_many_login_attempts', 'rate_limited', 'server_busy', ...ALWAYS),
       },
     },
     handler: async (request, reply) => {
@@ -38,7 +38,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         'Refresh tokens rotate: each is good once. Presenting a used one is a 401 `refresh_token_reused` and revokes the whole login (its access tokens are refused at once by every instance). Unknown, expired or revoked: 401 `invalid_refresh_token`. The refresh tokens of a login live at most SESSION_MAX_AGE_SECONDS (default 30 days) from the login, however often they are refreshed: `refresh_expires_in` never reaches past that, and after it the login must be made again. A detected reuse is recorded as auth.refresh_reuse_detected in the audit trail of the customer. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers.',
       body: Ref(RefreshBody),
-      response: { 200: Ref(TokenResponse), ...problems(...WITH_BODY, { 401: ['invalid_refresh_token', 'refresh_token_reused'], 429: ['rate_limited'] }, ...ALWAYS) },
+      response: { 200: Ref(TokenResponse), ...problems(...WITH_BODY, 'invalid_refresh_token', 'refresh_token_reused', 'rate_limited', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       const token = await auth.refresh(request.body.refresh_token, changeContext(request), request.ip);
@@ -56,7 +56,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         'Every access and refresh token of this login stops working at once, on every instance. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).',
       security: SECURITY_BEARER,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, { 403: ['forbidden'] }, ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, 'forbidden', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await auth.logout(principalOf(request), changeContext(request));
@@ -73,7 +73,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         "Every access and refresh token of every login of this user (this one included) stops working, on every instance: log out everywhere, e.g. after a device was lost. Recorded as auth.logout_all in the customer's audit trail. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).",
       security: SECURITY_BEARER,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, { 403: ['forbidden'] }, ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, 'forbidden', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await auth.logoutAll(principalOf(request), changeContext(request));
@@ -89,7 +89,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Public keys that verify access tokens',
       description:
         'The public keys (JWK Set, RFC 7517) of every signing key that can still verify a live access token: the key that signs now, and a rotated one until the tokens it signed have expired. No private material. Cacheable for 5 minutes; a verifier that meets an unknown kid fetches it again. Unknown query parameters are a 400.',
-      response: { 200: Ref(JsonWebKeySet), ...problems(400, ...ALWAYS) },
+      response: { 200: Ref(JsonWebKeySet), ...problems('validation_failed', ...ALWAYS) },
     },
     handler: async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');

@@ -39,9 +39,14 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...problems(
         ...WITH_BODY,
         ...AUTHENTICATED_WRITE,
-        { 400: ['merchant_ids_required'], 403: ['forbidden'], 404: ['customer_not_found'], 422: ['unknown_payment_plans', 'unknown_merchants', 'conflicting_payment_plans'] },
+        'merchant_ids_required',
+        'forbidden',
+        'customer_not_found',
+        'unknown_payment_plans',
+        'unknown_merchants',
+        'conflicting_payment_plans',
+        'server_busy',
         ...ALWAYS,
-        { 503: ['server_busy', 'database_unavailable'] },
       ),
     },
   };
@@ -96,7 +101,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: SECURITY_ANY,
       params: MerchantParams,
       querystring: FeeRulesAtQuery,
-      response: { 200: Ref(FeeRulesAt), ...problems(...AUTHENTICATED, { 404: ['merchant_not_found'] }, ...ALWAYS) },
+      response: { 200: Ref(FeeRulesAt), ...problems(...AUTHENTICATED, 'merchant_not_found', ...ALWAYS) },
     },
     handler: async (request) => feeRules.rulesAt(principalOf(request), request.params.id, request.query.at),
   });

@@ -16,7 +16,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['operations'],
       summary: 'The process is up',
       description: 'Liveness: answers without touching the database. Unknown query parameters are a 400.',
-      response: { 200: Ref(Status), ...problems(400) },
+      response: { 200: Ref(Status), ...problems('validation_failed') },
     },
     handler: async () => ({ status: 'ok' }),
   });
@@ -28,7 +28,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['operations'],
       summary: 'The database answers',
       description: 'Readiness: 503 `database_unavailable` while the database does not answer. Unknown query parameters are a 400.',
-      response: { 200: Ref(Status), ...problems(400, 503) },
+      response: { 200: Ref(Status), ...problems('validation_failed', 'database_unavailable') },
     },
     handler: async () => {
       try {

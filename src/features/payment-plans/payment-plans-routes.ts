@@ -21,7 +21,7 @@ export const paymentPlansRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PaymentPlanListQuery,
       response: {
         200: Ref(PaymentPlanListing),
-        ...problems({ 400: ['validation_failed', 'ambiguous_credentials', 'merchant_id_required'] }, 401, { 404: ['merchant_not_found'] }, ...ALWAYS),
+        ...problems(...AUTHENTICATED, 'merchant_id_required', 'merchant_not_found', ...ALWAYS),
       },
     },
     handler: async (request) => paymentPlans.list(principalOf(request), request.query),
