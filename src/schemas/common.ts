@@ -207,8 +207,13 @@ export function problems(...codes: OperationCode[]): Record<number, TSchema> {
 
 /** Codes any operation can answer, whatever it does. */
 export const ALWAYS: OperationCode[] = ['internal_error', 'database_unavailable'];
+/**
+ * Codes of an operation whose method carries a body (POST, PATCH, DELETE): one
+ * sent is read even where none is taken, and may be too large, not JSON, or broken.
+ */
+export const READS_BODY: OperationCode[] = ['malformed_json', 'payload_too_large', 'unsupported_media_type'];
 /** Codes of an operation that takes a JSON body. */
-export const WITH_BODY: OperationCode[] = ['validation_failed', 'malformed_json', 'payload_too_large', 'unsupported_media_type'];
+export const WITH_BODY: OperationCode[] = ['validation_failed', ...READS_BODY];
 /** Codes of an authenticated operation (429: a key with its own rate limit). */
 export const AUTHENTICATED: OperationCode[] = ['validation_failed', 'ambiguous_credentials', 'missing_credentials', 'invalid_token', 'invalid_api_key', 'api_key_expired', 'rate_limited'];
 /** Codes of an authenticated operation that changes something (a read_only key may only GET). */

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, READS_BODY, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
 import type { ApiKeyStatus } from './api-keys-dal.js';
 import {
   ApiKeyListing,
@@ -151,7 +151,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         COMMON_ERRORS,
       security: SECURITY_ANY,
       params: ApiKeyParams,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, 'api_key_not_found', ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, ...READS_BODY, 'api_key_not_found', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await apiKeys.remove(principalOf(request), request.params.id, changeContext(request));

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../plugins/authentication.js';
 import { changeContext, clientGone } from '../../lib/request-context.js';
-import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, Ref, SECURITY_ANY, SECURITY_BEARER, WITH_BODY, problems } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, READS_BODY, Ref, SECURITY_ANY, SECURITY_BEARER, WITH_BODY, problems } from '../../schemas/common.js';
 import { CurrentUser, JsonWebKeySet, LoginBody, RefreshBody, TokenResponse } from './auth-schemas.js';
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -56,7 +56,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         'Every access and refresh token of this login stops working at once, on every instance. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).',
       security: SECURITY_BEARER,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, 'forbidden', ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, ...READS_BODY, 'forbidden', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await auth.logout(principalOf(request), changeContext(request));
@@ -73,7 +73,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         "Every access and refresh token of every login of this user (this one included) stops working, on every instance: log out everywhere, e.g. after a device was lost. Recorded as auth.logout_all in the customer's audit trail. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).",
       security: SECURITY_BEARER,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, 'forbidden', ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, ...READS_BODY, 'forbidden', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await auth.logoutAll(principalOf(request), changeContext(request));
