@@ -2412,7 +2412,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, merchant_ids_required */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,7 +2420,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "merchant_ids_required";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
                     };
                 };
             };

@@ -132,7 +132,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
           'Access and payment-plan administration API: login and tokens, API keys, and bulk assignment of payment plans (fee rules) to merchants. Errors are RFC 9457 problem details (application/problem+json) with a stable `code` and the `request_id`.\n\n' +
           'Besides the errors listed per operation, any request may be answered before it reaches an operation with: ' +
           '404 `not_found` (unknown path); 405 `method_not_allowed` (a known path without this method; the `Allow` header lists its methods); ' +
-          '400 `malformed_url` (undecodable percent-encoding) or `malformed_request` (not valid HTTP/1.1); 414 `uri_too_long` (a path segment over 100 characters); ' +
+          '400 `malformed_url` (undecodable percent-encoding), `malformed_request` (not valid HTTP/1.1) or `bad_request` (a request that could not be read otherwise); 414 `uri_too_long` (a path segment over 100 characters); ' +
           '431 `request_header_fields_too_large`; 408 `request_timeout` (headers and body not fully received within REQUEST_TIMEOUT_SECONDS, 30 s by default). ' +
           'After a 400 `malformed_request`, 408 or 431 the server closes the connection; idle keep-alive connections are closed after 5 s. ' +
           'The path decides first: an unknown path is a 404 and a known one without the method a 405 whatever the body, and an empty body sent as `application/json` (`Content-Length: 0`, or none) is no body. ' +

@@ -1,6 +1,7 @@
 /** HTTP only: translate bulk assignment and fee rule history requests to the fee rules service. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { OperationCode } from '../../error-catalogue.js';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
@@ -27,29 +28,25 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { feeRules } = app.services;
   // Before body validation: a merchant caller learns nothing about the body it sent.
   const customerCallersOnly = async (request: FastifyRequest) => feeRules.assertMayAssign(principalOf(request));
-  // What both assignment routes share: who may call them and what they answer.
+  // What both assignment routes share: who may call them and what they answer (`own`: the codes of one alone).
   const guards = { onRequest: app.authenticate, preValidation: customerCallersOnly };
-  const shared = {
-    tags: ['fee rules'],
-    security: SECURITY_ANY,
-    querystring: AssignmentQuery,
-    response: {
-      200: Ref(DryRun),
-      201: Created,
-      ...problems(
-        ...WITH_BODY,
-        ...AUTHENTICATED_WRITE,
-        'merchant_ids_required',
-        'forbidden',
-        'customer_not_found',
-        'unknown_payment_plans',
-        'unknown_merchants',
-        'conflicting_payment_plans',
-        'server_busy',
-        ...ALWAYS,
-      ),
-    },
-  };
+  const shared = { tags: ['fee rules'], security: SECURITY_ANY, querystring: AssignmentQuery };
+  const answers = (...own: OperationCode[]) => ({
+    200: Ref(DryRun),
+    201: Created,
+    ...problems(
+      ...WITH_BODY,
+      ...AUTHENTICATED_WRITE,
+      ...own,
+      'forbidden',
+      'customer_not_found',
+      'unknown_payment_plans',
+      'unknown_merchants',
+      'conflicting_payment_plans',
+      'server_busy',
+      ...ALWAYS,
+    ),
+  });
 
   app.post('/v1/fee-rules/bulk-assign', {
     ...guards,
@@ -60,6 +57,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Assign payment plans to the named merchants',
       description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
       body: Ref(BulkAssignBody),
+      response: answers('merchant_ids_required'),
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
@@ -77,6 +75,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Assign payment plans to every merchant of the customer',
       description: `Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
       body: Ref(BulkAssignAllBody),
+      response: answers(),
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
