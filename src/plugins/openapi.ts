@@ -10,9 +10,10 @@
  *    (listings: `Listing(Item, 'ItemListing', { examples })`). The first example
  *    becomes the example of every request and response that uses the schema.
  *    Query strings and path parameters stay plain Type.Object (no name).
- * 2. In its *-routes.ts, the schema has: `operationId` (camelCase, unique),
- *    `summary`, `description` (the rules a client must know), `tags` (one of
- *    TAGS below; add a tag there with its description), `security`
+ * 2. In its *-docs.ts, under its `operationId` (camelCase, unique), its
+ *    `summary` and `description` (the rules a client must know); the feature's
+ *    tag is one of TAGS below (add a tag there with its description).
+ *    In its *-routes.ts, the schema has: `...FEATURE_DOCS.operationId`, `security`
  *    (SECURITY_ANY / SECURITY_BEARER; leave it out on a public operation: it
  *    becomes `security: []`), `body: Ref(Body)`, and every response:
  *    `{ 200: Ref(Record), ...problems(...WITH_BODY, ...AUTHENTICATED, 'merchant_not_found', ...ALWAYS) }`

@@ -260,6 +260,23 @@ export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export const NoContent = Type.Null({ description: 'No body' });
 
+/** What the document says of an operation besides its HTTP: a summary and the rules a client must know. */
+export interface OperationText {
+  summary: string;
+  description: string;
+}
+
+/**
+ * The documentation of a feature's operations, keyed by operationId, all under
+ * one tag (src/plugins/openapi.ts). It lives in the feature's *-docs.ts, and a
+ * route spreads its entry into its schema (`...API_KEYS_DOCS.createApiKey`), so
+ * that *-routes.ts keeps to HTTP.
+ */
+export function operationDocs<Id extends string>(tag: string, operations: Record<Id, OperationText>) {
+  const entries = Object.entries<OperationText>(operations).map(([operationId, text]) => [operationId, { operationId, tags: [tag], ...text }]);
+  return Object.fromEntries(entries) as Record<Id, OperationText & { operationId: Id; tags: string[] }>;
+}
+
 type Security = Array<Record<string, string[]>>;
 export const SECURITY_ANY: Security = [{ bearerAuth: [] }, { apiKeyAuth: [] }];
 export const SECURITY_BEARER: Security = [{ bearerAuth: [] }];
