@@ -16,7 +16,7 @@
  */
 
 /** The title of a problem: the reason phrase of its status (as Node writes it, but 413's of RFC 9110). */
-export const TITLES = {
+const TITLES = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
