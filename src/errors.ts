@@ -1,13 +1,18 @@
 /**
  * The one error hierarchy. Services throw these; the error-handler plugin maps
  * them (and Fastify's own errors) to RFC 9457 problem details in one place.
+ * A code's status, title and default detail come from the catalogue
+ * (src/error-catalogue.ts): each class takes only the codes of its status.
  */
+import { type CodeOf, type ErrorCode, errorEntry } from './error-catalogue.js';
+
 export interface FieldError {
   field: string;
   message: string;
 }
 
 export interface AppErrorOptions {
+  /** What went wrong here, when the catalogue's detail of the code says too little. */
   detail?: string;
   errors?: FieldError[];
   headers?: Record<string, string>;
@@ -16,20 +21,24 @@ export interface AppErrorOptions {
 }
 
 export class AppError extends Error {
+  readonly status: number;
+  readonly title: string;
   readonly detail: string;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
   readonly extensions: Record<string, unknown>;
 
   constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly title: string,
+    readonly code: ErrorCode,
     options: AppErrorOptions = {},
   ) {
-    super(options.detail ?? title);
+    const entry = errorEntry(code);
+    const detail = options.detail ?? entry.detail;
+    super(detail);
     this.name = new.target.name;
-    this.detail = options.detail ?? title;
+    this.status = entry.status;
+    this.title = entry.title;
+    this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
     this.extensions = options.extensions ?? {};
@@ -37,20 +46,20 @@ export class AppError extends Error {
 }
 
 export class BadRequestError extends AppError {
-  constructor(code: string, detail: string, errors?: FieldError[]) {
-    super(400, code, 'Bad Request', { detail, errors });
+  constructor(code: CodeOf<400>, detail?: string, errors?: FieldError[]) {
+    super(code, { detail, errors });
   }
 }
 
 export class ValidationError extends BadRequestError {
-  constructor(errors: FieldError[], detail = 'The request is not valid.') {
+  constructor(errors: FieldError[], detail?: string) {
     super('validation_failed', detail, errors);
   }
 }
 
 export class UnauthorizedError extends AppError {
-  constructor(code = 'unauthorized', detail = 'Valid credentials are required.') {
-    super(401, code, 'Unauthorized', {
+  constructor(code: CodeOf<401>, detail?: string) {
+    super(code, {
       detail,
       headers: { 'www-authenticate': 'Bearer realm="feegate", ApiKey realm="feegate" header="X-Api-Key"' },
     });
@@ -58,48 +67,45 @@ export class UnauthorizedError extends AppError {
 }
 
 export class ForbiddenError extends AppError {
-  constructor(code = 'forbidden', detail = 'This kind of caller may not use this operation.') {
-    super(403, code, 'Forbidden', { detail });
+  constructor(code: CodeOf<403>, detail?: string) {
+    super(code, { detail });
   }
 }
 
 export class NotFoundError extends AppError {
-  constructor(code = 'not_found', detail = 'The resource does not exist.') {
-    super(404, code, 'Not Found', { detail });
+  constructor(code: CodeOf<404>, detail?: string) {
+    super(code, { detail });
   }
 }
 
 export class ConflictError extends AppError {
-  constructor(code: string, detail: string) {
-    super(409, code, 'Conflict', { detail });
+  constructor(code: CodeOf<409>, detail?: string) {
+    super(code, { detail });
   }
 }
 
 export class UnprocessableError extends AppError {
-  constructor(code: string, detail: string, extensions: Record<string, unknown> = {}) {
-    super(422, code, 'Unprocessable Content', { detail, extensions });
+  constructor(code: CodeOf<422>, detail?: string, extensions: Record<string, unknown> = {}) {
+    super(code, { detail, extensions });
   }
 }
 
 export class ServiceUnavailableError extends AppError {
-  constructor(code: string, detail: string, retryAfterSeconds = 1) {
-    super(503, code, 'Service Unavailable', { detail, headers: { 'retry-after': String(retryAfterSeconds) } });
+  constructor(code: CodeOf<503>, detail?: string, retryAfterSeconds = 1) {
+    super(code, { detail, headers: { 'retry-after': String(retryAfterSeconds) } });
   }
 }
 
 /** The client closed the connection before the answer: nobody reads this one, it only stops work. */
 export class ClientClosedRequestError extends AppError {
   constructor() {
-    super(499, 'client_closed_request', 'Client Closed Request', { detail: 'The client closed the connection before the answer was ready.' });
+    super('client_closed_request');
   }
 }
 
 export class TooManyAttemptsError extends AppError {
   constructor(retryAfterSeconds: number) {
-    super(429, 'too_many_login_attempts', 'Too Many Requests', {
-      detail: 'Too many failed logins for this user name from this address, or from all addresses; retry after Retry-After seconds.',
-      headers: { 'retry-after': String(retryAfterSeconds) },
-    });
+    super('too_many_login_attempts', { headers: { 'retry-after': String(retryAfterSeconds) } });
   }
 }
 
@@ -110,8 +116,8 @@ export class TooManyAttemptsError extends AppError {
  */
 export class RateLimitedError extends AppError {
   constructor(retryAfterSeconds: number, limit?: { max: number; detail: string }) {
-    super(429, 'rate_limited', 'Too Many Requests', {
-      detail: limit?.detail ?? 'Too many requests; retry after the number of seconds in Retry-After.',
+    super('rate_limited', {
+      detail: limit?.detail,
       headers: {
         'retry-after': String(retryAfterSeconds),
         ...(limit ? { 'ratelimit-limit': String(limit.max), 'ratelimit-remaining': '0', 'ratelimit-reset': String(retryAfterSeconds) } : {}),

@@ -1506,7 +1506,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1514,7 +1514,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
                     };
                 };
             };
@@ -1539,6 +1539,30 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };
@@ -1604,7 +1628,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1612,7 +1636,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
                     };
                 };
             };
@@ -1637,6 +1661,30 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };
@@ -2065,6 +2113,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
             /** @description Unexpected failure (no internals are disclosed). code: internal_error */
             500: {
                 headers: {
@@ -2344,7 +2412,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, merchant_ids_required */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2352,7 +2420,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "merchant_ids_required";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
                     };
                 };
             };
@@ -2948,7 +3016,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2956,7 +3024,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
                     };
                 };
             };
@@ -2993,6 +3061,30 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "api_key_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };

@@ -30,12 +30,12 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     const authorization = request.headers.authorization;
     const apiKey = request.headers['x-api-key'];
     if (authorization !== undefined && apiKey !== undefined) {
-      throw new BadRequestError('ambiguous_credentials', 'Send either Authorization or X-Api-Key, not both.');
+      throw new BadRequestError('ambiguous_credentials');
     }
     if (typeof apiKey === 'string' && apiKey.length > 0) {
       request.principal = await opts.authenticators.apiKey(apiKey.trim());
       if (request.principal.readOnly && request.method !== 'GET' && request.method !== 'HEAD') {
-        throw new ForbiddenError('read_only_key', 'This API key is read-only: it may use GET operations only.');
+        throw new ForbiddenError('read_only_key');
       }
       return;
     }
@@ -45,7 +45,7 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
       request.principal = await opts.authenticators.accessToken(token);
       return;
     }
-    throw new UnauthorizedError('missing_credentials', 'Send Authorization: Bearer <access_token> or X-Api-Key: <key>.');
+    throw new UnauthorizedError('missing_credentials');
   });
 });
 

@@ -10,13 +10,15 @@
  *    (listings: `Listing(Item, 'ItemListing', { examples })`). The first example
  *    becomes the example of every request and response that uses the schema.
  *    Query strings and path parameters stay plain Type.Object (no name).
- * 2. In its *-routes.ts, the schema has: `operationId` (camelCase, unique),
- *    `summary`, `description` (the rules a client must know), `tags` (one of
- *    TAGS below; add a tag there with its description), `security`
+ * 2. In its *-docs.ts, under its `operationId` (camelCase, unique), its
+ *    `summary` and `description` (the rules a client must know); the feature's
+ *    tag is one of TAGS below (add a tag there with its description).
+ *    In its *-routes.ts, the schema has: `...FEATURE_DOCS.operationId`, `security`
  *    (SECURITY_ANY / SECURITY_BEARER; leave it out on a public operation: it
  *    becomes `security: []`), `body: Ref(Body)`, and every response:
- *    `{ 200: Ref(Record), ...problems(...WITH_BODY, ...AUTHENTICATED, { 404: ['merchant_not_found'] }, ...ALWAYS) }`
- *    with the exact error `code`s of each status (src/schemas/common.ts).
+ *    `{ 200: Ref(Record), ...problems(...WITH_BODY, ...AUTHENTICATED, 'merchant_not_found', ...ALWAYS) }`
+ *    naming every error `code` it can answer (src/schemas/common.ts); a new
+ *    code goes into src/error-catalogue.ts and docs/api.md's table of codes.
  * 3. Run `npm run lint:openapi` and `npm run client:generate`, and commit
  *    clients/typescript/schema.d.ts.
  * A query parameter with a default is optional in the document (filled in by
@@ -27,6 +29,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import packageJson from '../../package.json' with { type: 'json' };
+import { type ErrorCode, errorEntry } from '../error-catalogue.js';
 import { API_BASE_PATH } from '../lib/base-path.js';
 import { componentSchemas, MAX_PAGE_SIZE } from '../schemas/common.js';
 
@@ -42,28 +45,6 @@ const TAGS = [
 
 const PROBLEM_TYPE_BASE = 'https://feegate.dev/problems/';
 
-/** What a person reads in `detail` for a code; the document's error examples use it. */
-const EXAMPLE_DETAIL: Record<string, string> = {
-  validation_failed: 'The body is not valid.',
-  malformed_json: 'The body is not valid JSON.',
-  ambiguous_credentials: 'Send either Authorization or X-Api-Key, not both.',
-  missing_credentials: 'Send Authorization: Bearer <access_token> or X-Api-Key: <key>.',
-  invalid_token: 'The access token is not valid or has expired.',
-  invalid_api_key: 'The API key is not valid.',
-  invalid_credentials: 'The user or password is not correct.',
-  invalid_refresh_token: 'The refresh token is not valid.',
-  refresh_token_reused: 'This refresh token was already used; the login has been revoked.',
-  too_many_login_attempts: 'Too many failed logins for this user name from this address, or from all addresses; retry after Retry-After seconds.',
-  server_busy: 'Too many requests of this kind are waiting; retry shortly.',
-  forbidden: 'This kind of caller may not use this operation.',
-  key_escalation: 'An API key cannot grant more than it has: the calling key expires at 2027-05-23T00:00:00.000Z; the request asks for more in expires_at.',
-  not_found: 'No such route.',
-  payload_too_large: 'The body is larger than the limit.',
-  unsupported_media_type: 'Send the body as application/json.',
-  internal_error: 'An unexpected error occurred. Quote the request_id when reporting it.',
-  database_unavailable: 'The database is unavailable; retry shortly.',
-};
-
 const EXAMPLE_EXTENSIONS: Record<string, Record<string, unknown>> = {
   validation_failed: { errors: [{ field: 'payment_plan_ids', message: 'must have at least 1 item' }] },
   unknown_payment_plans: { payment_plan_ids: ['7d0c7a52-3b8e-4f4e-9c61-0b2f5d8a9e13'] },
@@ -74,31 +55,19 @@ const EXAMPLE_EXTENSIONS: Record<string, Record<string, unknown>> = {
   },
 };
 
-const REASON: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 type Json = Record<string, any>;
 
-function problemExamples(path: string, status: number, codes: string[]): Json {
+/** One example per code, its title and detail the catalogue's (src/error-catalogue.ts). */
+function problemExamples(path: string, codes: ErrorCode[]): Json {
   const examples: Json = {};
   for (const code of codes) {
+    const { status, title, detail } = errorEntry(code);
     examples[code] = {
       value: {
         type: `${PROBLEM_TYPE_BASE}${code}`,
-        title: REASON[status] ?? 'Error',
+        title,
         status,
-        detail: EXAMPLE_DETAIL[code] ?? code.replaceAll('_', ' '),
+        detail,
         instance: path.replace(/\{id\}/g, '3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90'),
         code,
         request_id: '5b7e1f0a-8c2d-4e3f-9a1b-6c4d2e8f0a17',
@@ -142,8 +111,8 @@ function finishDocument(doc: Json): Json {
       }
       for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
         for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
-          const codes: unknown = media.schema?.allOf?.[1]?.properties?.code?.enum;
-          if (type === 'application/problem+json' && Array.isArray(codes)) media.examples ??= problemExamples(path, Number(status), codes);
+          const codes: ErrorCode[] | undefined = media.schema?.allOf?.[1]?.properties?.code?.enum;
+          if (type === 'application/problem+json' && Array.isArray(codes)) media.examples ??= problemExamples(path, codes);
           else exampleOf(doc, media);
         }
       }
@@ -164,7 +133,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
           'Access and payment-plan administration API: login and tokens, API keys, and bulk assignment of payment plans (fee rules) to merchants. Errors are RFC 9457 problem details (application/problem+json) with a stable `code` and the `request_id`.\n\n' +
           'Besides the errors listed per operation, any request may be answered before it reaches an operation with: ' +
           '404 `not_found` (unknown path); 405 `method_not_allowed` (a known path without this method; the `Allow` header lists its methods); ' +
-          '400 `malformed_url` (undecodable percent-encoding) or `malformed_request` (not valid HTTP/1.1); 414 `uri_too_long` (a path segment over 100 characters); ' +
+          '400 `malformed_url` (undecodable percent-encoding), `malformed_request` (not valid HTTP/1.1) or `bad_request` (a request that could not be read otherwise); 414 `uri_too_long` (a path segment over 100 characters); ' +
           '431 `request_header_fields_too_large`; 408 `request_timeout` (headers and body not fully received within REQUEST_TIMEOUT_SECONDS, 30 s by default). ' +
           'After a 400 `malformed_request`, 408 or 431 the server closes the connection; idle keep-alive connections are closed after 5 s. ' +
           'The path decides first: an unknown path is a 404 and a known one without the method a 405 whatever the body, and an empty body sent as `application/json` (`Content-Length: 0`, or none) is no body. ' +

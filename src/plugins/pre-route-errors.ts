@@ -12,7 +12,7 @@
  * Echoed input is cut short (see clip()).
  */
 import { randomUUID } from 'node:crypto';
-import { type Server, STATUS_CODES } from 'node:http';
+import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -26,20 +26,16 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5000;
 /** How often Node looks for requests past their deadline: a late one is answered within this of it. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
-function problem(status: number, code: string, detail: string, headers?: Record<string, string>): AppError {
-  return new AppError(status, code, STATUS_CODES[status] ?? 'Error', { detail, headers });
-}
-
 /** Answers a request the HTTP parser refused or gave up on, on the raw socket, and closes it. */
 function onClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
   // A reset connection has nobody to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const error =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? problem(408, 'request_timeout', 'The request did not fully arrive in time.')
+      ? new AppError('request_timeout')
       : err.code === 'HPE_HEADER_OVERFLOW'
-        ? problem(431, 'request_header_fields_too_large', 'The request headers are larger than the limit.')
-        : problem(400, 'malformed_request', 'The request is not valid HTTP/1.1.');
+        ? new AppError('request_header_fields_too_large')
+        : new AppError('malformed_request');
   // A request already handed to the app is logged with its id when its connection closes (client-closed.ts).
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
   if (error.status === 408) markTimedOut(socket);
@@ -66,9 +62,9 @@ function onClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket
 function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const answer =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? problem(414, 'uri_too_long', 'A path segment is longer than 100 characters.')
+      ? new AppError('uri_too_long')
       : error.code === 'FST_ERR_BAD_URL'
-        ? problem(400, 'malformed_url', 'The path is not valid percent-encoded UTF-8.')
+        ? new AppError('malformed_url')
         : toAppError(error);
   request.log.info({ code: answer.code, status: answer.status }, 'request refused');
   // No route means no hooks (helmet, the request id header): what every answer carries.
@@ -118,11 +114,11 @@ export const preRouteErrorsPlugin = fp(async (app: FastifyInstance) => {
     const methods = new Set<string>();
     for (const { pattern, methods: some } of allowed.values()) if (pattern.test(path)) for (const m of some) methods.add(m);
     if (methods.size === 0 || methods.has(request.method)) {
-      return sendProblem(request, reply, problem(404, 'not_found', `No route ${request.method} ${clip(requestPath(request))}.`));
+      return sendProblem(request, reply, new AppError('not_found', { detail: `No route ${request.method} ${clip(requestPath(request))}.` }));
     }
     const allow = [...methods].sort().join(', ');
     request.log.info({ code: 'method_not_allowed', status: 405 }, 'request refused');
-    return sendProblem(request, reply, problem(405, 'method_not_allowed', `This path accepts ${allow} only.`, { allow }));
+    return sendProblem(request, reply, new AppError('method_not_allowed', { detail: `This path accepts ${allow} only.`, headers: { allow } }));
   };
   app.setNotFoundHandler(notFound);
   // The 404 route's handler would run only after its body was parsed: this hook answers

@@ -128,24 +128,17 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new AppError(400, 'malformed_json', 'Bad Request', { detail: 'The body is not valid JSON.' });
+      return new AppError('malformed_json');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 'payload_too_large', 'Content Too Large', { detail: 'The body is larger than the limit.' });
+      return new AppError('payload_too_large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError(415, 'unsupported_media_type', 'Unsupported Media Type', {
-        detail: 'Send the body as application/json.',
-      });
+      return new AppError('unsupported_media_type');
   }
-  if (isDatabaseUnavailable(err)) {
-    return new ServiceUnavailableError('database_unavailable', 'The database is unavailable; retry shortly.', 2);
-  }
-  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new AppError(fe.statusCode, 'bad_request', 'Bad Request', { detail: 'The request could not be processed.' });
-  }
-  return new AppError(500, 'internal_error', 'Internal Server Error', {
-    detail: 'An unexpected error occurred. Quote the request_id when reporting it.',
-  });
+  if (isDatabaseUnavailable(err)) return new ServiceUnavailableError('database_unavailable', undefined, 2);
+  // Any other refusal of Fastify's (a body stream that failed) is the client's: a 400.
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return new AppError('bad_request');
+  return new AppError('internal_error');
 }
 
 /** Echoed input is cut to this many characters: a 20 KB path must not come back in the answer. */

@@ -102,6 +102,6 @@ export const validationPlugin = fp(async (app: FastifyInstance) => {
     const schema: FastifySchema & { hide?: boolean } = route.schema ?? {};
     if (schema.hide || schema.querystring) return;
     const response = schema.response as Record<number, unknown> | undefined;
-    route.schema = { ...schema, querystring: NoQuery, ...(response && !response[400] ? { response: { ...response, ...problems(400) } } : {}) };
+    route.schema = { ...schema, querystring: NoQuery, ...(response && !response[400] ? { response: { ...response, ...problems('validation_failed') } } : {}) };
   });
 });

@@ -1,5 +1,6 @@
 /** Schemas shared by every feature: identifiers, timestamps, pages, problems. */
 import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { errorEntry, type OperationCode, type OperationStatus } from '../error-catalogue.js';
 
 /**
  * Named schemas: every record, listing and request body is a component of the
@@ -152,7 +153,8 @@ export const ProblemSchema = Component(
   ),
 );
 
-const STATUS_TEXT: Record<number, string> = {
+/** What each status of an operation means, whatever its code. */
+const STATUS_TEXT: Record<OperationStatus, string> = {
   400: 'Malformed JSON, schema violation, bad query parameter, or both credential headers',
   401: 'Missing, malformed, unknown, expired or revoked credentials',
   403: 'Authenticated, but this kind of caller may not use the operation',
@@ -175,45 +177,27 @@ const RATE_LIMIT_HEADERS = {
   'RateLimit-Reset': seconds('Seconds until the window ends'),
 };
 
-/** The codes a status can carry when an operation names none of its own. */
-const DEFAULT_CODES: Record<number, string[]> = {
-  400: ['validation_failed'],
-  401: ['missing_credentials', 'invalid_token', 'invalid_api_key', 'api_key_expired'],
-  403: ['forbidden'],
-  404: ['not_found'],
-  409: ['conflict'],
-  413: ['payload_too_large'],
-  415: ['unsupported_media_type'],
-  429: ['rate_limited'],
-  500: ['internal_error'],
-  503: ['database_unavailable'],
-};
-
-/** A status, or statuses with the exact `code`s the operation can answer with them. */
-export type ProblemSpec = number | Readonly<Record<number, readonly string[]>>;
-
 /**
- * Problem-details responses. `problems(401, { 404: ['merchant_not_found'] })`:
- * a bare status carries its default codes; codes named for a status replace
- * them (several lists for one status add up). The codes become the enum of
- * `code` in that response and one example each (src/plugins/openapi.ts).
+ * Problem-details responses: `problems(...AUTHENTICATED, 'merchant_not_found', ...ALWAYS)`
+ * lists every code the operation can answer; each goes under its status from
+ * the catalogue (src/error-catalogue.ts), in the order named. The codes become
+ * the enum of `code` in that response and one example each (src/plugins/openapi.ts).
  */
-export function problems(...specs: ProblemSpec[]): Record<number, TSchema> {
-  const named = new Map<number, Set<string>>();
-  const bare = new Set<number>();
-  for (const spec of specs) {
-    if (typeof spec === 'number') bare.add(spec);
-    else for (const [status, codes] of Object.entries(spec)) named.set(Number(status), new Set([...(named.get(Number(status)) ?? []), ...codes]));
+export function problems(...codes: OperationCode[]): Record<number, TSchema> {
+  const byStatus = new Map<OperationStatus, Set<OperationCode>>();
+  for (const code of codes) {
+    const status = errorEntry(code).status as OperationStatus;
+    byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
   }
   const out: Record<number, TSchema> = {};
-  for (const status of [...new Set([...bare, ...named.keys()])].sort()) {
-    const codes = [...(named.get(status) ?? DEFAULT_CODES[status] ?? ['error'])];
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const listed = [...byStatus.get(status)!];
     out[status] = {
-      description: `${STATUS_TEXT[status] ?? 'Error'}. code: ${codes.join(', ')}`,
+      description: `${STATUS_TEXT[status]}. code: ${listed.join(', ')}`,
       ...(status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
       content: {
         'application/problem+json': {
-          schema: { allOf: [Type.Ref('Problem'), { type: 'object', properties: { code: { type: 'string', enum: codes } } }] },
+          schema: { allOf: [Type.Ref('Problem'), { type: 'object', properties: { code: { type: 'string', enum: listed } } }] },
         },
       },
     } as unknown as TSchema;
@@ -221,14 +205,19 @@ export function problems(...specs: ProblemSpec[]): Record<number, TSchema> {
   return out;
 }
 
-/** Statuses any operation can answer, whatever it does. */
-export const ALWAYS = [500, 503] as const;
-/** Statuses of an operation that takes a JSON body. */
-export const WITH_BODY: ProblemSpec[] = [{ 400: ['validation_failed', 'malformed_json'] }, 413, 415];
-/** Statuses of an authenticated operation (429: a key with its own rate limit). */
-export const AUTHENTICATED: ProblemSpec[] = [{ 400: ['validation_failed', 'ambiguous_credentials'] }, 401, { 429: ['rate_limited'] }];
-/** Statuses of an authenticated operation that changes something (a read_only key may only GET). */
-export const AUTHENTICATED_WRITE: ProblemSpec[] = [...AUTHENTICATED, { 403: ['read_only_key'] }];
+/** Codes any operation can answer, whatever it does. */
+export const ALWAYS: OperationCode[] = ['internal_error', 'database_unavailable'];
+/**
+ * Codes of an operation whose method carries a body (POST, PATCH, DELETE): one
+ * sent is read even where none is taken, and may be too large, not JSON, or broken.
+ */
+export const READS_BODY: OperationCode[] = ['malformed_json', 'payload_too_large', 'unsupported_media_type'];
+/** Codes of an operation that takes a JSON body. */
+export const WITH_BODY: OperationCode[] = ['validation_failed', ...READS_BODY];
+/** Codes of an authenticated operation (429: a key with its own rate limit). */
+export const AUTHENTICATED: OperationCode[] = ['validation_failed', 'ambiguous_credentials', 'missing_credentials', 'invalid_token', 'invalid_api_key', 'api_key_expired', 'rate_limited'];
+/** Codes of an authenticated operation that changes something (a read_only key may only GET). */
+export const AUTHENTICATED_WRITE: OperationCode[] = [...AUTHENTICATED, 'read_only_key'];
 
 /**
  * The largest page a listing serves. Integrations ask for `size=10000` to take a
@@ -270,6 +259,23 @@ export function Listing<T extends TSchema>(item: T, name?: string, options: { de
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export const NoContent = Type.Null({ description: 'No body' });
+
+/** What the document says of an operation besides its HTTP: a summary and the rules a client must know. */
+export interface OperationText {
+  summary: string;
+  description: string;
+}
+
+/**
+ * The documentation of a feature's operations, keyed by operationId, all under
+ * one tag (src/plugins/openapi.ts). It lives in the feature's *-docs.ts, and a
+ * route spreads its entry into its schema (`...API_KEYS_DOCS.createApiKey`), so
+ * that *-routes.ts keeps to HTTP.
+ */
+export function operationDocs<Id extends string>(tag: string, operations: Record<Id, OperationText>) {
+  const entries = Object.entries<OperationText>(operations).map(([operationId, text]) => [operationId, { operationId, tags: [tag], ...text }]);
+  return Object.fromEntries(entries) as Record<Id, OperationText & { operationId: Id; tags: string[] }>;
+}
 
 type Security = Array<Record<string, string[]>>;
 export const SECURITY_ANY: Security = [{ bearerAuth: [] }, { apiKeyAuth: [] }];

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config.js';
+import type { KeySettings } from '../../src/features/api-keys/api-keys-service.js';
 import type { ImportDocument } from '../../src/features/operator/import-schema.js';
 import type { Harness } from './app.js';
 
@@ -58,10 +59,11 @@ export async function loginAs(app: FastifyInstance, credentials: { user: string;
 }
 
 /** Issues a key through the operator path (no HTTP caller needed). */
-export async function issueKey(app: FastifyInstance, owner: { user: string; customerId: string; merchantId?: string }) {
+export async function issueKey(app: FastifyInstance, owner: { user: string; customerId: string; merchantId?: string }, settings: KeySettings = {}) {
   const record = await app.services.apiKeys.issueByOperator(
     { email: owner.user, customerId: owner.customerId, merchantId: owner.merchantId ?? null },
     { requestId: null, actor: { type: 'operator', id: null } },
+    settings,
   );
   return { id: record.id, api_key: record.api_key };
 }

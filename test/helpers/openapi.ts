@@ -3,6 +3,7 @@
  * (test/platform/openapi-constraints.test.ts, test/platform/fuzz.test.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import { catalogue } from '../../src/error-catalogue.js';
 
 export type Schema = Record<string, any>;
 
@@ -25,6 +26,8 @@ export interface Operation {
   /** Whether the document says the body must be sent (requestBody.required). */
   bodyRequired: boolean;
   secured: boolean;
+  /** The error codes the document lists for each status (`code` enums of its problem responses). */
+  codes: Map<number, string[]>;
 }
 
 export async function openapiDocument(app: FastifyInstance): Promise<Schema> {
@@ -56,6 +59,12 @@ export function operations(doc: Schema): Operation[] {
         bodyExample: media?.example,
         bodyRequired: Boolean(op.requestBody?.required),
         secured: Array.isArray(op.security) && op.security.length > 0,
+        codes: new Map(
+          Object.entries((op.responses ?? {}) as Record<string, Schema>).map(([status, response]) => [
+            Number(status),
+            response.content?.['application/problem+json']?.schema?.allOf?.[1]?.properties?.code?.enum ?? [],
+          ]),
+        ),
       });
     }
   }
@@ -75,4 +84,42 @@ export function queryString(values: Record<string, unknown>): string {
   }
   const text = search.toString();
   return text ? `?${text}` : '';
+}
+
+/** Codes any request may get before or around its operation (routing, the HTTP parser): the document says so once, not per operation. */
+const ANY_REQUEST = new Set<string>(catalogue().filter((e) => e.scope === 'any-request').map((e) => e.code));
+
+/**
+ * What each operation answered, against what its document lists: the generic
+ * tests record every answer, and an error code the operation's document does
+ * not list for that status is a finding (a route whose problems() misses a
+ * code it can answer).
+ */
+export class AnswerLedger {
+  private readonly undocumentedAnswers = new Map<string, string>();
+  private errors = 0;
+
+  record(op: Operation, status: number, body: string): void {
+    if (status < 400) return;
+    this.errors++;
+    let code: unknown;
+    try {
+      code = (JSON.parse(body) as { code?: unknown }).code;
+    } catch {
+      code = undefined;
+    }
+    if (typeof code === 'string' && (ANY_REQUEST.has(code) || op.codes.get(status)?.includes(code))) return;
+    const key = `${op.method} ${op.path} ${status} ${String(code)}`;
+    if (!this.undocumentedAnswers.has(key)) this.undocumentedAnswers.set(key, body.slice(0, 200));
+  }
+
+  /** Each operation, status and code answered but not listed, with the first such answer. */
+  undocumented(): string[] {
+    return [...this.undocumentedAnswers].map(([key, body]) => `${key}: ${body}`);
+  }
+
+  /** How many error answers were recorded: a ledger that saw none proves nothing. */
+  get recordedErrors(): number {
+    return this.errors;
+  }
 }

@@ -4,8 +4,8 @@
  * from the document: hostile or valid values in every body field, query and
  * path parameter, with or without credentials, at the root or under /api (the
  * document's second server). Every answer must be below 500, every 4xx a
- * problem+json with a `code`, and no listing page larger than the `size`
- * parameter's `x-clamp-maximum`.
+ * problem+json with a `code` the operation's document lists for that status,
+ * and no listing page larger than the `size` parameter's `x-clamp-maximum`.
  *
  * Reproduce a failure with the seed it prints:
  *   FUZZ_SEED=1234 FUZZ_RUNS=10000 node --import tsx --test test/platform/fuzz.test.ts
@@ -16,7 +16,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { bearer, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
-import { fillPath, type Operation, openapiDocument, operations, resolve, type Schema } from '../helpers/openapi.js';
+import { AnswerLedger, fillPath, type Operation, openapiDocument, operations, resolve, type Schema } from '../helpers/openapi.js';
 import { plan } from '../helpers/plans.js';
 import { API_BASE_PATH } from '../../src/lib/base-path.js';
 
@@ -154,13 +154,14 @@ function valueFor(doc: Schema, schema: Schema, ids: Ids, name: string): fc.Arbit
   return fc.oneof({ weight: 4, arbitrary: validValue(doc, schema, ids, name) }, { weight: 1, arbitrary: hostileJson });
 }
 
-type Auth = 'none' | 'token' | 'customerKey' | 'merchantKey' | 'both' | { header: 'authorization' | 'x-api-key'; value: string };
+type Auth = 'none' | 'token' | 'customerKey' | 'merchantKey' | 'both' | 'limitedKey' | 'readOnlyKey' | { header: 'authorization' | 'x-api-key'; value: string };
 /** Credential headers that are not credentials (header values are Latin-1: no NUL or surrogate can be sent). */
 const BAD_CREDENTIALS = ['Bearer not.a.token', 'Bearer', 'Bearer ', 'Basic YTpi', 'bearer x', 'Bearer é.é.é', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'fgk_', 'fgk_ééé', ''];
 /** Mostly good credentials, so that requests get past authentication. */
 const auth: fc.Arbitrary<Auth> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom<Auth>('token', 'customerKey', 'merchantKey') },
-  { weight: 1, arbitrary: fc.constantFrom<Auth>('none', 'both') },
+  // A key past its rate limit and a read-only key: their refusals are answers of every operation too.
+  { weight: 1, arbitrary: fc.constantFrom<Auth>('none', 'both', 'limitedKey', 'readOnlyKey') },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -176,6 +177,7 @@ const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multi
 const contentType = fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) });
 
 interface FuzzRequest {
+  operationId: string;
   method: string;
   url: string;
   contentType: string;
@@ -222,6 +224,7 @@ function requestFor(doc: Schema, op: Operation, ids: Ids): fc.Arbitrary<FuzzRequ
   return fc
     .record({ auth, params, query, body, contentType, base })
     .map(({ auth: caller, params: values, query: entries, body: text, contentType: type, base: prefix }) => ({
+      operationId: op.operationId,
       method: op.method,
       url: prefix + fillPath(op.path, values) + encodeQuery(entries),
       contentType: type,
@@ -255,6 +258,8 @@ describe('fuzzing every operation of the document', () => {
     const customerKey = await issueKey(app, { user: 'fuzz-customer@alpha.test', customerId: world.customerId });
     const merchantKey = await issueKey(app, { user: 'fuzz-merchant@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0] });
     const victims = await Promise.all([0, 1, 2].map(() => issueKey(app, { user: 'victim@alpha.test', customerId: world.customerId })));
+    const limitedKey = await issueKey(app, { user: 'fuzz-limited@alpha.test', customerId: world.customerId }, { rate_limit: { limit: 1, window_seconds: 86_400 } });
+    const readOnlyKey = await issueKey(app, { user: 'fuzz-read-only@alpha.test', customerId: world.customerId }, { access: 'read_only' });
     const merchantVictim = await issueKey(app, { user: 'victim-merchant@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0] });
     let token = (await loginAs(app, world.login)).access_token;
     const ids: Ids = {
@@ -266,6 +271,8 @@ describe('fuzzing every operation of the document', () => {
     };
     const doc = await openapiDocument(app);
     const ops = operations(doc);
+    const byId = new Map(ops.map((op) => [op.operationId, op]));
+    const ledger = new AnswerLedger();
     const headersOf = (caller: Auth): Record<string, string> =>
       typeof caller === 'object'
         ? { [caller.header]: caller.value }
@@ -275,6 +282,8 @@ describe('fuzzing every operation of the document', () => {
             customerKey: { 'x-api-key': customerKey.api_key },
             merchantKey: { 'x-api-key': merchantKey.api_key },
             both: { ...(bearer(token) as Record<string, string>), 'x-api-key': customerKey.api_key },
+            limitedKey: { 'x-api-key': limitedKey.api_key },
+            readOnlyKey: { 'x-api-key': readOnlyKey.api_key },
           }[caller];
 
     console.log(`fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} over ${ops.length} operations`);
@@ -291,6 +300,7 @@ describe('fuzzing every operation of the document', () => {
             ...(request.body !== undefined ? { payload: request.body } : {}),
           });
           statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+          ledger.record(byId.get(request.operationId)!, response.statusCode, response.body);
           const where = `${request.method} ${request.url.slice(0, 200)} → ${response.statusCode}`;
           assert.ok(response.statusCode < 500, `${where}: ${response.body.slice(0, 300)}`);
           if (response.statusCode >= 400) {
@@ -316,5 +326,8 @@ describe('fuzzing every operation of the document', () => {
     // The generator reaches past validation: successes and refusals from the services, not only 400s.
     assert.ok([200, 201, 204].some((s) => (statuses.get(s) ?? 0) > 0), 'some requests succeed');
     assert.ok((statuses.get(404) ?? 0) > 0 && (statuses.get(401) ?? 0) > 0, 'some reach the services and authentication');
+    // Every error code answered is one the operation's document lists for that status (its problems(...)).
+    assert.ok(ledger.recordedErrors > 0);
+    assert.deepEqual(ledger.undocumented(), [], 'codes answered that the document does not list for the operation');
   });
 });

@@ -6,6 +6,7 @@
  * accepted at the limit and refused one past it, with a 400 naming the field.
  * A listing's `size` states no maximum but `x-clamp-maximum`: past it, the
  * value is accepted and served as that maximum, as `page.size` must say.
+ * Every refusal carries a code the operation's document lists for its status.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +14,7 @@ import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { useTestApp } from '../helpers/app.js';
 import { issueKey, seedWorld } from '../helpers/fixtures.js';
-import { fillPath, type Operation, openapiDocument, operations, queryString, resolve, type Schema } from '../helpers/openapi.js';
+import { AnswerLedger, fillPath, type Operation, openapiDocument, operations, queryString, resolve, type Schema } from '../helpers/openapi.js';
 
 const OMIT = Symbol('omit');
 type Key = string | number;
@@ -174,7 +175,7 @@ interface Request {
   body: unknown;
 }
 
-async function send(app: FastifyInstance, op: Operation, request: Request, headers: Record<string, string>) {
+async function send(app: FastifyInstance, op: Operation, request: Request, headers: Record<string, string>, ledger: AnswerLedger) {
   const params = Object.fromEntries(Object.entries(request.params).map(([k, v]) => [k, encodeURIComponent(String(v))]));
   const response = await app.inject({
     method: op.method,
@@ -182,6 +183,7 @@ async function send(app: FastifyInstance, op: Operation, request: Request, heade
     headers,
     ...(op.body && request.body !== OMIT ? { payload: request.body as object } : {}),
   });
+  ledger.record(op, response.statusCode, response.body);
   const body = response.body ? (response.json() as { code?: string; errors?: Array<{ field: string }>; page?: { size: number } }) : undefined;
   return { status: response.statusCode, problem: response.statusCode >= 400 ? body : undefined, pageSize: body?.page?.size };
 }
@@ -196,6 +198,7 @@ describe('the OpenAPI document states the constraints the server enforces', () =
     const { api_key } = await issueKey(app, { user: 'constraints@alpha.test', customerId: world.customerId });
     const doc = await openapiDocument(app);
     const failures: string[] = [];
+    const ledger = new AnswerLedger();
     let checked = 0;
 
     for (const op of operations(doc)) {
@@ -230,7 +233,7 @@ describe('the OpenAPI document states the constraints the server enforces', () =
 
       for (const { request, variant, where } of cases) {
         checked++;
-        const { status, problem, pageSize } = await send(app, op, request, headers);
+        const { status, problem, pageSize } = await send(app, op, request, headers, ledger);
         const label = `${op.method} ${op.path} ${where} ${fieldName(variant.path)}: ${variant.why} → ${status} ${problem?.code ?? ''}`;
         // Refused for this value: a validation failure, or any 400 naming this field (merchant_ids_required).
         // A 400 naming another field is a rule between fields (is_selected needs merchant_id) that OpenAPI cannot state.
@@ -247,6 +250,8 @@ describe('the OpenAPI document states the constraints the server enforces', () =
     if (process.env.CONSTRAINTS_DEBUG) console.log(checked);
     assert.deepEqual(failures, [], `${failures.length} of ${checked} checks failed`);
     assert.ok(checked > 150, `walked ${checked} cases`);
+    // Every refusal's code is one the operation's document lists for that status (its problems(...)).
+    assert.deepEqual(ledger.undocumented(), [], 'codes answered that the document does not list for the operation');
   });
 
   it('states for every text input a pattern that refuses U+0000 and unpaired surrogates', async () => {

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, READS_BODY, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
 import type { ApiKeyStatus } from './api-keys-dal.js';
 import {
   ApiKeyListing,
@@ -14,15 +14,7 @@ import {
   RollApiKeyBody,
   UpdateApiKeyBody,
 } from './api-keys-schemas.js';
-
-/** Said once for every operation of this feature. */
-const COMMON_ERRORS =
-  ' Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).';
-const WRITE_ERRORS = ' 403 read_only_key (a read_only key may use GET operations only).';
-/** The rule of key_escalation, said where it applies (src/features/api-keys/key-grants.ts). */
-const NO_LOOSER =
-  ' A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this.';
-const ESCALATION = ' 403 key_escalation (a key caller asking for more than it has);';
+import { API_KEYS_DOCS } from './api-keys-docs.js';
 
 export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { apiKeys } = app.services;
@@ -30,18 +22,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/v1/api-keys', {
     onRequest: app.authenticate,
     schema: {
-      operationId: 'createApiKey',
-      tags: ['api-keys'],
-      summary: 'Create an API key',
-      description:
-        'Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key\'s expires_at, access and rate_limit where they are not sent, and may ask for less but not more.' +
-        NO_LOOSER +
-        ' The full key is returned only here.' +
-        ' Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key),' +
-        ESCALATION +
-        WRITE_ERRORS +
-        ' 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict.' +
-        COMMON_ERRORS,
+      ...API_KEYS_DOCS.createApiKey,
       security: SECURITY_ANY,
       body: Ref(CreateApiKeyBody),
       response: {
@@ -49,7 +30,12 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...problems(
           ...WITH_BODY,
           ...AUTHENTICATED_WRITE,
-          { 403: ['forbidden', 'key_escalation'], 404: ['customer_not_found', 'merchant_not_found'], 409: ['user_conflict', 'api_key_limit_reached'] },
+          'forbidden',
+          'key_escalation',
+          'customer_not_found',
+          'merchant_not_found',
+          'user_conflict',
+          'api_key_limit_reached',
           ...ALWAYS,
         ),
       },
@@ -63,16 +49,10 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/api-keys', {
     onRequest: app.authenticate,
     schema: {
-      operationId: 'listApiKeys',
-      tags: ['api-keys'],
-      summary: 'List API keys',
-      description:
-        "Customer callers: the customer's CUSTOMER keys (or one merchant's keys with merchant_id). Merchant callers: their merchant's keys. status: ENABLED (default), DELETED or EXPIRED (an ENABLED key whose expires_at has passed), any case. Newest first; keys are masked." +
-        ' Errors: 400 validation_failed; 404 merchant_not_found.' +
-        COMMON_ERRORS,
+      ...API_KEYS_DOCS.listApiKeys,
       security: SECURITY_ANY,
       querystring: ListApiKeysQuery,
-      response: { 200: Ref(ApiKeyListing), ...problems(...AUTHENTICATED, { 404: ['merchant_not_found'] }, ...ALWAYS) },
+      response: { 200: Ref(ApiKeyListing), ...problems(...AUTHENTICATED, 'merchant_not_found', ...ALWAYS) },
     },
     handler: async (request) => {
       const { status, ...rest } = request.query;
@@ -83,22 +63,11 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch('/v1/api-keys/:id', {
     onRequest: app.authenticate,
     schema: {
-      operationId: 'updateApiKey',
-      tags: ['api-keys'],
-      summary: 'Rename an API key or change its expiry or rate limit',
-      description:
-        'Changes any of name, expires_at and rate_limit (null removes each). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on.' +
-        ' With a key, an expiry or rate limit may be set within the calling key\'s own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them.' +
-        NO_LOOSER +
-        ' Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name or rate_limit);' +
-        ESCALATION +
-        WRITE_ERRORS +
-        ' 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED, or was rolled and is in its grace period).' +
-        COMMON_ERRORS,
+      ...API_KEYS_DOCS.updateApiKey,
       security: SECURITY_ANY,
       params: ApiKeyParams,
       body: Ref(UpdateApiKeyBody),
-      response: { 200: Ref(ListedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, { 403: ['key_escalation'], 404: ['api_key_not_found'], 409: ['api_key_not_enabled'] }, ...ALWAYS) },
+      response: { 200: Ref(ListedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, 'key_escalation', 'api_key_not_found', 'api_key_not_enabled', ...ALWAYS) },
     },
     handler: async (request) => apiKeys.update(principalOf(request), request.params.id, request.body, changeContext(request)),
   });
@@ -110,21 +79,11 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       request.body ??= {};
     },
     schema: {
-      operationId: 'rollApiKey',
-      tags: ['api-keys'],
-      summary: 'Roll an API key: a new key, the old one retired after a grace period',
-      description:
-        "Creates a new key with the same user, type, customer, merchant, name, access, rate limit and expiry, and answers it with its full value (shown only here). The new key continues the old one's rate-limit count. The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it can be neither changed nor rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. A key caller may roll itself, and other keys that have no more than it has." +
-        NO_LOOSER +
-        ' Errors: 400 validation_failed (grace_period_seconds outside 0..604800);' +
-        ESCALATION +
-        WRITE_ERRORS +
-        ' 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED or already rolled).' +
-        COMMON_ERRORS,
+      ...API_KEYS_DOCS.rollApiKey,
       security: SECURITY_ANY,
       params: ApiKeyParams,
       body: Ref(RollApiKeyBody),
-      response: { 201: Ref(CreatedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, { 403: ['key_escalation'], 404: ['api_key_not_found'], 409: ['api_key_not_enabled'] }, ...ALWAYS) },
+      response: { 201: Ref(CreatedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, 'key_escalation', 'api_key_not_found', 'api_key_not_enabled', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       const grace = request.body.grace_period_seconds ?? 0;
@@ -136,17 +95,10 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/v1/api-keys/:id', {
     onRequest: app.authenticate,
     schema: {
-      operationId: 'deleteApiKey',
-      tags: ['api-keys'],
-      summary: 'Delete (revoke) an API key',
-      description:
-        'The key becomes DELETED and is refused at once by every instance. Deleting a deleted key is again 204. Errors: 400 validation_failed;' +
-        WRITE_ERRORS +
-        ' 404 api_key_not_found.' +
-        COMMON_ERRORS,
+      ...API_KEYS_DOCS.deleteApiKey,
       security: SECURITY_ANY,
       params: ApiKeyParams,
-      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, { 404: ['api_key_not_found'] }, ...ALWAYS) },
+      response: { 204: NoContent, ...problems(...AUTHENTICATED_WRITE, ...READS_BODY, 'api_key_not_found', ...ALWAYS) },
     },
     handler: async (request, reply) => {
       await apiKeys.remove(principalOf(request), request.params.id, changeContext(request));

@@ -56,9 +56,9 @@ export interface ApiKeysServiceDeps {
   lastUse: LastUseRecorder;
 }
 
-const invalidKey = () => new UnauthorizedError('invalid_api_key', 'The API key is not valid.');
-const expiredKey = () => new UnauthorizedError('api_key_expired', 'The API key has expired.');
-const keyNotFound = () => new NotFoundError('api_key_not_found', 'No such API key.');
+const invalidKey = () => new UnauthorizedError('invalid_api_key');
+const expiredKey = () => new UnauthorizedError('api_key_expired');
+const keyNotFound = () => new NotFoundError('api_key_not_found');
 
 /** An expiry must lie ahead, and not too far: keys that never rotate are what expiry exists to prevent. */
 function parseExpiry(value: string, now = Date.now()): Date {
@@ -146,7 +146,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
   /** The merchant a caller may act for: its own for merchant callers, one of its customer's otherwise. */
   async function visibleMerchant(caller: Principal, merchantId: string): Promise<string> {
     const ok = caller.merchantId ? caller.merchantId === merchantId : await merchantsDal.belongsToCustomer(caller.customerId, merchantId);
-    if (!ok) throw new NotFoundError('merchant_not_found', 'No such merchant.');
+    if (!ok) throw new NotFoundError('merchant_not_found');
     return merchantId;
   }
 
@@ -214,7 +214,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
   return {
     async create(caller: Principal, request: CreateKeyRequest, context: ChangeContext) {
-      if (request.customer_id !== caller.customerId) throw new NotFoundError('customer_not_found', 'No such customer.');
+      if (request.customer_id !== caller.customerId) throw new NotFoundError('customer_not_found');
       if (!request.merchant_id && caller.merchantId) {
         throw new ForbiddenError('forbidden', 'A merchant caller may only create keys for its own merchant.');
       }
@@ -229,7 +229,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     /** The operator's `feegate keys issue`: no caller, the same rules otherwise. */
     async issueByOperator(owner: { email: string; customerId: string; merchantId: string | null }, context: ChangeContext, settings: KeySettings = {}) {
       if (owner.merchantId && !(await merchantsDal.belongsToCustomer(owner.customerId, owner.merchantId))) {
-        throw new NotFoundError('merchant_not_found', `Merchant ${owner.merchantId} does not belong to customer ${owner.customerId}.`);
+        throw new NotFoundError('merchant_not_found');
       }
       return issue({ ...owner, email: normaliseEmail(owner.email) }, lifecycleOf(settings), context);
     },

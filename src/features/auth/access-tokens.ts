@@ -66,7 +66,7 @@ export interface AccessTokensDeps {
   now?: () => Date;
 }
 
-const invalidToken = () => new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
+const invalidToken = () => new UnauthorizedError('invalid_token');
 
 /** A fresh Ed25519 key pair as stored; its kid is the RFC 7638 thumbprint of the public key. */
 export async function newSigningKey(): Promise<NewSigningKey> {

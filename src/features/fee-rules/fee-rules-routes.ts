@@ -1,60 +1,45 @@
 /** HTTP only: translate bulk assignment and fee rule history requests to the fee rules service. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { OperationCode } from '../../error-catalogue.js';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
-import { WAITING_PER_CUSTOMER } from './customer-locks.js';
 import { AssignmentQuery, BulkAssignAllBody, BulkAssignBody, Created, DryRun, FeeRulesAt, FeeRulesAtQuery, MerchantParams } from './fee-rules-schemas.js';
-
-const ERRORS_422 =
-  '422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), ' +
-  '`unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or ' +
-  '`conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`).';
-
-const RULE =
-  'Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. ' +
-  `All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when ${WAITING_PER_CUSTOMER} already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 \`server_busy\` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 \`forbidden\`; a caller whose customer no longer exists 404 \`customer_not_found\`.`;
-
-const LIMIT =
-  'Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted.';
-
-const DRY_RUN =
-  'With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. ' +
-  'Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.';
+import { FEE_RULES_DOCS } from './fee-rules-docs.js';
 
 export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { feeRules } = app.services;
   // Before body validation: a merchant caller learns nothing about the body it sent.
   const customerCallersOnly = async (request: FastifyRequest) => feeRules.assertMayAssign(principalOf(request));
-  // What both assignment routes share: who may call them and what they answer.
+  // What both assignment routes share: who may call them and what they answer (`own`: the codes of one alone).
   const guards = { onRequest: app.authenticate, preValidation: customerCallersOnly };
-  const shared = {
-    tags: ['fee rules'],
-    security: SECURITY_ANY,
-    querystring: AssignmentQuery,
-    response: {
-      200: Ref(DryRun),
-      201: Created,
-      ...problems(
-        ...WITH_BODY,
-        ...AUTHENTICATED_WRITE,
-        { 400: ['merchant_ids_required'], 403: ['forbidden'], 404: ['customer_not_found'], 422: ['unknown_payment_plans', 'unknown_merchants', 'conflicting_payment_plans'] },
-        ...ALWAYS,
-        { 503: ['server_busy', 'database_unavailable'] },
-      ),
-    },
-  };
+  const shared = { security: SECURITY_ANY, querystring: AssignmentQuery };
+  const answers = (...own: OperationCode[]) => ({
+    200: Ref(DryRun),
+    201: Created,
+    ...problems(
+      ...WITH_BODY,
+      ...AUTHENTICATED_WRITE,
+      ...own,
+      'forbidden',
+      'customer_not_found',
+      'unknown_payment_plans',
+      'unknown_merchants',
+      'conflicting_payment_plans',
+      'server_busy',
+      ...ALWAYS,
+    ),
+  });
 
   app.post('/v1/fee-rules/bulk-assign', {
     ...guards,
     preValidation: [customerCallersOnly, async (request: FastifyRequest) => feeRules.assertMerchantsNamed(request.body)],
     schema: {
       ...shared,
-      operationId: 'bulkAssignFeeRules',
-      summary: 'Assign payment plans to the named merchants',
-      description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
+      ...FEE_RULES_DOCS.bulkAssignFeeRules,
       body: Ref(BulkAssignBody),
+      response: answers('merchant_ids_required'),
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
@@ -68,10 +53,9 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ...guards,
     schema: {
       ...shared,
-      operationId: 'bulkAssignFeeRulesToAll',
-      summary: 'Assign payment plans to every merchant of the customer',
-      description: `Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
+      ...FEE_RULES_DOCS.bulkAssignFeeRulesToAll,
       body: Ref(BulkAssignAllBody),
+      response: answers(),
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
@@ -84,19 +68,11 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/merchants/:id/fee-rules', {
     onRequest: app.authenticate,
     schema: {
-      tags: ['fee rules'],
-      operationId: 'getMerchantFeeRules',
-      summary: 'The payment plans a merchant held at an instant',
-      description:
-        'The plans assigned to the merchant at `at` (default now), with since when it has held each one, ordered by card_brand, payment_method, is_international, has_installments, term. ' +
-        'For reconciling a transaction against the rule in force when it happened: every assignment and replacement is kept as history. ' +
-        'An instant before any assignment answers an empty list. The plan fields are the plan as it is now. ' +
-        'Customer callers: any merchant of their customer; merchant callers: only themselves. ' +
-        'Errors: 400 `validation_failed` (a malformed id or `at`, or an unknown query parameter); 404 `merchant_not_found` (a merchant the caller may not see, whether or not it exists).',
+      ...FEE_RULES_DOCS.getMerchantFeeRules,
       security: SECURITY_ANY,
       params: MerchantParams,
       querystring: FeeRulesAtQuery,
-      response: { 200: Ref(FeeRulesAt), ...problems(...AUTHENTICATED, { 404: ['merchant_not_found'] }, ...ALWAYS) },
+      response: { 200: Ref(FeeRulesAt), ...problems(...AUTHENTICATED, 'merchant_not_found', ...ALWAYS) },
     },
     handler: async (request) => feeRules.rulesAt(principalOf(request), request.params.id, request.query.at),
   });

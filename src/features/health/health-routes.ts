@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ServiceUnavailableError } from '../../errors.js';
 import { Component, Ref, problems } from '../../schemas/common.js';
+import { HEALTH_DOCS } from './health-docs.js';
 
 const Status = Component(
   'ProbeStatus',
@@ -12,11 +13,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', {
     logLevel: 'warn',
     schema: {
-      operationId: 'getHealth',
-      tags: ['operations'],
-      summary: 'The process is up',
-      description: 'Liveness: answers without touching the database. Unknown query parameters are a 400.',
-      response: { 200: Ref(Status), ...problems(400) },
+      ...HEALTH_DOCS.getHealth,
+      response: { 200: Ref(Status), ...problems('validation_failed') },
     },
     handler: async () => ({ status: 'ok' }),
   });
@@ -24,17 +22,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/ready', {
     logLevel: 'warn',
     schema: {
-      operationId: 'getReadiness',
-      tags: ['operations'],
-      summary: 'The database answers',
-      description: 'Readiness: 503 `database_unavailable` while the database does not answer. Unknown query parameters are a 400.',
-      response: { 200: Ref(Status), ...problems(400, 503) },
+      ...HEALTH_DOCS.getReadiness,
+      response: { 200: Ref(Status), ...problems('validation_failed', 'database_unavailable') },
     },
     handler: async () => {
       try {
         await app.database.ping();
       } catch {
-        throw new ServiceUnavailableError('database_unavailable', 'The database does not answer.', 2);
+        throw new ServiceUnavailableError('database_unavailable', undefined, 2);
       }
       return { status: 'ready' };
     },

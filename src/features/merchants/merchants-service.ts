@@ -44,7 +44,7 @@ export function createMerchantsService(deps: { merchantsDal: MerchantsDal }) {
 }
 
 function merchantNotFound(): NotFoundError {
-  return new NotFoundError('merchant_not_found', 'No merchant with this merchant_id.');
+  return new NotFoundError('merchant_not_found');
 }
 
 export type MerchantsService = ReturnType<typeof createMerchantsService>;
