@@ -195,7 +195,7 @@ const COMMANDS: Record<string, Command> = {
   import: { args: '<file.json>', summary: 'import customers, merchants, users, plans and assignments', run: importCommand },
   'keys issue': { args: '--user <email> --customer <uuid> [--merchant <uuid>]', summary: 'issue an API key; prints the full key once', run: keysIssueCommand },
   'keys list': { args: '--customer <uuid> [--merchant <uuid>]', summary: "list a customer's (or one merchant's) keys, every status, masked", run: keysListCommand },
-  'keys revoke': { args: '<id>', summary: 'revoke (delete) an API key, at once on every instance', run: keysRevokeCommand },
+  'keys revoke': { args: '<id>', summary: 'revoke (delete) an API key: refused by every running instance within milliseconds, never later than 5 s', run: keysRevokeCommand },
   'users unlock': { args: '--email <e-mail>', summary: "clear a user name's failed-login counts (its 429 too_many_login_attempts)", run: usersUnlockCommand },
   'users logout': { args: '--email <e-mail>', summary: 'end every login of a login user, on every instance', run: usersLogoutCommand },
   'signing-keys rotate': { summary: 'add a key that signs access tokens from now on; the old one verifies until its tokens expire', run: signingKeysRotateCommand },

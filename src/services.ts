@@ -18,10 +18,13 @@ import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js'
 import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
-import { createImportService } from './features/operator/import-service.js';
+import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createDataLayer } from './db/data-layer.js';
+import { ImportDocument } from './features/operator/import-schema.js';
+import { describeRefusals } from './plugins/problem-details.js';
+import { createStrictAjv } from './plugins/validation.js';
 
 /** Where background work reports trouble it cannot return to a caller. */
 export interface ServiceLog {
@@ -29,6 +32,18 @@ export interface ServiceLog {
   info?(obj: object, msg: string): void;
 }
 const silent: ServiceLog = { warn() {} };
+
+let importCheck: ReturnType<typeof compileImportCheck> | undefined;
+/** The import document checked by the API's body validator, with its words (compiled once per process). */
+function compileImportCheck() {
+  const check = createStrictAjv().compile<ImportDocument>(ImportDocument);
+  const checkDocument: DocumentCheck = (raw) => {
+    if (check(raw)) return { document: raw };
+    const [first] = describeRefusals(check.errors ?? []);
+    return { path: first?.path ?? '', message: first?.message ?? 'is not a valid import document' };
+  };
+  return checkDocument;
+}
 /** Rate-limited keys and client addresses an instance counts in memory (oldest dropped first). */
 const MAX_LOCAL_RATE_COUNTERS = 100_000;
 const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
@@ -66,7 +81,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
   const customerLocks = createCustomerLocks({ uow, waitLimitMs: config.databaseStatementTimeoutMs });
-  const importer = createImportService({ dal: dal.import, hasher, customerLocks });
+  const importer = createImportService({ dal: dal.import, hasher, customerLocks, checkDocument: (importCheck ??= compileImportCheck()) });
   const apiKeys = createApiKeysService({ uow, dal: dal.apiKeys, merchantsDal: dal.merchants, caches: keyCaches, lastUse });
   const merchants = createMerchantsService({ merchantsDal: dal.merchants });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal: dal.paymentPlans, merchants });

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, READS_BODY, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
-import type { ApiKeyStatus } from './api-keys-dal.js';
+import type { ApiKeyStatus } from './api-keys-service.js';
 import {
   ApiKeyListing,
   ApiKeyParams,

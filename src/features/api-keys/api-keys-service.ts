@@ -15,6 +15,8 @@ import type { LastUseRecorder } from './last-use-recorder.js';
 import { type KeyCaches, keyChangeNotice } from './key-change-feed.js';
 import { assertWithin, callerGrant, type Grant, grantOf, type GrantField } from './key-grants.js';
 
+export type { ApiKeyStatus };
+
 export const MAX_ENABLED_KEYS_PER_USER = 10;
 
 /** Optional settings of a new key (docs/key-lifecycle.md). */

@@ -6,8 +6,6 @@
  * checks are linear in the document, and the writes are batches (import-dal.ts).
  */
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
-import { describeRefusals } from '../../plugins/problem-details.js';
-import { createStrictAjv } from '../../plugins/validation.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { CustomerLocks } from '../fee-rules/customer-locks.js';
@@ -15,10 +13,9 @@ import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
 import type { FeeRulesDals } from '../fee-rules/fee-rules-service.js';
 import { ImportError } from '../../errors.js';
 import type { ImportDal, LoginUserRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
-import { ImportDocument } from './import-schema.js';
+import type { ImportDocument } from './import-schema.js';
 
 // The API's validator of JSON bodies, compiled once: the same rules and words as a 400.
-const documentCheck = createStrictAjv().compile<ImportDocument>(ImportDocument);
 
 export interface ImportSummary {
   customers: number;
@@ -40,12 +37,18 @@ interface Normalised {
 /** 'merchants[3].customer_id' → '$.merchants[3].customer_id'; '' (the document) → '$'. */
 const jsonPath = (field: string) => (field ? `$.${field}` : '$');
 
+/**
+ * The API's own body validator, handed in by the composition root so that the
+ * import accepts what the API accepts, in its words: the document, or its first
+ * refusal as a field path and message.
+ */
+export type DocumentCheck = (raw: unknown) => { document: ImportDocument } | { path: string; message: string };
+
 /** Ids come out of the check in lower case (the Uuid schema's `x-lowercase`), as in a request body. */
-function parse(raw: unknown): Normalised {
-  if (!documentCheck(raw)) {
-    const [first] = describeRefusals(documentCheck.errors ?? []);
-    throw new ImportError(jsonPath(first?.path ?? ''), first?.message ?? 'is not a valid import document');
-  }
+function parse(check: DocumentCheck, input: unknown): Normalised {
+  const checked = check(input);
+  if (!('document' in checked)) throw new ImportError(jsonPath(checked.path), checked.message);
+  const raw = checked.document;
   return {
     customers: raw.customers ?? [],
     merchants: raw.merchants ?? [],
@@ -63,8 +66,8 @@ export interface ImportDals extends FeeRulesDals {
   import: ImportDal;
 }
 
-export function createImportService(deps: { dal: ImportDal; hasher: PasswordHasher; customerLocks: CustomerLocks<ImportDals> }) {
-  const { dal, hasher, customerLocks } = deps;
+export function createImportService(deps: { dal: ImportDal; hasher: PasswordHasher; customerLocks: CustomerLocks<ImportDals>; checkDocument: DocumentCheck }) {
+  const { dal, hasher, customerLocks, checkDocument } = deps;
 
   /**
    * Cross-references inside the document and against what the database already holds.
@@ -174,7 +177,7 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
 
   return {
     async importDocument(raw: unknown, context: ChangeContext = OPERATOR_CONTEXT): Promise<ImportSummary> {
-      const doc = parse(raw);
+      const doc = parse(checkDocument, raw);
       const assignedCustomers = await checkReferences(doc);
       // Hash before the transaction: slow work must not hold locks.
       const loginUsers: LoginUserRow[] = await Promise.all(
