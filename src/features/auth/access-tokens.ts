@@ -195,11 +195,6 @@ export function createAccessTokens(deps: AccessTokensDeps) {
           .map((k) => ({ kty: 'OKP', crv: 'Ed25519', x: k.publicJwk.x!, kid: k.kid, alg: ALGORITHM, use: 'sig' })),
       };
     },
-
-    /** The kid that signs new tokens. */
-    signingKid(): string | undefined {
-      return signing?.kid;
-    },
   };
 }
 

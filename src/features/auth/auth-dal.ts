@@ -6,7 +6,8 @@ import { auditEvents, authSessions, authTokens, users } from '../../db/schema.js
 export interface NewToken {
   tokenHash: string;
   sessionId: string;
-  kind: 'access' | 'refresh';
+  /** Only refresh tokens are stored: access tokens are JWTs checked in memory. */
+  kind: 'refresh';
   expiresAt: Date;
 }
 
