@@ -61,12 +61,14 @@ describe('GET /v1/users/me', () => {
 
 describe('token expiry', () => {
   it('refuses an access token after expires_in seconds', async () => {
-    const app = await h.app({ accessTokenTtlSeconds: 1 });
+    // 3 s, not 1: iat and exp are whole seconds, so a token lives between 2 and 3 s; a 1 s token
+    // issued late in a second could expire before a loaded machine had asked once.
+    const app = await h.app({ accessTokenTtlSeconds: 3 });
     const world = await seedWorld(app);
     const token = await loginAs(app, world.login);
-    assert.equal(token.expires_in, 1);
+    assert.equal(token.expires_in, 3);
     assert.equal((await me(bearer(token.access_token) as Record<string, string>)).statusCode, 200);
-    await sleep(1100);
+    await sleep(3100);
     assert401(await me(bearer(token.access_token) as Record<string, string>), 'invalid_token');
   });
 
