@@ -15,39 +15,37 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const common: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false };
 
 /**
- * `x-lowercase: true` (on every Uuid, src/schemas/common.ts): the value is
- * answered and compared in lower case, whatever case the client wrote, so every
- * route sees ids as the database returns them.
+ * A keyword that replaces the value it sits on with `replace(setting, value)`
+ * (undefined: leave it), in place, as the route will then see it.
  */
-function addLowercase(ajv: Ajv): Ajv {
+function replacingKeyword<S>(ajv: Ajv, keyword: string, schemaType: 'boolean' | 'number', replace: (setting: S, value: unknown) => unknown): Ajv {
   return ajv.addKeyword({
-    keyword: 'x-lowercase',
-    schemaType: 'boolean',
+    keyword,
+    schemaType,
     modifying: true,
     errors: false,
-    validate: (enabled: boolean, data: unknown, _schema: unknown, where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
-      if (enabled && typeof data === 'string' && where?.parentData) where.parentData[where.parentDataProperty] = data.toLowerCase();
+    validate: (setting: S, data: unknown, _schema: unknown, where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+      const replaced = replace(setting, data);
+      if (replaced !== undefined && where?.parentData) where.parentData[where.parentDataProperty] = replaced;
       return true;
     },
   });
 }
 
 /**
+ * `x-lowercase: true` (on every Uuid, src/schemas/common.ts): the value is
+ * answered and compared in lower case, whatever case the client wrote, so every
+ * route sees ids as the database returns them.
+ */
+const addLowercase = (ajv: Ajv) =>
+  replacingKeyword<boolean>(ajv, 'x-lowercase', 'boolean', (enabled, data) => (enabled && typeof data === 'string' ? data.toLowerCase() : undefined));
+
+/**
  * `x-clamp-maximum: n` (on a listing's `size`, src/schemas/common.ts): a larger
  * number is not refused but served as n, so the route sees at most n.
  */
-function addClamp(ajv: Ajv): Ajv {
-  return ajv.addKeyword({
-    keyword: 'x-clamp-maximum',
-    schemaType: 'number',
-    modifying: true,
-    errors: false,
-    validate: (maximum: number, data: unknown, _schema: unknown, where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
-      if (typeof data === 'number' && data > maximum && where?.parentData) where.parentData[where.parentDataProperty] = maximum;
-      return true;
-    },
-  });
-}
+const addClamp = (ajv: Ajv) =>
+  replacingKeyword<number>(ajv, 'x-clamp-maximum', 'number', (maximum, data) => (typeof data === 'number' && data > maximum ? maximum : undefined));
 
 /** An ajv with the formats and this service's keywords. */
 const withKeywords = (ajv: Ajv): Ajv => addClamp(addLowercase(addFormats(ajv)));
