@@ -103,7 +103,11 @@ async function scratchDatabase(options: FeeRulesBenchOptions): Promise<{ databas
  */
 async function seed(database: Database, merchantCount: number): Promise<void> {
   const { db } = database;
-  await db.execute(sql.raw('TRUNCATE audit_events, merchant_payment_plans, merchant_payment_plan_history, payment_plans, merchants, customers CASCADE'));
+  await db.execute(
+    sql.raw(
+      'TRUNCATE audit_events, merchant_payment_plans, merchant_payment_plan_history, payment_plans, merchants, customers CASCADE',
+    ),
+  );
   await db.execute(sql`INSERT INTO customers (id, name) VALUES (${CUSTOMER}, 'Bench customer')`);
   await db.execute(sql`
     INSERT INTO merchants (id, customer_id, name, created_at)
@@ -137,7 +141,7 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
     const figures: FeeRulesBenchFigure[] = [];
     const request = { payment_plan_ids: planIds };
     const context = { requestId: 'bench', actor: { type: 'operator' as const, id: null } };
-    const seconds = (since: number) => Math.round((performance.now() - since)) / 1000;
+    const seconds = (since: number) => Math.round(performance.now() - since) / 1000;
     for (const merchants of options.merchantCounts ?? [10_000, 100_000]) {
       await seed(database, merchants);
       const dryStarted = performance.now();
@@ -147,10 +151,19 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
       const result = await services.feeRules.assignToAllMerchants(caller, request, context);
       const elapsed = seconds(started);
       // A dry run that disagrees with the real call is a failure, not a figure.
-      if (dryRun.merchants !== merchants || dryRun.assignments_added !== result.added || dryRun.assignments_removed !== result.removed) {
-        throw new Error(`dry run ${JSON.stringify({ ...dryRun, changes: dryRun.changes.length })} disagrees with the real call ${JSON.stringify(result)}`);
+      if (
+        dryRun.merchants !== merchants ||
+        dryRun.assignments_added !== result.added ||
+        dryRun.assignments_removed !== result.removed
+      ) {
+        throw new Error(
+          `dry run ${JSON.stringify({ ...dryRun, changes: dryRun.changes.length })} disagrees with the real call ${JSON.stringify(result)}`,
+        );
       }
-      const [history] = await queryRows<{ n: string }>(database.db, sql`SELECT count(*) AS n FROM merchant_payment_plan_history`);
+      const [history] = await queryRows<{ n: string }>(
+        database.db,
+        sql`SELECT count(*) AS n FROM merchant_payment_plan_history`,
+      );
       const figure = {
         merchants,
         plans: PLANS_SENT,
@@ -167,7 +180,12 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
           `dry run ${figure.dryRunSeconds} s`,
       );
     }
-    return { driver: database.driver, budgetSeconds: FEE_RULES_BUDGET_SECONDS, dryRunBudgetSeconds: DRY_RUN_BUDGET_SECONDS, figures };
+    return {
+      driver: database.driver,
+      budgetSeconds: FEE_RULES_BUDGET_SECONDS,
+      dryRunBudgetSeconds: DRY_RUN_BUDGET_SECONDS,
+      figures,
+    };
   } finally {
     await services.stop();
     await drop();

@@ -21,7 +21,11 @@ import { customerCaller } from './fee-rules.js';
 import { dropPgDatabase, recreatePgDatabase } from './seed.js';
 
 const { values } = parseArgs({
-  options: { merchants: { type: 'string', default: '20000' }, plans: { type: 'string', default: '12' }, rounds: { type: 'string', default: '4' } },
+  options: {
+    merchants: { type: 'string', default: '20000' },
+    plans: { type: 'string', default: '12' },
+    rounds: { type: 'string', default: '4' },
+  },
 });
 const merchants = Number(values.merchants);
 const plans = Number(values.plans);
@@ -48,13 +52,22 @@ interface Sizes {
   wal: string;
 }
 async function sizes(): Promise<Sizes> {
-  const [row] = await queryRows<{ history: string; history_rows: string; present: string; audit: string; wal: string }>(db, sql`
+  const [row] = await queryRows<{ history: string; history_rows: string; present: string; audit: string; wal: string }>(
+    db,
+    sql`
     SELECT pg_total_relation_size('merchant_payment_plan_history') AS history,
            (SELECT count(*) FROM merchant_payment_plan_history) AS history_rows,
            pg_total_relation_size('merchant_payment_plans') AS present,
            pg_total_relation_size('audit_events') AS audit,
-           pg_current_wal_lsn()::text AS wal`);
-  return { history: Number(row!.history), historyRows: Number(row!.history_rows), present: Number(row!.present), audit: Number(row!.audit), wal: row!.wal };
+           pg_current_wal_lsn()::text AS wal`,
+  );
+  return {
+    history: Number(row!.history),
+    historyRows: Number(row!.history_rows),
+    present: Number(row!.present),
+    audit: Number(row!.audit),
+    wal: row!.wal,
+  };
 }
 
 try {
@@ -90,13 +103,24 @@ try {
   const after = await sizes();
   await db.execute(sql.raw('VACUUM merchant_payment_plans'));
   const vacuumed = await sizes();
-  const [wal] = await queryRows<{ bytes: string }>(db, sql`SELECT pg_wal_lsn_diff(${after.wal}::pg_lsn, ${before.wal}::pg_lsn) AS bytes`);
+  const [wal] = await queryRows<{ bytes: string }>(
+    db,
+    sql`SELECT pg_wal_lsn_diff(${after.wal}::pg_lsn, ${before.wal}::pg_lsn) AS bytes`,
+  );
   const ended = after.historyRows - before.historyRows;
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-  console.log(`${merchants} merchants × ${plans} plans, ${rounds} rounds of /all: ${ended} assignments ended, ${changed} changed (added + removed)`);
-  console.log(`history: ${mb(after.history - before.history)}, ${Math.round((after.history - before.history) / ended)} bytes per ended assignment (table and index)`);
-  console.log(`WAL: ${mb(Number(wal!.bytes))}, ${Math.round(Number(wal!.bytes) / changed)} bytes per changed assignment`);
-  console.log(`present: ${mb(before.present)} before, ${mb(after.present)} after, ${mb(vacuumed.present)} after VACUUM`);
+  console.log(
+    `${merchants} merchants × ${plans} plans, ${rounds} rounds of /all: ${ended} assignments ended, ${changed} changed (added + removed)`,
+  );
+  console.log(
+    `history: ${mb(after.history - before.history)}, ${Math.round((after.history - before.history) / ended)} bytes per ended assignment (table and index)`,
+  );
+  console.log(
+    `WAL: ${mb(Number(wal!.bytes))}, ${Math.round(Number(wal!.bytes) / changed)} bytes per changed assignment`,
+  );
+  console.log(
+    `present: ${mb(before.present)} before, ${mb(after.present)} after, ${mb(vacuumed.present)} after VACUUM`,
+  );
   console.log(`audit trail: ${after.audit - before.audit} bytes for ${rounds} requests`);
 } finally {
   await services.stop();

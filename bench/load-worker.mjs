@@ -24,4 +24,9 @@ await new Promise((resolve) => parentPort.once('message', resolve));
 // histograms) and leaves the aggregation to the caller.
 const result = autocannon.aggregateResult([await autocannon(options)], options);
 // Only the plain-data fields: the result also holds objects that cannot be posted.
-parentPort.postMessage({ duration: result.duration, errors: result.errors, statusCodeStats: result.statusCodeStats, latency: result.latency });
+parentPort.postMessage({
+  duration: result.duration,
+  errors: result.errors,
+  statusCodeStats: result.statusCodeStats,
+  latency: result.latency,
+});

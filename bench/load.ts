@@ -41,12 +41,17 @@ function autocannonOptions(baseUrl: string, options: LoadOptions): AutocannonOpt
     timeout: 30,
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     ...(rotate?.length
-      ? { requests: [{ setupRequest: (request) => ({ ...request, headers: { ...headers, ...rotate[turn++ % rotate.length] } }) }] }
+      ? {
+          requests: [
+            { setupRequest: (request) => ({ ...request, headers: { ...headers, ...rotate[turn++ % rotate.length] } }) },
+          ],
+        }
       : {}),
   };
 }
 
-const countOk = (statuses: Record<string, number>) => Object.entries(statuses).reduce((sum, [code, count]) => (code.startsWith('2') ? sum + count : sum), 0);
+const countOk = (statuses: Record<string, number>) =>
+  Object.entries(statuses).reduce((sum, [code, count]) => (code.startsWith('2') ? sum + count : sum), 0);
 
 type AutocannonSummary = Pick<AutocannonResult, 'duration' | 'errors' | 'statusCodeStats' | 'latency'>;
 
@@ -73,7 +78,8 @@ function nextMessage<T>(worker: Worker, file: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onMessage = (msg: T) => settle(() => resolve(msg));
     const onError = (err: Error) => settle(() => reject(err));
-    const onExit = (code: number) => settle(() => reject(new Error(`${file} exited with code ${code} before reporting`)));
+    const onExit = (code: number) =>
+      settle(() => reject(new Error(`${file} exited with code ${code} before reporting`)));
     const settle = (outcome: () => void) => {
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       outcome();
@@ -100,10 +106,17 @@ async function workerResult<T>(file: string, workerData: unknown): Promise<T> {
  * measurement begun at the same moment sees the service's work, not the
  * generator's start-up.
  */
-export async function prepareLoadInBackground(baseUrl: string, options: LoadOptions, nice: number): Promise<{ run(): Promise<LoadResult> }> {
-  if (options.rotateHeaders) throw new Error('prepareLoadInBackground cannot rotate headers (functions do not cross threads)');
+export async function prepareLoadInBackground(
+  baseUrl: string,
+  options: LoadOptions,
+  nice: number,
+): Promise<{ run(): Promise<LoadResult> }> {
+  if (options.rotateHeaders)
+    throw new Error('prepareLoadInBackground cannot rotate headers (functions do not cross threads)');
   const file = './load-worker.mjs';
-  const worker = new Worker(new URL(file, import.meta.url), { workerData: { options: autocannonOptions(baseUrl, options), nice } });
+  const worker = new Worker(new URL(file, import.meta.url), {
+    workerData: { options: autocannonOptions(baseUrl, options), nice },
+  });
   try {
     await nextMessage<'ready'>(worker, file);
   } catch (err) {
@@ -149,7 +162,10 @@ function percentile(sorted: number[], fraction: number): number {
  * latencies are not delayed by load the bench generates at the same time, and
  * are measured in microseconds instead of autocannon's whole milliseconds.
  */
-export async function runProbe(baseUrl: string, { path, ...pace }: Omit<ProbeInput, 'url'> & { path: string }): Promise<ProbeOutput> {
+export async function runProbe(
+  baseUrl: string,
+  { path, ...pace }: Omit<ProbeInput, 'url'> & { path: string },
+): Promise<ProbeOutput> {
   const workerData: ProbeInput = { url: `${baseUrl}${path}`, ...pace };
   return workerResult<ProbeOutput>('./probe-worker.mjs', workerData);
 }
@@ -159,7 +175,8 @@ export function probeSummary(...runs: ProbeOutput[]): LoadResult {
   const sorted = runs.flatMap((run) => run.latenciesMs).sort((a, b) => a - b);
   const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
   const statuses: Record<string, number> = {};
-  for (const run of runs) for (const [code, count] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  for (const run of runs)
+    for (const [code, count] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
   return {
     okPerSec: countOk(statuses) / seconds,
     totalPerSec: sorted.length / seconds,
@@ -179,7 +196,8 @@ export function median(values: number[]): number {
 /** Several runs of one load as one: rates averaged, statuses and errors summed, latencies by their median. */
 export function mergeLoads(runs: LoadResult[]): LoadResult {
   const statuses: Record<string, number> = {};
-  for (const run of runs) for (const [code, count] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  for (const run of runs)
+    for (const [code, count] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
   const mean = (pick: (run: LoadResult) => number) => runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
   return {
     okPerSec: mean((r) => r.okPerSec),
@@ -208,10 +226,17 @@ export class EndpointFailed extends Error {}
 /** Throws EndpointFailed naming the call, the status it got and the start of the answer. */
 export function expectStatus(response: JsonResponse, expected: number, call: string): void {
   if (response.status === expected) return;
-  throw new EndpointFailed(`${call} answered ${response.status}, expected ${expected}: ${JSON.stringify(response.body).slice(0, 300)}`);
+  throw new EndpointFailed(
+    `${call} answered ${response.status}, expected ${expected}: ${JSON.stringify(response.body).slice(0, 300)}`,
+  );
 }
 
-export async function request(baseUrl: string, method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<JsonResponse> {
+export async function request(
+  baseUrl: string,
+  method: string,
+  path: string,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<JsonResponse> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { ...init.headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -234,7 +259,11 @@ export async function login(baseUrl: string, credentials: { user: string; passwo
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */
-export async function mapConcurrent<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapConcurrent<T, R>(
+  items: T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -8,7 +8,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEMO_LOGINS } from '../src/features/operator/demo-data.js';
 import { runFeeRulesBench } from './fee-rules.js';
-import { expectStatus, type LoadResult, login, mapConcurrent, median, mergeLoads, type ProbeOutput, probeSummary, request, prepareLoadInBackground, runProbe, warmThenRun } from './load.js';
+import {
+  expectStatus,
+  type LoadResult,
+  login,
+  mapConcurrent,
+  median,
+  mergeLoads,
+  type ProbeOutput,
+  probeSummary,
+  request,
+  prepareLoadInBackground,
+  runProbe,
+  warmThenRun,
+} from './load.js';
 import { type BulkRun, type FirstStart, type StormResult, stormFactor } from './report.js';
 import { type SeedData, WIDE_MERCHANTS } from './seed.js';
 import { MAX_PAGE_SIZE } from '../src/schemas/common.js';
@@ -23,7 +36,11 @@ export interface PhaseContext {
 }
 
 export async function ceiling(ctx: PhaseContext): Promise<LoadResult> {
-  return warmThenRun(ctx.baseUrl, { path: '/health', connections: ctx.connections, durationSeconds: ctx.durationSeconds });
+  return warmThenRun(ctx.baseUrl, {
+    path: '/health',
+    connections: ctx.connections,
+    durationSeconds: ctx.durationSeconds,
+  });
 }
 
 export const KEY_USERS = 100;
@@ -33,20 +50,31 @@ export const KEYS_PER_USER = 10; // the limit of ENABLED keys per user (docs/api
  * 1,000 customer keys through the public API, spread over 100 integration users
  * (`users` of them); `settings` are sent with each (e.g. a rate_limit).
  */
-export async function createKeys(ctx: PhaseContext, options: { users?: number; userPrefix?: string; settings?: object } = {}): Promise<string[]> {
+export async function createKeys(
+  ctx: PhaseContext,
+  options: { users?: number; userPrefix?: string; settings?: object } = {},
+): Promise<string[]> {
   const users = options.users ?? KEY_USERS;
   const token = await login(ctx.baseUrl, ctx.seed.main.login);
   const create = async (n: number) =>
     request(ctx.baseUrl, 'POST', '/v1/api-keys', {
       headers: { authorization: `Bearer ${token}` },
-      body: { user: `${options.userPrefix ?? 'bench'}-${n % users}@bench.test`, customer_id: ctx.seed.main.customerId, ...options.settings },
+      body: {
+        user: `${options.userPrefix ?? 'bench'}-${n % users}@bench.test`,
+        customer_id: ctx.seed.main.customerId,
+        ...options.settings,
+      },
     });
   // One first, so a failing endpoint stops the run after one call, not 1,000.
   const first = await create(0);
   expectStatus(first, 201, 'POST /v1/api-keys');
   const started = performance.now();
   // Modest concurrency: the per-user limit serialises creations for one user anyway.
-  const rest = await mapConcurrent(Array.from({ length: users * KEYS_PER_USER - 1 }, (_, i) => i + 1), 8, create);
+  const rest = await mapConcurrent(
+    Array.from({ length: users * KEYS_PER_USER - 1 }, (_, i) => i + 1),
+    8,
+    create,
+  );
   const responses = [first, ...rest];
   const failed = responses.filter((r) => r.status !== 201);
   if (failed.length) expectStatus(failed[0]!, 201, `POST /v1/api-keys (${failed.length} of ${responses.length})`);
@@ -77,7 +105,8 @@ export const keyAuth = (ctx: PhaseContext, keys: string[]) => keyed(ctx, keys, '
 export async function feeRulesAt(ctx: PhaseContext): Promise<LoadResult> {
   const token = await login(ctx.baseUrl, ctx.seed.main.login);
   const headers = { authorization: `Bearer ${token}` };
-  const assignAll = (planIds: string[]) => request(ctx.baseUrl, 'POST', '/v1/fee-rules/bulk-assign/all', { headers, body: { payment_plan_ids: planIds } });
+  const assignAll = (planIds: string[]) =>
+    request(ctx.baseUrl, 'POST', '/v1/fee-rules/bulk-assign/all', { headers, body: { payment_plan_ids: planIds } });
   expectStatus(await assignAll(ctx.seed.main.planIds), 201, 'POST /v1/fee-rules/bulk-assign/all');
   // Times are kept to the millisecond: pauses keep `at` strictly between the two changes.
   await new Promise((resolve) => setTimeout(resolve, 5));
@@ -91,8 +120,14 @@ export async function feeRulesAt(ctx: PhaseContext): Promise<LoadResult> {
   const probe = await request(ctx.baseUrl, 'GET', path, { headers });
   expectStatus(probe, 200, 'GET /v1/merchants/{id}/fee-rules?at=');
   const held = (probe.body as { data: unknown[] }).data.length;
-  if (held !== ctx.seed.main.planIds.length) throw new Error(`fee-rules?at= answered ${held} plans, expected ${ctx.seed.main.planIds.length}`);
-  return warmThenRun(ctx.baseUrl, { path, connections: ctx.connections, durationSeconds: ctx.durationSeconds, headers });
+  if (held !== ctx.seed.main.planIds.length)
+    throw new Error(`fee-rules?at= answered ${held} plans, expected ${ctx.seed.main.planIds.length}`);
+  return warmThenRun(ctx.baseUrl, {
+    path,
+    connections: ctx.connections,
+    durationSeconds: ctx.durationSeconds,
+    headers,
+  });
 }
 export const listing = (ctx: PhaseContext, keys: string[]) => keyed(ctx, keys, '/v1/api-keys?size=10');
 
@@ -111,7 +146,12 @@ export async function fullPage(ctx: PhaseContext): Promise<LoadResult> {
   if (data.length !== MAX_PAGE_SIZE || page.size !== MAX_PAGE_SIZE || page.total_elements !== WIDE_MERCHANTS) {
     throw new Error(`${path} answered ${data.length} merchants, page ${JSON.stringify(page)}`);
   }
-  return warmThenRun(ctx.baseUrl, { path, connections: ctx.connections, durationSeconds: ctx.durationSeconds, headers });
+  return warmThenRun(ctx.baseUrl, {
+    path,
+    connections: ctx.connections,
+    durationSeconds: ctx.durationSeconds,
+    headers,
+  });
 }
 
 /**
@@ -120,7 +160,11 @@ export async function fullPage(ctx: PhaseContext): Promise<LoadResult> {
  * is high enough never to refuse, so this measures the cost of counting.
  */
 export async function rateLimitedKeyAuth(ctx: PhaseContext): Promise<LoadResult> {
-  const keys = await createKeys(ctx, { users: 10, userPrefix: 'bench-limited', settings: { rate_limit: { limit: 100_000, window_seconds: 60 } } });
+  const keys = await createKeys(ctx, {
+    users: 10,
+    userPrefix: 'bench-limited',
+    settings: { rate_limit: { limit: 100_000, window_seconds: 60 } },
+  });
   return keyed(ctx, keys, '/v1/users/me');
 }
 
@@ -132,8 +176,14 @@ export const BEARER_TOKENS = 20;
  * are checked in memory, so this should stay close to key authentication.
  */
 export async function bearerAuth(ctx: PhaseContext): Promise<LoadResult> {
-  const tokens = await mapConcurrent(Array.from({ length: BEARER_TOKENS }, (_, i) => i), 2, () => login(ctx.baseUrl, ctx.seed.main.login));
-  const check = await request(ctx.baseUrl, 'GET', '/v1/users/me', { headers: { authorization: `Bearer ${tokens[0]}` } });
+  const tokens = await mapConcurrent(
+    Array.from({ length: BEARER_TOKENS }, (_, i) => i),
+    2,
+    () => login(ctx.baseUrl, ctx.seed.main.login),
+  );
+  const check = await request(ctx.baseUrl, 'GET', '/v1/users/me', {
+    headers: { authorization: `Bearer ${tokens[0]}` },
+  });
   expectStatus(check, 200, 'GET /v1/users/me with a bearer token');
   return warmThenRun(ctx.baseUrl, {
     path: '/v1/users/me',
@@ -166,7 +216,13 @@ export async function loginStorm(ctx: PhaseContext, rounds = STORM_ROUNDS): Prom
   await login(ctx.baseUrl, ctx.seed.main.login);
   const seconds = Math.max(3, Math.ceil(ctx.durationSeconds / 2));
   const health = { ...STORM_PROBE, durationSeconds: seconds };
-  const storm = { path: '/v1/login', method: 'POST' as const, body: ctx.seed.main.login, connections: ctx.connections, durationSeconds: seconds };
+  const storm = {
+    path: '/v1/login',
+    method: 'POST' as const,
+    body: ctx.seed.main.login,
+    connections: ctx.connections,
+    durationSeconds: seconds,
+  };
   await runProbe(ctx.baseUrl, { ...health, durationSeconds: 2 });
   await (await prepareLoadInBackground(ctx.baseUrl, { ...storm, durationSeconds: 2 }, STORM_GENERATOR_NICE)).run();
   await settle();
@@ -180,7 +236,9 @@ export async function loginStorm(ctx: PhaseContext, rounds = STORM_ROUNDS): Prom
     during.push(probed);
     await settle();
     quiet.push(await runProbe(ctx.baseUrl, health));
-    ctx.log(`   storm round ${round + 1}/${rounds}: /health p99 ${probeSummary(quiet[round]!, quiet[round + 1]!).p99.toFixed(2)} -> ${probeSummary(probed).p99.toFixed(2)} ms`);
+    ctx.log(
+      `   storm round ${round + 1}/${rounds}: /health p99 ${probeSummary(quiet[round]!, quiet[round + 1]!).p99.toFixed(2)} -> ${probeSummary(probed).p99.toFixed(2)} ms`,
+    );
   }
   const perRound = during.map((probed, round) => {
     const alone = probeSummary(quiet[round]!, quiet[round + 1]!).p99;
@@ -207,7 +265,9 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 2000));
 export async function firstStart(log: (message: string) => void): Promise<FirstStart> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'feegate-first-start-'));
   const started = performance.now();
-  const server = await startServer({ env: { DATABASE_URL: '', FEEGATE_DATA_DIR: path.join(dir, 'data'), FEEGATE_DEMO: 'true', LOG_LEVEL: 'warn' } });
+  const server = await startServer({
+    env: { DATABASE_URL: '', FEEGATE_DATA_DIR: path.join(dir, 'data'), FEEGATE_DEMO: 'true', LOG_LEVEL: 'warn' },
+  });
   try {
     const readySeconds = (performance.now() - started) / 1000;
     await login(server.baseUrl, DEMO_LOGINS[0]);
@@ -225,7 +285,10 @@ export async function firstStart(log: (message: string) => void): Promise<FirstS
  * scratch database with current assignments to replace and to keep, and times
  * the service call in this process, so it does not add to the server's RSS.
  */
-export async function bulkAssign(ctx: PhaseContext, options: { embedded: boolean; adminUrl: string }): Promise<BulkRun[]> {
+export async function bulkAssign(
+  ctx: PhaseContext,
+  options: { embedded: boolean; adminUrl: string },
+): Promise<BulkRun[]> {
   const result = await runFeeRulesBench({ ...options, log: ctx.log });
   return result.figures.map((f) => ({
     merchants: f.merchants,

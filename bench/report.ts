@@ -107,13 +107,16 @@ interface Line {
   verdict: Verdict;
 }
 
-const num = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const num = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ms = (n: number) => `${num(n, n < 1 ? 2 : n < 10 ? 1 : 0)} ms`;
 const check = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
 
 /** The loaded endpoint answered every request with 2xx, or with a status in `allowed` that the phase measures (the storm's refusals). */
 function answered(result: LoadResult, allowed: readonly string[] = []): boolean {
-  return result.errors === 0 && Object.keys(result.statuses).every((code) => code.startsWith('2') || allowed.includes(code));
+  return (
+    result.errors === 0 && Object.keys(result.statuses).every((code) => code.startsWith('2') || allowed.includes(code))
+  );
 }
 
 /** FAIL when the endpoint did not answer 2xx under load, whatever the figures; else the budget's verdict, on lines that have one. */
@@ -144,7 +147,13 @@ export function lines(report: BenchReport): Line[] {
   }
 
   if (ceiling) {
-    out.push({ measure: '1. ceiling GET /health', result: `${num(ceiling.okPerSec)} req/s, p99 ${ms(ceiling.p99)}${nonOk(ceiling)}`, ratio: '1.00', budget: '', verdict: verdict(ceiling) });
+    out.push({
+      measure: '1. ceiling GET /health',
+      result: `${num(ceiling.okPerSec)} req/s, p99 ${ms(ceiling.p99)}${nonOk(ceiling)}`,
+      ratio: '1.00',
+      budget: '',
+      verdict: verdict(ceiling),
+    });
   }
   /** Without `min`, no budget: the ratio to the ceiling is the figure to watch. */
   const throughputLine = (measure: string, value: LoadResult | undefined, min?: number) => {
@@ -222,7 +231,13 @@ export function lines(report: BenchReport): Line[] {
     const mb = report.peakRssBytes / 1024 / 1024;
     const budgetMb = report.driver === 'pglite' ? BUDGETS.peakRssMbEmbedded : BUDGETS.peakRssMb;
     const measure = `6. peak RSS of the server${report.driver === 'pglite' ? ' (database inside)' : ''}`;
-    out.push({ measure, result: `${num(mb)} MB`, ratio: '', budget: `<= ${budgetMb} MB`, verdict: check(mb <= budgetMb) });
+    out.push({
+      measure,
+      result: `${num(mb)} MB`,
+      ratio: '',
+      budget: `<= ${budgetMb} MB`,
+      verdict: check(mb <= budgetMb),
+    });
   }
   return out;
 }

@@ -36,7 +36,8 @@ const { values } = parseArgs({
 });
 
 const only = new Set((values.only?.split(',') ?? PHASES).map((p) => p.trim()));
-for (const p of only) if (!(PHASES as readonly string[]).includes(p)) throw new Error(`--only takes ${PHASES.join(',')}; got "${p}"`);
+for (const p of only)
+  if (!(PHASES as readonly string[]).includes(p)) throw new Error(`--only takes ${PHASES.join(',')}; got "${p}"`);
 const wanted = (p: Phase) => only.has(p);
 const durationSeconds = Number(values.duration);
 if (!Number.isFinite(durationSeconds) || durationSeconds < 1) throw new Error('--duration takes seconds, at least 1');
@@ -66,7 +67,10 @@ function benchDatabaseUrl(): string {
   url.pathname = `/${BENCH_DB}`;
   return url.toString();
 }
-const serviceConfig = loadConfig({ LOGIN_CONCURRENCY: process.env.LOGIN_CONCURRENCY, LOGIN_QUEUE_LIMIT: process.env.LOGIN_QUEUE_LIMIT });
+const serviceConfig = loadConfig({
+  LOGIN_CONCURRENCY: process.env.LOGIN_CONCURRENCY,
+  LOGIN_QUEUE_LIMIT: process.env.LOGIN_QUEUE_LIMIT,
+});
 const profileDir = fileURLToPath(new URL('./results/profiles/', import.meta.url));
 
 let server: ServerProcess | undefined;
@@ -77,7 +81,8 @@ async function cleanup(): Promise<void> {
   await server?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   else if (values['keep-db']) log(`kept database ${BENCH_DB}`);
-  else await dropPgDatabase(ADMIN_URL, BENCH_DB).catch((err: Error) => log(`could not drop ${BENCH_DB}: ${err.message}`));
+  else
+    await dropPgDatabase(ADMIN_URL, BENCH_DB).catch((err: Error) => log(`could not drop ${BENCH_DB}: ${err.message}`));
 }
 process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 
@@ -85,7 +90,9 @@ process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 class PhaseFailed extends Error {
   constructor(phase: string, cause: unknown) {
     // A failing endpoint says all in its message; anything else is a bug in the bench or the service: its stack helps.
-    super(`phase "${phase}" failed: ${cause instanceof EndpointFailed ? cause.message : ((cause as Error).stack ?? String(cause))}`);
+    super(
+      `phase "${phase}" failed: ${cause instanceof EndpointFailed ? cause.message : ((cause as Error).stack ?? String(cause))}`,
+    );
   }
 }
 
@@ -116,7 +123,10 @@ async function main(): Promise<BenchReport> {
   };
 
   if (wanted('firststart')) {
-    report.firstStart = await phase('0. first start: a fresh server on an empty embedded data directory, with the demo data', () => phases.firstStart(log));
+    report.firstStart = await phase(
+      '0. first start: a fresh server on an empty embedded data directory, with the demo data',
+      () => phases.firstStart(log),
+    );
   }
   if (!dataDir) await recreatePgDatabase(ADMIN_URL, BENCH_DB);
   log(`seeding ${report.driver} database`);
@@ -127,38 +137,67 @@ async function main(): Promise<BenchReport> {
     env: { ...dbEnv, ...SERVICE_ENV },
     nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });
-  const ctx: phases.PhaseContext = { baseUrl: server.baseUrl, durationSeconds, connections: report.settings.connections, seed, log };
+  const ctx: phases.PhaseContext = {
+    baseUrl: server.baseUrl,
+    durationSeconds,
+    connections: report.settings.connections,
+    seed,
+    log,
+  };
 
   report.ceiling = await phase('1. ceiling: GET /health', () => phases.ceiling(ctx));
   if (wanted('keyauth') || wanted('listing')) {
     const keys = await phase('creating 1,000 API keys through POST /v1/api-keys', () => phases.createKeys(ctx));
-    if (wanted('keyauth')) report.keyAuth = await phase('2. key authentication: GET /v1/users/me with X-Api-Key', () => phases.keyAuth(ctx, keys));
-    if (wanted('listing')) report.listing = await phase('3. listing: GET /v1/api-keys?size=10 with X-Api-Key', () => phases.listing(ctx, keys));
+    if (wanted('keyauth'))
+      report.keyAuth = await phase('2. key authentication: GET /v1/users/me with X-Api-Key', () =>
+        phases.keyAuth(ctx, keys),
+      );
+    if (wanted('listing'))
+      report.listing = await phase('3. listing: GET /v1/api-keys?size=10 with X-Api-Key', () =>
+        phases.listing(ctx, keys),
+      );
   }
   if (wanted('bearer')) {
-    report.bearerAuth = await phase('2b. bearer authentication: GET /v1/users/me with an access token (JWT)', () => phases.bearerAuth(ctx));
+    report.bearerAuth = await phase('2b. bearer authentication: GET /v1/users/me with an access token (JWT)', () =>
+      phases.bearerAuth(ctx),
+    );
   }
   if (wanted('at')) {
-    report.feeRulesAt = await phase('3b. fee rules at an instant: GET /v1/merchants/{id}/fee-rules?at= (present and history)', () => phases.feeRulesAt(ctx));
+    report.feeRulesAt = await phase(
+      '3b. fee rules at an instant: GET /v1/merchants/{id}/fee-rules?at= (present and history)',
+      () => phases.feeRulesAt(ctx),
+    );
   }
   if (wanted('fullpage')) {
-    report.fullPage = await phase('3c. a full page: GET /v1/merchants?size=1000 of 10,000 merchants, with an access token', () => phases.fullPage(ctx));
+    report.fullPage = await phase(
+      '3c. a full page: GET /v1/merchants?size=1000 of 10,000 merchants, with an access token',
+      () => phases.fullPage(ctx),
+    );
   }
   if (wanted('storm')) {
-    report.loginStorm = await phase('4. login storm: POST /v1/login beside a fixed-rate /health probe', () => phases.loginStorm(ctx, stormRounds));
+    report.loginStorm = await phase('4. login storm: POST /v1/login beside a fixed-rate /health probe', () =>
+      phases.loginStorm(ctx, stormRounds),
+    );
   }
   if (wanted('bulk')) {
-    report.bulk = await phase('5. bulk assignment: POST /v1/fee-rules/bulk-assign/all', () => phases.bulkAssign(ctx, { embedded, adminUrl: ADMIN_URL }));
+    report.bulk = await phase('5. bulk assignment: POST /v1/fee-rules/bulk-assign/all', () =>
+      phases.bulkAssign(ctx, { embedded, adminUrl: ADMIN_URL }),
+    );
   }
   report.peakRssBytes = server.peakRss();
   report.serverLog = server.logCounts();
   if (wanted('ratelimit')) {
     // Last, on its own service process: only this phase counts in Redis.
-    report.rateLimited = await phase('6. rate-limited keys: GET /v1/users/me with X-Api-Key, counters in Redis', async () => {
-      await server!.stop();
-      server = await startServer({ env: { ...dbEnv, ...SERVICE_ENV, REDIS_URL, REDIS_KEY_PREFIX: `feegate-bench:${process.pid}:` } });
-      return phases.rateLimitedKeyAuth({ ...ctx, baseUrl: server.baseUrl });
-    });
+    report.rateLimited = await phase(
+      '6. rate-limited keys: GET /v1/users/me with X-Api-Key, counters in Redis',
+      async () => {
+        await server!.stop();
+        server = await startServer({
+          env: { ...dbEnv, ...SERVICE_ENV, REDIS_URL, REDIS_KEY_PREFIX: `feegate-bench:${process.pid}:` },
+        });
+        return phases.rateLimitedKeyAuth({ ...ctx, baseUrl: server.baseUrl });
+      },
+    );
     report.peakRssBytes = Math.max(report.peakRssBytes, server.peakRss());
   }
   report.seconds = (performance.now() - started) / 1000;

@@ -39,7 +39,12 @@ export function benchDocument(): { doc: ImportDocument; data: SeedData } {
       { id: main.customerId, name: 'Bench main' },
       { id: wide.customerId, name: 'Bench wide' },
     ],
-    users: [main, wide].map(({ customerId, login }) => ({ email: login.user, type: 'CUSTOMER' as const, customer_id: customerId, password: login.password })),
+    users: [main, wide].map(({ customerId, login }) => ({
+      email: login.user,
+      type: 'CUSTOMER' as const,
+      customer_id: customerId,
+      password: login.password,
+    })),
     // A catalogue the service carries while it runs: VISA credit, one plan per term.
     payment_plans: planIds.map((planId, i) => ({
       id: planId,
@@ -88,7 +93,9 @@ export async function recreatePgDatabase(adminUrl: string, name: string): Promis
 }
 
 export async function dropPgDatabase(adminUrl: string, name: string): Promise<void> {
-  await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
+  await withAdmin(adminUrl, (client) =>
+    client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`),
+  );
 }
 
 async function withAdmin(adminUrl: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {

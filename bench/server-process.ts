@@ -62,11 +62,15 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...startNodeFlags(), ...(options.nodeArgs ?? []), 'dist/feegate.mjs', 'serve'], {
-    cwd: ROOT,
-    env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...startNodeFlags(), ...(options.nodeArgs ?? []), 'dist/feegate.mjs', 'serve'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   // Keep the tail of the output for failure messages, and count what the service logged:
   // a flood of error lines is itself a finding (and a cost), so it is reported, not echoed.
   const tail: string[] = [];

@@ -25,7 +25,9 @@ for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
 const byFrame = new Map<string, number>();
 for (const node of profile.nodes) {
   const { functionName, url, lineNumber } = node.callFrame;
-  const where = url ? `${url.replace(/^file:\/\//, '').replace(`${process.cwd()}${path.sep}`, '')}:${lineNumber + 1}` : '';
+  const where = url
+    ? `${url.replace(/^file:\/\//, '').replace(`${process.cwd()}${path.sep}`, '')}:${lineNumber + 1}`
+    : '';
   const name = `${functionName || '(anonymous)'} ${where}`.trim();
   byFrame.set(name, (byFrame.get(name) ?? 0) + (hits.get(node.id) ?? 0));
 }

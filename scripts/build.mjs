@@ -15,7 +15,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist`;
 mkdirSync(outdir, { recursive: true });
 await build({
-  stdin: { contents: "import { main } from './src/cli.ts';\nawait main();\n", resolveDir: root, sourcefile: 'feegate-entry.ts', loader: 'ts' },
+  stdin: {
+    contents: "import { main } from './src/cli.ts';\nawait main();\n",
+    resolveDir: root,
+    sourcefile: 'feegate-entry.ts',
+    loader: 'ts',
+  },
   bundle: true,
   platform: 'node',
   format: 'esm',

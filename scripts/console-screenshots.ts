@@ -23,7 +23,10 @@ const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/con
 const browser = await launchChromium();
 const out = new URL('../docs/console/', import.meta.url).pathname;
 try {
-  for (const [width, height, suffix] of [[1280, 800, 'desktop'], [390, 844, 'mobile']] as const) {
+  for (const [width, height, suffix] of [
+    [1280, 800, 'desktop'],
+    [390, 844, 'mobile'],
+  ] as const) {
     const page = await (await browser.newContext({ viewport: { width, height } })).newPage();
     await page.goto(`${base}/`);
     await page.getByRole('heading', { name: 'Sign in to the back office' }).waitFor();
@@ -42,7 +45,10 @@ try {
     await page.screenshot({ path: `${out}fee-plans-${suffix}.png`, fullPage: true });
     await page.goto(`${base}/merchants/${demoMerchantId(1)}`);
     await page.locator('main h1').waitFor();
-    await page.getByRole('status').waitFor({ state: 'detached' }).catch(() => {});
+    await page
+      .getByRole('status')
+      .waitFor({ state: 'detached' })
+      .catch(() => {});
     await page.screenshot({ path: `${out}merchant-${suffix}.png`, fullPage: true });
   }
 } finally {

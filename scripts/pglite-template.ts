@@ -21,9 +21,16 @@ const archive = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer());
 await pg.close();
 // Brotli at its best: 40 MB of data files (mostly zeros and catalogs) to about 1.4 MB.
 const compressed = brotliCompressSync(archive, {
-  params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_LGWIN]: 24, [constants.BROTLI_PARAM_SIZE_HINT]: archive.length },
+  params: {
+    [constants.BROTLI_PARAM_QUALITY]: 11,
+    [constants.BROTLI_PARAM_LGWIN]: 24,
+    [constants.BROTLI_PARAM_SIZE_HINT]: archive.length,
+  },
 });
 mkdirSync(path.dirname(target), { recursive: true });
-for (const old of readdirSync(path.dirname(target))) if (old.startsWith('pglite-initdb-')) rmSync(path.join(path.dirname(target), old));
+for (const old of readdirSync(path.dirname(target)))
+  if (old.startsWith('pglite-initdb-')) rmSync(path.join(path.dirname(target), old));
 writeFileSync(target, compressed);
-console.log(`${path.relative(root, target)}: ${archive.length} bytes of data directory, ${compressed.length} compressed`);
+console.log(
+  `${path.relative(root, target)}: ${archive.length} bytes of data directory, ${compressed.length} compressed`,
+);

@@ -4,7 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { apiKeysRoutes } from './features/api-keys/api-keys-routes.js';
@@ -81,7 +86,11 @@ function requestForLog(request: FastifyRequest) {
 }
 
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
-  return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: REDACTED }, serializers: { req: requestForLog } };
+  return {
+    level: config.logLevel,
+    redact: { paths: REDACTED_PATHS, censor: REDACTED },
+    serializers: { req: requestForLog },
+  };
 }
 
 /**
@@ -113,7 +122,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Clients send Content-Type: application/json on every request, DELETE and logout included:
   // an empty body so declared is no body, and an operation that needs one refuses it as validation_failed.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => (body === '' ? done(null, undefined) : parseJson(request, body, done)));
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body, done),
+  );
 
   const services = createServices(config, database, app.log);
   app.decorate('config', config);
@@ -132,7 +143,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(preRouteErrorsPlugin);
   await app.register(clientClosedPlugin);
   await app.register(securityHeadersPlugin);
-  await app.register(metricsPlugin, { sources: { loginQueueDepth: () => services.hasher.queued(), databasePool: () => database.poolStats?.() } });
+  await app.register(metricsPlugin, {
+    sources: { loginQueueDepth: () => services.hasher.queued(), databasePool: () => database.poolStats?.() },
+  });
   await app.register(openapiPlugin);
   await app.register(authenticationPlugin, {
     authenticators: {
@@ -140,7 +153,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       apiKey: (key) => countOutcome(keyVerifications, services.apiKeys.authenticate(key)),
     },
   });
-  await app.register(rateLimitPlugin, { counters: services.rateLimits, anonymousPerMinute: config.rateLimitAnonymousPerMinute });
+  await app.register(rateLimitPlugin, {
+    counters: services.rateLimits,
+    anonymousPerMinute: config.rateLimitAnonymousPerMinute,
+  });
   await app.register(healthRoutes);
   await app.register(authRoutes);
   await app.register(merchantsRoutes);

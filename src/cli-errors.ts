@@ -7,8 +7,13 @@ import { AppError, ConfigError, DataDirLockedError, ImportError, UsageError } fr
 
 /** The innermost error carrying PostgreSQL's fields (Drizzle wraps it as `cause`). */
 function databaseError(err: unknown): { detail?: string; constraint?: string; message?: string } | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e as { detail?: string; constraint?: string; message?: string };
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code))
+      return e as { detail?: string; constraint?: string; message?: string };
   }
   return undefined;
 }
@@ -35,14 +40,16 @@ function describeDatabaseRefusal(err: unknown): string | undefined {
     case '23514': // check_violation
       return `a value breaks the rule ${db?.constraint ?? 'of the database'}; nothing was written`;
   }
-  if (state.startsWith('22')) return `a value is not valid (${db?.message?.split('\n')[0] ?? state}); nothing was written`;
+  if (state.startsWith('22'))
+    return `a value is not valid (${db?.message?.split('\n')[0] ?? state}); nothing was written`;
   return `the database refused the operation (SQLSTATE ${state}); nothing was written`;
 }
 
 /** Limits the database enforced, named by the setting that sets them. */
 const TIMED_OUT: Record<string, string> = {
   '57014': 'a statement ran longer than DATABASE_STATEMENT_TIMEOUT_MS and was cancelled; nothing was written',
-  '55P03': 'waited longer than DATABASE_LOCK_TIMEOUT_MS for a lock another change holds; nothing was written, try again',
+  '55P03':
+    'waited longer than DATABASE_LOCK_TIMEOUT_MS for a lock another change holds; nothing was written, try again',
 };
 
 /** One line, without the "feegate: " prefix. */
@@ -58,6 +65,7 @@ export function describeError(err: unknown): string {
   if (refusal) return refusal;
   const message = err instanceof Error ? err.message : String(err);
   // A driver error without a SQLSTATE still carries the query in its message.
-  if (/Failed query|\b(select|insert|update|delete)\b .*\b(from|into|set)\b/i.test(message)) return 'the database operation failed; nothing was written';
+  if (/Failed query|\b(select|insert|update|delete)\b .*\b(from|into|set)\b/i.test(message))
+    return 'the database operation failed; nothing was written';
   return message.split('\n')[0] || 'unexpected error';
 }

@@ -27,7 +27,13 @@ interface Command {
   run(args: string[]): Promise<number>;
 }
 
-async function withDatabase<T>(work: (ctx: { config: ReturnType<typeof loadConfig>; services: ReturnType<typeof createServices>; database: Awaited<ReturnType<typeof openConfiguredDatabase>> }) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  work: (ctx: {
+    config: ReturnType<typeof loadConfig>;
+    services: ReturnType<typeof createServices>;
+    database: Awaited<ReturnType<typeof openConfiguredDatabase>>;
+  }) => Promise<T>,
+): Promise<T> {
   const config = { ...loadConfig(), logLevel: 'warn' };
   const database = await openConfiguredDatabase(config);
   const services = createServices(config, database);
@@ -40,11 +46,17 @@ async function withDatabase<T>(work: (ctx: { config: ReturnType<typeof loadConfi
 }
 
 /** parseArgs with its errors (unknown option, missing value) as one usage line. */
-function options<T extends NonNullable<ParseArgsConfig['options']>>(name: string, args: string[], spec: T, positionals = 0) {
+function options<T extends NonNullable<ParseArgsConfig['options']>>(
+  name: string,
+  args: string[],
+  spec: T,
+  positionals = 0,
+) {
   const usage = `usage: feegate ${name}${COMMANDS[name]?.args ? ` ${COMMANDS[name].args}` : ''}`;
   try {
     const parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true });
-    if (parsed.positionals.length > positionals) throw new Error(`unexpected argument "${parsed.positionals[positionals]}"`);
+    if (parsed.positionals.length > positionals)
+      throw new Error(`unexpected argument "${parsed.positionals[positionals]}"`);
     return parsed;
   } catch (err) {
     throw new UsageError(`${(err as Error).message.split('. ')[0]?.replace(/\.$/, '')}; ${usage}`);
@@ -62,8 +74,11 @@ function validate(schema: TSchema, value: Record<string, unknown>, flags: Record
   const field = error?.instancePath.split('/')[1] ?? '';
   // Uuid is a format and a pattern: either failing means "not a UUID".
   const declared = (schema as { properties?: Record<string, { format?: string }> }).properties?.[field]?.format;
-  const format = error && ['format', 'pattern'].includes(error.keyword) && declared ? FORMAT_NAMES[declared] : undefined;
-  throw new UsageError(`${flags[field] ?? field} ${JSON.stringify(value[field])} is ${format ? `not ${format}` : `not valid (${error?.message ?? 'refused'})`}`);
+  const format =
+    error && ['format', 'pattern'].includes(error.keyword) && declared ? FORMAT_NAMES[declared] : undefined;
+  throw new UsageError(
+    `${flags[field] ?? field} ${JSON.stringify(value[field])} is ${format ? `not ${format}` : `not valid (${error?.message ?? 'refused'})`}`,
+  );
 }
 
 async function serveCommand(args: string[]): Promise<number> {
@@ -101,12 +116,26 @@ async function importCommand(args: string[]): Promise<number> {
 }
 
 async function keysIssueCommand(args: string[]): Promise<number> {
-  const { values } = options('keys issue', args, { user: { type: 'string' }, customer: { type: 'string' }, merchant: { type: 'string' } });
-  if (!values.user || !values.customer) throw new UsageError(`--user and --customer are required; usage: feegate keys issue ${COMMANDS['keys issue']!.args}`);
-  const body = { user: values.user, customer_id: values.customer, ...(values.merchant === undefined ? {} : { merchant_id: values.merchant }) };
+  const { values } = options('keys issue', args, {
+    user: { type: 'string' },
+    customer: { type: 'string' },
+    merchant: { type: 'string' },
+  });
+  if (!values.user || !values.customer)
+    throw new UsageError(
+      `--user and --customer are required; usage: feegate keys issue ${COMMANDS['keys issue']!.args}`,
+    );
+  const body = {
+    user: values.user,
+    customer_id: values.customer,
+    ...(values.merchant === undefined ? {} : { merchant_id: values.merchant }),
+  };
   validate(CreateApiKeyBody, body, { user: '--user', customer_id: '--customer', merchant_id: '--merchant' });
   const record = await withDatabase(({ services }) =>
-    services.apiKeys.issueByOperator({ email: body.user, customerId: body.customer_id, merchantId: body.merchant_id ?? null }, OPERATOR_CONTEXT),
+    services.apiKeys.issueByOperator(
+      { email: body.user, customerId: body.customer_id, merchantId: body.merchant_id ?? null },
+      OPERATOR_CONTEXT,
+    ),
   );
   console.log(`API key ${record.id} for ${record.user} (${record.user_type}); shown once, store it now:`);
   console.log(record.api_key);
@@ -118,19 +147,27 @@ const KeyId = Type.Object({ id: Uuid });
 
 async function keysListCommand(args: string[]): Promise<number> {
   const { values } = options('keys list', args, { customer: { type: 'string' }, merchant: { type: 'string' } });
-  if (!values.customer) throw new UsageError(`--customer is required; usage: feegate keys list ${COMMANDS['keys list']!.args}`);
-  const ids = { customer_id: values.customer, ...(values.merchant === undefined ? {} : { merchant_id: values.merchant }) };
+  if (!values.customer)
+    throw new UsageError(`--customer is required; usage: feegate keys list ${COMMANDS['keys list']!.args}`);
+  const ids = {
+    customer_id: values.customer,
+    ...(values.merchant === undefined ? {} : { merchant_id: values.merchant }),
+  };
   validate(KeyOwnerIds, ids, { customer_id: '--customer', merchant_id: '--merchant' });
-  const records = await withDatabase(({ services }) => services.apiKeys.listByOperator(ids.customer_id.toLowerCase(), ids.merchant_id?.toLowerCase() ?? null));
+  const records = await withDatabase(({ services }) =>
+    services.apiKeys.listByOperator(ids.customer_id.toLowerCase(), ids.merchant_id?.toLowerCase() ?? null),
+  );
   console.log(['id', 'key', 'user', 'status', 'access', 'expires_at', 'name'].join('\t'));
-  for (const k of records) console.log([k.id, k.api_key, k.user, k.status, k.access, k.expires_at ?? '-', k.name ?? '-'].join('\t'));
+  for (const k of records)
+    console.log([k.id, k.api_key, k.user, k.status, k.access, k.expires_at ?? '-', k.name ?? '-'].join('\t'));
   console.log(`${records.length} key(s)`);
   return 0;
 }
 
 async function keysRevokeCommand(args: string[]): Promise<number> {
   const { positionals } = options('keys revoke', args, {}, 1);
-  if (!positionals[0]) throw new UsageError(`the key's id is required; usage: feegate keys revoke ${COMMANDS['keys revoke']!.args}`);
+  if (!positionals[0])
+    throw new UsageError(`the key's id is required; usage: feegate keys revoke ${COMMANDS['keys revoke']!.args}`);
   validate(KeyId, { id: positionals[0] }, { id: '<id>' });
   const id = positionals[0].toLowerCase();
   await withDatabase(({ services }) => services.apiKeys.remove(null, id, OPERATOR_CONTEXT));
@@ -177,8 +214,16 @@ async function helpCommand(): Promise<number> {
 /** Made from the table in config.ts, so it says what the service reads. */
 async function helpConfigCommand(args: string[]): Promise<number> {
   options('help config', args, {});
-  const rows = Object.values(SETTINGS).map((s) => `  ${s.env}  default ${s.default}; ${s.values}\n      ${s.description}`);
-  console.log(['Configuration: environment variables, read once at start; a blank one counts as unset (README.md says more).', '', ...rows].join('\n'));
+  const rows = Object.values(SETTINGS).map(
+    (s) => `  ${s.env}  default ${s.default}; ${s.values}\n      ${s.description}`,
+  );
+  console.log(
+    [
+      'Configuration: environment variables, read once at start; a blank one counts as unset (README.md says more).',
+      '',
+      ...rows,
+    ].join('\n'),
+  );
   return 0;
 }
 
@@ -192,13 +237,40 @@ const COMMANDS: Record<string, Command> = {
   serve: { summary: 'run the HTTP service (what npm start does)', run: serveCommand },
   migrate: { summary: 'apply database migrations', run: migrateCommand },
   demo: { summary: 'load the demo data set', run: demoCommand },
-  import: { args: '<file.json>', summary: 'import customers, merchants, users, plans and assignments', run: importCommand },
-  'keys issue': { args: '--user <email> --customer <uuid> [--merchant <uuid>]', summary: 'issue an API key; prints the full key once', run: keysIssueCommand },
-  'keys list': { args: '--customer <uuid> [--merchant <uuid>]', summary: "list a customer's (or one merchant's) keys, every status, masked", run: keysListCommand },
-  'keys revoke': { args: '<id>', summary: 'revoke (delete) an API key: refused by every running instance within milliseconds, never later than 5 s', run: keysRevokeCommand },
-  'users unlock': { args: '--email <e-mail>', summary: "clear a user name's failed-login counts (its 429 too_many_login_attempts)", run: usersUnlockCommand },
-  'users logout': { args: '--email <e-mail>', summary: 'end every login of a login user, on every instance', run: usersLogoutCommand },
-  'signing-keys rotate': { summary: 'add a key that signs access tokens from now on; the old one verifies until its tokens expire', run: signingKeysRotateCommand },
+  import: {
+    args: '<file.json>',
+    summary: 'import customers, merchants, users, plans and assignments',
+    run: importCommand,
+  },
+  'keys issue': {
+    args: '--user <email> --customer <uuid> [--merchant <uuid>]',
+    summary: 'issue an API key; prints the full key once',
+    run: keysIssueCommand,
+  },
+  'keys list': {
+    args: '--customer <uuid> [--merchant <uuid>]',
+    summary: "list a customer's (or one merchant's) keys, every status, masked",
+    run: keysListCommand,
+  },
+  'keys revoke': {
+    args: '<id>',
+    summary: 'revoke (delete) an API key: refused by every running instance within milliseconds, never later than 5 s',
+    run: keysRevokeCommand,
+  },
+  'users unlock': {
+    args: '--email <e-mail>',
+    summary: "clear a user name's failed-login counts (its 429 too_many_login_attempts)",
+    run: usersUnlockCommand,
+  },
+  'users logout': {
+    args: '--email <e-mail>',
+    summary: 'end every login of a login user, on every instance',
+    run: usersLogoutCommand,
+  },
+  'signing-keys rotate': {
+    summary: 'add a key that signs access tokens from now on; the old one verifies until its tokens expire',
+    run: signingKeysRotateCommand,
+  },
   help: { summary: 'print this help', run: helpCommand },
   'help config': { summary: 'list the configuration variables, their defaults and values', run: helpConfigCommand },
   version: { summary: 'print the version', run: versionCommand },
@@ -216,7 +288,9 @@ function usage(): string {
   const rows = Object.entries(COMMANDS).map(([name, c]) => {
     const left = `${name}${c.args ? ` ${c.args}` : ''}`;
     // A long synopsis gets its own line, the summary under it.
-    return left.length < width - 1 ? `  ${left.padEnd(width)}${c.summary}` : `  ${left}\n  ${''.padEnd(width)}${c.summary}`;
+    return left.length < width - 1
+      ? `  ${left.padEnd(width)}${c.summary}`
+      : `  ${left}\n  ${''.padEnd(width)}${c.summary}`;
   });
   return [
     `feegate ${version()}: access and payment-plan administration API`,
@@ -239,7 +313,8 @@ function findCommand(argv: string[]): { command: Command; args: string[] } {
   const one = ALIASES[first] ?? first;
   if (COMMANDS[one]) return { command: COMMANDS[one], args: argv.slice(1) };
   const known = Object.keys(COMMANDS).join(', ');
-  const typed = Object.keys(COMMANDS).some((name) => name.startsWith(`${first} `)) && second !== undefined ? two : first;
+  const typed =
+    Object.keys(COMMANDS).some((name) => name.startsWith(`${first} `)) && second !== undefined ? two : first;
   throw new UsageError(`unknown command "${typed}"; commands: ${known} (feegate help)`);
 }
 

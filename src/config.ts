@@ -118,7 +118,8 @@ function oneOf(allowed: readonly string[]): Kind<string> {
   return {
     values: allowed.join(', '),
     parse(raw, name) {
-      if (!allowed.includes(raw.trim())) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw.trim()}"`);
+      if (!allowed.includes(raw.trim()))
+        throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw.trim()}"`);
       return raw.trim();
     },
   };
@@ -149,7 +150,8 @@ const POSTGRES_URL: Kind<string> = {
 const REDIS_URL: Kind<string> = {
   values: 'a redis:// or rediss:// URL',
   parse(raw, name) {
-    if (!/^rediss?:\/\/[^\s]+$/.test(raw.trim())) throw new ConfigError(`${name} must be a URL such as redis://127.0.0.1:6379`);
+    if (!/^rediss?:\/\/[^\s]+$/.test(raw.trim()))
+      throw new ConfigError(`${name} must be a URL such as redis://127.0.0.1:6379`);
     return raw.trim();
   },
 };
@@ -178,14 +180,19 @@ const PROXIES: Kind<false | number | string[]> = {
     try {
       proxyAddr.compile(list);
     } catch (err) {
-      throw new ConfigError(`${name} must be false, a number of proxies, or a comma-separated list of proxy addresses and CIDR ranges: ${(err as Error).message}`);
+      throw new ConfigError(
+        `${name} must be false, a number of proxies, or a comma-separated list of proxy addresses and CIDR ranges: ${(err as Error).message}`,
+      );
     }
     return list;
   },
 };
 
 /** FEEGATE_DEMO=true loads the demo data wherever the server listens, false never; unset, only on loopback. */
-const DEMO: Kind<'always' | 'never'> = { values: FLAG.values, parse: (raw, name) => (FLAG.parse(raw, name) ? 'always' : 'never') };
+const DEMO: Kind<'always' | 'never'> = {
+  values: FLAG.values,
+  parse: (raw, name) => (FLAG.parse(raw, name) ? 'always' : 'never'),
+};
 
 /**
  * Every variable, in the README's order. A plain typed table rather than a
@@ -199,15 +206,57 @@ export const SETTINGS = {
   host: setting('HOST', text('an address'), '127.0.0.1', 'address to listen on'),
   port: setting('PORT', integer(0, 65535), '3000', 'port to listen on'),
   databaseUrl: optional('DATABASE_URL', POSTGRES_URL, 'PostgreSQL server; unset: the embedded PGlite database'),
-  dataDir: setting('FEEGATE_DATA_DIR', DIRECTORY, './data', "the embedded database's directory, opened by one process at a time"),
-  loadDemoData: derived<'always' | 'on-loopback' | 'never'>('FEEGATE_DEMO', DEMO, 'only on loopback', () => 'on-loopback', 'load the demo data into an empty embedded database at start'),
+  dataDir: setting(
+    'FEEGATE_DATA_DIR',
+    DIRECTORY,
+    './data',
+    "the embedded database's directory, opened by one process at a time",
+  ),
+  loadDemoData: derived<'always' | 'on-loopback' | 'never'>(
+    'FEEGATE_DEMO',
+    DEMO,
+    'only on loopback',
+    () => 'on-loopback',
+    'load the demo data into an empty embedded database at start',
+  ),
   databasePoolSize: setting('DATABASE_POOL_SIZE', integer(1, 200), '10', 'PostgreSQL connections'),
-  databaseStatementTimeoutMs: setting('DATABASE_STATEMENT_TIMEOUT_MS', integer(1000, 3_600_000), String(DATABASE_STATEMENT_TIMEOUT_MS), 'PostgreSQL cancels a statement running longer (statement_timeout)'),
-  databaseLockTimeoutMs: setting('DATABASE_LOCK_TIMEOUT_MS', integer(100, 3_600_000), String(DATABASE_LOCK_TIMEOUT_MS), 'a statement waits at most this long for a lock (lock_timeout); not above the statement timeout'),
-  accessTokenTtlSeconds: setting('ACCESS_TOKEN_TTL_SECONDS', integer(1, 86_400), '3600', 'lifetime of access tokens (expires_in)'),
-  refreshTokenTtlSeconds: setting('REFRESH_TOKEN_TTL_SECONDS', integer(1, 31_536_000), '2592000', 'lifetime of refresh tokens (refresh_expires_in)'),
-  sessionMaxAgeSeconds: setting('SESSION_MAX_AGE_SECONDS', integer(60, 31_536_000), '2592000', "a login's refresh tokens live at most this long from the login"),
-  loginConcurrency: derived('LOGIN_CONCURRENCY', integer(1, 64), 'cores − 1 (1 to 4)', () => defaultLoginConcurrency(), 'password hashes computed at once, in low-priority threads'),
+  databaseStatementTimeoutMs: setting(
+    'DATABASE_STATEMENT_TIMEOUT_MS',
+    integer(1000, 3_600_000),
+    String(DATABASE_STATEMENT_TIMEOUT_MS),
+    'PostgreSQL cancels a statement running longer (statement_timeout)',
+  ),
+  databaseLockTimeoutMs: setting(
+    'DATABASE_LOCK_TIMEOUT_MS',
+    integer(100, 3_600_000),
+    String(DATABASE_LOCK_TIMEOUT_MS),
+    'a statement waits at most this long for a lock (lock_timeout); not above the statement timeout',
+  ),
+  accessTokenTtlSeconds: setting(
+    'ACCESS_TOKEN_TTL_SECONDS',
+    integer(1, 86_400),
+    '3600',
+    'lifetime of access tokens (expires_in)',
+  ),
+  refreshTokenTtlSeconds: setting(
+    'REFRESH_TOKEN_TTL_SECONDS',
+    integer(1, 31_536_000),
+    '2592000',
+    'lifetime of refresh tokens (refresh_expires_in)',
+  ),
+  sessionMaxAgeSeconds: setting(
+    'SESSION_MAX_AGE_SECONDS',
+    integer(60, 31_536_000),
+    '2592000',
+    "a login's refresh tokens live at most this long from the login",
+  ),
+  loginConcurrency: derived(
+    'LOGIN_CONCURRENCY',
+    integer(1, 64),
+    'cores − 1 (1 to 4)',
+    () => defaultLoginConcurrency(),
+    'password hashes computed at once, in low-priority threads',
+  ),
   loginQueueLimit: derived(
     'LOGIN_QUEUE_LIMIT',
     integer(0, 10_000),
@@ -216,23 +265,96 @@ export const SETTINGS = {
     (vars): number => LOGIN_QUEUE_PER_HASHER * SETTINGS.loginConcurrency.read(vars),
     'logins waiting for a hashing thread; beyond it 503 server_busy',
   ),
-  loginHashCpuPercent: setting('LOGIN_HASH_CPU_PERCENT', integer(10, 100), String(LOGIN_HASH_CPU_PERCENT), 'share of a core each hashing thread uses under sustained load'),
-  loginMaxFailures: setting('LOGIN_MAX_FAILURES', integer(0, 1000), '10', 'failed logins per user name and client address within the window before 429 (0 disables)'),
-  loginMaxFailuresPerUser: setting('LOGIN_MAX_FAILURES_PER_USER', integer(0, 100_000), '100', 'failed logins per user name from all addresses within the window before 429 (0 disables)'),
-  loginFailureWindowSeconds: setting('LOGIN_FAILURE_WINDOW_SECONDS', integer(1, 86_400), '900', 'the window of both failed-login limits'),
-  apiKeyCacheTtlMs: setting('API_KEY_CACHE_TTL_MS', integer(0, 3_600_000), '30000', 'how long a verified API key is trusted from memory (revocation is pushed)'),
-  apiKeyListingCacheTtlMs: setting('API_KEY_LISTING_CACHE_TTL_MS', integer(0, 3000), '1000', 'how long a listing page is served from memory (key changes are pushed)'),
-  lastUsedFlushMs: setting('LAST_USED_FLUSH_MS', integer(10, 2000), '1000', 'how often last_used_at updates are written, in one batch'),
+  loginHashCpuPercent: setting(
+    'LOGIN_HASH_CPU_PERCENT',
+    integer(10, 100),
+    String(LOGIN_HASH_CPU_PERCENT),
+    'share of a core each hashing thread uses under sustained load',
+  ),
+  loginMaxFailures: setting(
+    'LOGIN_MAX_FAILURES',
+    integer(0, 1000),
+    '10',
+    'failed logins per user name and client address within the window before 429 (0 disables)',
+  ),
+  loginMaxFailuresPerUser: setting(
+    'LOGIN_MAX_FAILURES_PER_USER',
+    integer(0, 100_000),
+    '100',
+    'failed logins per user name from all addresses within the window before 429 (0 disables)',
+  ),
+  loginFailureWindowSeconds: setting(
+    'LOGIN_FAILURE_WINDOW_SECONDS',
+    integer(1, 86_400),
+    '900',
+    'the window of both failed-login limits',
+  ),
+  apiKeyCacheTtlMs: setting(
+    'API_KEY_CACHE_TTL_MS',
+    integer(0, 3_600_000),
+    '30000',
+    'how long a verified API key is trusted from memory (revocation is pushed)',
+  ),
+  apiKeyListingCacheTtlMs: setting(
+    'API_KEY_LISTING_CACHE_TTL_MS',
+    integer(0, 3000),
+    '1000',
+    'how long a listing page is served from memory (key changes are pushed)',
+  ),
+  lastUsedFlushMs: setting(
+    'LAST_USED_FLUSH_MS',
+    integer(10, 2000),
+    '1000',
+    'how often last_used_at updates are written, in one batch',
+  ),
   bodyLimitBytes: setting('BODY_LIMIT_BYTES', integer(1024, 104_857_600), '1048576', 'larger request bodies get 413'),
-  requestTimeoutSeconds: setting('REQUEST_TIMEOUT_SECONDS', integer(1, 3600), '30', 'a request not fully arrived in this time gets 408'),
-  logLevel: setting('LOG_LEVEL', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', 'pino log level'),
+  requestTimeoutSeconds: setting(
+    'REQUEST_TIMEOUT_SECONDS',
+    integer(1, 3600),
+    '30',
+    'a request not fully arrived in this time gets 408',
+  ),
+  logLevel: setting(
+    'LOG_LEVEL',
+    oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    'info',
+    'pino log level',
+  ),
   trustProxy: setting('TRUST_PROXY', PROXIES, 'false', 'the proxies in front whose X-Forwarded-For is believed'),
-  issuer: setting('FEEGATE_ISSUER', text('text'), 'feegate', 'iss of the access tokens (JWT) this service signs and accepts'),
-  redisUrl: optional('REDIS_URL', REDIS_URL, 'Redis for counters shared by every instance; unset: each instance counts alone'),
-  redisKeyPrefix: setting('REDIS_KEY_PREFIX', text('text'), 'feegate:', 'prefix of every Redis key, so deployments can share one Redis'),
-  rateLimitAnonymousPerMinute: setting('RATE_LIMIT_ANONYMOUS_PER_MINUTE', integer(0, 1_000_000), '60', 'login and refresh requests per client address per minute (0 disables)'),
-  assignmentsPerCustomerPerMinute: setting('ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE', integer(0, 100_000), '30', 'assignment requests per customer per minute (0 disables)'),
-  metricsPort: optional('METRICS_PORT', integer(1, 65535), 'serve Prometheus metrics at /metrics on this port, never PORT; unset: no metrics'),
+  issuer: setting(
+    'FEEGATE_ISSUER',
+    text('text'),
+    'feegate',
+    'iss of the access tokens (JWT) this service signs and accepts',
+  ),
+  redisUrl: optional(
+    'REDIS_URL',
+    REDIS_URL,
+    'Redis for counters shared by every instance; unset: each instance counts alone',
+  ),
+  redisKeyPrefix: setting(
+    'REDIS_KEY_PREFIX',
+    text('text'),
+    'feegate:',
+    'prefix of every Redis key, so deployments can share one Redis',
+  ),
+  rateLimitAnonymousPerMinute: setting(
+    'RATE_LIMIT_ANONYMOUS_PER_MINUTE',
+    integer(0, 1_000_000),
+    '60',
+    'login and refresh requests per client address per minute (0 disables)',
+  ),
+  assignmentsPerCustomerPerMinute: setting(
+    'ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE',
+    integer(0, 100_000),
+    '30',
+    'assignment requests per customer per minute (0 disables)',
+  ),
+  metricsPort: optional(
+    'METRICS_PORT',
+    integer(1, 65535),
+    'serve Prometheus metrics at /metrics on this port, never PORT; unset: no metrics',
+  ),
   metricsHost: setting('METRICS_HOST', text('an address'), '127.0.0.1', 'address of the metrics listener'),
 };
 
@@ -243,15 +365,21 @@ export type Config = { [K in keyof typeof SETTINGS]: ReturnType<(typeof SETTINGS
 function checkTogether(config: Config): void {
   const { databaseLockTimeoutMs: lock, databaseStatementTimeoutMs: statement } = config;
   if (lock > statement) {
-    throw new ConfigError(`DATABASE_LOCK_TIMEOUT_MS (${lock}) must not exceed DATABASE_STATEMENT_TIMEOUT_MS (${statement}): the statement would be cancelled first`);
+    throw new ConfigError(
+      `DATABASE_LOCK_TIMEOUT_MS (${lock}) must not exceed DATABASE_STATEMENT_TIMEOUT_MS (${statement}): the statement would be cancelled first`,
+    );
   }
   if (config.metricsPort === config.port) {
-    throw new ConfigError(`METRICS_PORT must differ from PORT (${config.port}): metrics are never served on the API port`);
+    throw new ConfigError(
+      `METRICS_PORT must differ from PORT (${config.port}): metrics are never served on the API port`,
+    );
   }
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const config = Object.fromEntries(Object.entries(SETTINGS).map(([key, setting]) => [key, setting.read(env)])) as Config;
+  const config = Object.fromEntries(
+    Object.entries(SETTINGS).map(([key, setting]) => [key, setting.read(env)]),
+  ) as Config;
   checkTogether(config);
   return config;
 }

@@ -49,7 +49,11 @@ const CATALOGUE = {
   malformed_json: { status: 400, detail: 'The body is not valid JSON.' },
   ambiguous_credentials: { status: 400, detail: 'Send either Authorization or X-Api-Key, not both.' },
   merchant_id_required: { status: 400, detail: 'The is_selected filter needs merchant_id: selection is per merchant.' },
-  merchant_ids_required: { status: 400, detail: 'merchant_ids must name at least one merchant; POST /v1/fee-rules/bulk-assign/all assigns to every merchant.' },
+  merchant_ids_required: {
+    status: 400,
+    detail:
+      'merchant_ids must name at least one merchant; POST /v1/fee-rules/bulk-assign/all assigns to every merchant.',
+  },
   invalid_time_range: { status: 400, detail: 'from must not be after to.' },
   malformed_url: { status: 400, detail: 'The path is not valid percent-encoded UTF-8.', scope: 'any-request' },
   malformed_request: { status: 400, detail: 'The request is not valid HTTP/1.1.', scope: 'any-request' },
@@ -65,7 +69,10 @@ const CATALOGUE = {
 
   forbidden: { status: 403, detail: 'This kind of caller may not use this operation.' },
   read_only_key: { status: 403, detail: 'This API key is read-only: it may use GET operations only.' },
-  key_escalation: { status: 403, detail: 'An API key cannot grant more than it has: ask for no more than the calling key has, or use a login.' },
+  key_escalation: {
+    status: 403,
+    detail: 'An API key cannot grant more than it has: ask for no more than the calling key has, or use a login.',
+  },
 
   not_found: { status: 404, detail: 'No such route.', scope: 'any-request' },
   api_key_not_found: { status: 404, detail: 'No such API key.' },
@@ -73,12 +80,22 @@ const CATALOGUE = {
   customer_not_found: { status: 404, detail: 'The customer does not exist.' },
   user_not_found: { status: 404, detail: 'No login user has this e-mail.', scope: 'command-line' },
 
-  method_not_allowed: { status: 405, detail: 'This path does not accept this method; Allow lists those it does.', scope: 'any-request' },
+  method_not_allowed: {
+    status: 405,
+    detail: 'This path does not accept this method; Allow lists those it does.',
+    scope: 'any-request',
+  },
   request_timeout: { status: 408, detail: 'The request did not fully arrive in time.', scope: 'any-request' },
 
   api_key_not_enabled: { status: 409, detail: 'Only ENABLED API keys that were not rolled can be changed or rolled.' },
-  user_conflict: { status: 409, detail: "This e-mail already names one of this customer's integration users, of another type or merchant." },
-  api_key_limit_reached: { status: 409, detail: 'This user holds as many enabled API keys as allowed; delete one first.' },
+  user_conflict: {
+    status: 409,
+    detail: "This e-mail already names one of this customer's integration users, of another type or merchant.",
+  },
+  api_key_limit_reached: {
+    status: 409,
+    detail: 'This user holds as many enabled API keys as allowed; delete one first.',
+  },
 
   payload_too_large: { status: 413, detail: 'The body is larger than the limit.' },
   uri_too_long: { status: 414, detail: 'A path segment is longer than 100 characters.', scope: 'any-request' },
@@ -88,17 +105,27 @@ const CATALOGUE = {
   unknown_merchants: { status: 422, detail: 'Some merchants do not exist for this customer.' },
   conflicting_payment_plans: {
     status: 422,
-    detail: 'Some payment plans share card_brand, payment_method, is_international, has_installments and term: a merchant can hold only one of each.',
+    detail:
+      'Some payment plans share card_brand, payment_method, is_international, has_installments and term: a merchant can hold only one of each.',
   },
 
   too_many_login_attempts: {
     status: 429,
-    detail: 'Too many failed logins for this user name from this address, or from all addresses; retry after Retry-After seconds.',
+    detail:
+      'Too many failed logins for this user name from this address, or from all addresses; retry after Retry-After seconds.',
   },
   rate_limited: { status: 429, detail: 'Too many requests; retry after the number of seconds in Retry-After.' },
 
-  request_header_fields_too_large: { status: 431, detail: 'The request headers are larger than the limit.', scope: 'any-request' },
-  client_closed_request: { status: 499, detail: 'The client closed the connection before the answer was ready.', scope: 'unread' },
+  request_header_fields_too_large: {
+    status: 431,
+    detail: 'The request headers are larger than the limit.',
+    scope: 'any-request',
+  },
+  client_closed_request: {
+    status: 499,
+    detail: 'The client closed the connection before the answer was ready.',
+    scope: 'unread',
+  },
 
   internal_error: { status: 500, detail: 'An unexpected error occurred. Quote the request_id when reporting it.' },
   database_unavailable: { status: 503, detail: 'The database is unavailable; retry shortly.' },
@@ -125,7 +152,13 @@ export interface CatalogueEntry {
 /** The entry of a code, its title made from its status. */
 export function errorEntry(code: ErrorCode): CatalogueEntry {
   const entry: Entry = CATALOGUE[code];
-  return { code, status: entry.status, title: TITLES[entry.status], detail: entry.detail, scope: entry.scope ?? 'operation' };
+  return {
+    code,
+    status: entry.status,
+    title: TITLES[entry.status],
+    detail: entry.detail,
+    scope: entry.scope ?? 'operation',
+  };
 }
 
 /** Every entry, in the order of the table. */

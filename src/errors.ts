@@ -120,7 +120,13 @@ export class RateLimitedError extends AppError {
       detail: limit?.detail,
       headers: {
         'retry-after': String(retryAfterSeconds),
-        ...(limit ? { 'ratelimit-limit': String(limit.max), 'ratelimit-remaining': '0', 'ratelimit-reset': String(retryAfterSeconds) } : {}),
+        ...(limit
+          ? {
+              'ratelimit-limit': String(limit.max),
+              'ratelimit-remaining': '0',
+              'ratelimit-reset': String(retryAfterSeconds),
+            }
+          : {}),
       },
     });
   }

@@ -47,7 +47,10 @@ function onStopSignal(log: Logger, stop: () => void): void {
   }
 }
 
-export async function openConfiguredDatabase(config: Config, log = pino({ level: config.logLevel })): Promise<Database> {
+export async function openConfiguredDatabase(
+  config: Config,
+  log = pino({ level: config.logLevel }),
+): Promise<Database> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -103,19 +106,34 @@ export async function listensOnLoopback(host: string): Promise<boolean> {
  * reported in one warning line. Answers the banner to print when the data set
  * was loaded.
  */
-export async function prepareDemoData(config: Config, database: Database, hasher: PasswordHasher, log: Pick<Logger, 'warn'>): Promise<string> {
+export async function prepareDemoData(
+  config: Config,
+  database: Database,
+  hasher: PasswordHasher,
+  log: Pick<Logger, 'warn'>,
+): Promise<string> {
   const loopback = await listensOnLoopback(config.host);
   const { dal } = createDataLayer(database);
   let banner = '';
-  if (database.driver === 'pglite' && (config.loadDemoData === 'always' || (config.loadDemoData === 'on-loopback' && loopback)) && (await dal.import.hasNoCustomers())) {
+  if (
+    database.driver === 'pglite' &&
+    (config.loadDemoData === 'always' || (config.loadDemoData === 'on-loopback' && loopback)) &&
+    (await dal.import.hasNoCustomers())
+  ) {
     await loadDemoData(config, database);
     banner = demoBanner(config);
   }
   if (!loopback) {
-    const hashes = new Map((await dal.import.loginPasswordHashes(DEMO_LOGINS.map((login) => login.user))).map((u) => [u.email, u.passwordHash]));
+    const hashes = new Map(
+      (await dal.import.loginPasswordHashes(DEMO_LOGINS.map((login) => login.user))).map((u) => [
+        u.email,
+        u.passwordHash,
+      ]),
+    );
     const open: string[] = [];
     for (const login of DEMO_LOGINS) {
-      if (hashes.has(login.user) && (await hasher.verify(async () => hashes.get(login.user)!, login.password))) open.push(login.user);
+      if (hashes.has(login.user) && (await hasher.verify(async () => hashes.get(login.user)!, login.password)))
+        open.push(login.user);
     }
     if (open.length > 0) {
       log.warn(
@@ -143,5 +161,8 @@ export async function serve(config: Config): Promise<void> {
   });
   onStopSignal(log, () => void grace.close());
   await app.listen({ host: config.host, port: config.port });
-  if (banner) process.stdout.write(`${banner.replaceAll(`:${config.port}`, `:${(app.server.address() as { port: number }).port}`)}\n`);
+  if (banner)
+    process.stdout.write(
+      `${banner.replaceAll(`:${config.port}`, `:${(app.server.address() as { port: number }).port}`)}\n`,
+    );
 }

@@ -50,9 +50,16 @@ const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
   const { dal, uow } = createDataLayer(database);
-  const hasher = createPasswordHasher({ concurrency: config.loginConcurrency, queueLimit: config.loginQueueLimit, cpuPercent: config.loginHashCpuPercent });
+  const hasher = createPasswordHasher({
+    concurrency: config.loginConcurrency,
+    queueLimit: config.loginQueueLimit,
+    cpuPercent: config.loginHashCpuPercent,
+  });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  const counterLog = { warn: (obj: object, msg: string) => log.warn(obj, msg), info: (obj: object, msg: string) => (log.info ?? log.warn).call(log, obj, msg) };
+  const counterLog = {
+    warn: (obj: object, msg: string) => log.warn(obj, msg),
+    info: (obj: object, msg: string) => (log.info ?? log.warn).call(log, obj, msg),
+  };
   const counters = (name: string, localEntries: number) =>
     createSharedCounters({ redis, prefix: `${config.redisKeyPrefix}${name}:`, name, log: counterLog, localEntries });
   const rateLimits = counters('rate', MAX_LOCAL_RATE_COUNTERS);
@@ -66,7 +73,12 @@ export function createServices(config: Config, database: Database, log: ServiceL
       windowSeconds: config.loginFailureWindowSeconds,
       counters: counters('auth', MAX_TRACKED_COUNTS),
     }),
-    accessTokens: createAccessTokens({ dal: dal.signingKeys, uow, issuer: config.issuer, ttlSeconds: config.accessTokenTtlSeconds }),
+    accessTokens: createAccessTokens({
+      dal: dal.signingKeys,
+      uow,
+      issuer: config.issuer,
+      ttlSeconds: config.accessTokenTtlSeconds,
+    }),
     listen: (handlers) => listenForAuthChanges(database, handlers),
     onBackgroundError: (err, what) => log.warn({ err }, what),
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
@@ -74,18 +86,36 @@ export function createServices(config: Config, database: Database, log: ServiceL
     sessionMaxAgeSeconds: config.sessionMaxAgeSeconds,
   });
   let pruneTimer: NodeJS.Timeout | undefined;
-  const keyCaches = createKeyCaches({ database, keyTtlMs: config.apiKeyCacheTtlMs, listingTtlMs: config.apiKeyListingCacheTtlMs });
+  const keyCaches = createKeyCaches({
+    database,
+    keyTtlMs: config.apiKeyCacheTtlMs,
+    listingTtlMs: config.apiKeyListingCacheTtlMs,
+  });
   const lastUse = createLastUseRecorder({
     dal: dal.apiKeys,
     intervalMs: config.lastUsedFlushMs,
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
   const customerLocks = createCustomerLocks({ uow, waitLimitMs: config.databaseStatementTimeoutMs });
-  const importer = createImportService({ dal: dal.import, hasher, customerLocks, checkDocument: (importCheck ??= compileImportCheck()) });
-  const apiKeys = createApiKeysService({ uow, dal: dal.apiKeys, merchantsDal: dal.merchants, caches: keyCaches, lastUse });
+  const importer = createImportService({
+    dal: dal.import,
+    hasher,
+    customerLocks,
+    checkDocument: (importCheck ??= compileImportCheck()),
+  });
+  const apiKeys = createApiKeysService({
+    uow,
+    dal: dal.apiKeys,
+    merchantsDal: dal.merchants,
+    caches: keyCaches,
+    lastUse,
+  });
   const merchants = createMerchantsService({ merchantsDal: dal.merchants });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal: dal.paymentPlans, merchants });
-  const assignmentLimit = createAssignmentLimit({ counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS), perMinute: config.assignmentsPerCustomerPerMinute });
+  const assignmentLimit = createAssignmentLimit({
+    counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS),
+    perMinute: config.assignmentsPerCustomerPerMinute,
+  });
   const feeRules = createFeeRulesService({ uow, feeRulesDal: dal.feeRules, merchants, assignmentLimit, customerLocks });
   const audit = createAuditService({ auditDal: dal.audit });
   return {

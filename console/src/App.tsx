@@ -51,7 +51,9 @@ function Shell() {
     );
   return (
     <>
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="topbar">
         <span className="brand">feegate</span>
         <nav aria-label="Sections">

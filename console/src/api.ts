@@ -79,7 +79,8 @@ function isProblem(error: unknown): error is Schemas['Problem'] {
 export function describeError(error: unknown): string {
   if (!(error instanceof ApiError)) return 'Something went wrong in the console. Reload the page and try again.';
   const { detail, retryAfter, status } = error.problem;
-  if (status === 429 && retryAfter) return `${detail} Too many requests: try again in ${retryAfter} s (at ${new Date(Date.now() + retryAfter * 1000).toLocaleTimeString()}).`;
+  if (status === 429 && retryAfter)
+    return `${detail} Too many requests: try again in ${retryAfter} s (at ${new Date(Date.now() + retryAfter * 1000).toLocaleTimeString()}).`;
   if (retryAfter) return `${detail} Try again in ${retryAfter} s.`;
   return detail;
 }

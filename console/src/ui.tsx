@@ -46,7 +46,12 @@ export function Empty({ children }: { children: ReactNode }) {
 }
 
 export function Pager({ page, onPage, label }: { page: Schemas['Page']; onPage: (n: number) => void; label: string }) {
-  if (page.total_pages <= 1) return <p className="count">{page.total_elements} {label}</p>;
+  if (page.total_pages <= 1)
+    return (
+      <p className="count">
+        {page.total_elements} {label}
+      </p>
+    );
   return (
     <nav className="pager" aria-label={`Pages of ${label}`}>
       <button type="button" disabled={page.number === 0} onClick={() => onPage(page.number - 1)}>

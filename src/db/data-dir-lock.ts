@@ -32,7 +32,9 @@ interface LockOwner {
 function readOwner(file: string): LockOwner | undefined {
   try {
     const owner = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockOwner>;
-    return typeof owner.pid === 'number' && typeof owner.host === 'string' && typeof owner.token === 'string' ? (owner as LockOwner) : undefined;
+    return typeof owner.pid === 'number' && typeof owner.host === 'string' && typeof owner.token === 'string'
+      ? (owner as LockOwner)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -83,7 +85,9 @@ function removeDeadLock(file: string, dead: LockOwner | undefined): void {
 }
 
 function lockedMessage(dataDir: string, file: string, owner: LockOwner | undefined): string {
-  const who = owner ? `process ${owner.pid}${owner.host === os.hostname() ? '' : ` on ${owner.host}`}, since ${owner.since}` : 'another process';
+  const who = owner
+    ? `process ${owner.pid}${owner.host === os.hostname() ? '' : ` on ${owner.host}`}, since ${owner.since}`
+    : 'another process';
   const remote = owner && owner.host !== os.hostname() ? `, or remove ${file} if no feegate runs there` : '';
   return `the embedded database in ${dataDir} is in use by ${who}; stop that process first${remote}, or set DATABASE_URL to a PostgreSQL server to run several processes`;
 }
@@ -91,7 +95,12 @@ function lockedMessage(dataDir: string, file: string, owner: LockOwner | undefin
 /** Takes the lock or throws DataDirLockedError; returns its release (idempotent). */
 export function lockDataDir(dataDir: string): () => void {
   const file = path.join(dataDir, LOCK_FILE);
-  const owner: LockOwner = { pid: process.pid, host: os.hostname(), token: randomUUID(), since: new Date().toISOString() };
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: os.hostname(),
+    token: randomUUID(),
+    since: new Date().toISOString(),
+  };
   // Written whole under a private name, then linked: link() fails if the lock
   // exists, and a reader never sees a half-written file.
   const draft = `${file}.${process.pid}.${owner.token}`;

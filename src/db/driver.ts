@@ -73,18 +73,31 @@ const UNAVAILABLE_CODES = new Set([
 
 /** True when an error means "the database cannot be reached or did not answer in time", not "the query is wrong". */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     const code = typeof e.code === 'string' ? e.code : '';
     if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
     const message = typeof e.message === 'string' ? e.message : '';
-    if (/Connection terminated|timeout exceeded when trying to connect|PGlite is closed|Client has encountered a connection error|Query read timeout|Client was closed and is not queryable/i.test(message)) return true;
+    if (
+      /Connection terminated|timeout exceeded when trying to connect|PGlite is closed|Client has encountered a connection error|Query read timeout|Client was closed and is not queryable/i.test(
+        message,
+      )
+    )
+      return true;
   }
   return false;
 }
 
 /** The PostgreSQL error code (SQLSTATE) of an error, looking through Drizzle's wrapper. */
 export function sqlState(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
   }
   return undefined;

@@ -39,7 +39,8 @@ interface Reply {
 function revive(error: Reply['error']): Error {
   const { message, stack, name, ...fields } = error ?? { message: 'unknown error in the database worker' };
   const err = Object.assign(new Error(message as string), fields);
-  if (typeof stack === 'string') err.stack = `${err.stack}\n    --- in the database worker ---\n${stack.split('\n').slice(1).join('\n')}`;
+  if (typeof stack === 'string')
+    err.stack = `${err.stack}\n    --- in the database worker ---\n${stack.split('\n').slice(1).join('\n')}`;
   return err;
 }
 
@@ -108,14 +109,17 @@ export class PgliteWorkerClient {
   /** The worker is gone: everything waiting fails as "database unavailable" (SQLSTATE 57P02, crash_shutdown). */
   #stop(cause: Error): void {
     if (this.#stopped) return;
-    this.#stopped = this.#closed ? new Error('PGlite is closed') : Object.assign(new Error(`PGlite is closed: ${cause.message}`), { code: '57P02', cause });
+    this.#stopped = this.#closed
+      ? new Error('PGlite is closed')
+      : Object.assign(new Error(`PGlite is closed: ${cause.message}`), { code: '57P02', cause });
     this.#closed = true;
     for (const pending of this.#pending.values()) pending.reject(this.#stopped);
     this.#pending.clear();
   }
 
   #call<T>(op: string, args: Record<string, unknown> = {}): Promise<T> {
-    if (this.#stopped || (this.#closed && op !== 'close')) return Promise.reject(this.#stopped ?? new Error('PGlite is closed'));
+    if (this.#stopped || (this.#closed && op !== 'close'))
+      return Promise.reject(this.#stopped ?? new Error('PGlite is closed'));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -124,7 +128,8 @@ export class PgliteWorkerClient {
   }
 
   async #query<T>(sql: string, params: unknown[] = [], options: QueryOptions = {}, tx?: number): Promise<Results<T>> {
-    if (options.serializers || options.blob || options.onNotice) throw new Error('the embedded database worker takes no serializers, blobs or notice callbacks');
+    if (options.serializers || options.blob || options.onNotice)
+      throw new Error('the embedded database worker takes no serializers, blobs or notice callbacks');
     const parsers = (options.parsers ?? {}) as Record<number, Parser>;
     const rowMode = options.rowMode ?? 'object';
     const result = await this.#call<Results<T>>('query', {

@@ -151,7 +151,10 @@ const handlers = {
   commit: ({ tx }) => finish(tx, 'commit'),
   rollback: ({ tx }) => finish(tx, 'rollback'),
   async listen({ channel, listener }) {
-    listeners.set(listener, await db.listen(channel, (payload) => port.postMessage({ notification: listener, payload })));
+    listeners.set(
+      listener,
+      await db.listen(channel, (payload) => port.postMessage({ notification: listener, payload })),
+    );
   },
   async unlisten({ listener }) {
     const unlisten = listeners.get(listener);

@@ -21,7 +21,9 @@ import * as schema from './schema.js';
 export const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 
 /** The installed PGlite build: a data directory made by another build is not loaded. */
-export const PGLITE_VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8')).version;
+export const PGLITE_VERSION: string = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8'),
+).version;
 
 /** Where a new data directory comes from (pglite-worker.mjs says why); made by scripts/pglite-template.ts. */
 export const PGLITE_TEMPLATE = `assets/pglite-initdb-${PGLITE_VERSION}.tar.br`;

@@ -5,7 +5,14 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { DATABASE_LOCK_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } from '../config.js';
-import { type Database, type DatabaseOptions, type Db, isDatabaseUnavailable, type ListenHandlers, MIGRATIONS_FOLDER } from './driver.js';
+import {
+  type Database,
+  type DatabaseOptions,
+  type Db,
+  isDatabaseUnavailable,
+  type ListenHandlers,
+  MIGRATIONS_FOLDER,
+} from './driver.js';
 import * as schema from './schema.js';
 
 /** The LISTEN connections' `application_name`: they can be told apart in pg_stat_activity. */
@@ -94,7 +101,10 @@ export async function openPostgres(url: string, options: DatabaseOptions): Promi
     const client = await pool.connect();
     let failure: unknown;
     try {
-      return await (drizzlePg(new DeadlineGuard(client) as unknown as pg.PoolClient) as unknown as Db).transaction(work, config);
+      return await (drizzlePg(new DeadlineGuard(client) as unknown as pg.PoolClient) as unknown as Db).transaction(
+        work,
+        config,
+      );
     } catch (err) {
       failure = err;
       throw err;
@@ -117,7 +127,10 @@ export async function openPostgres(url: string, options: DatabaseOptions): Promi
       try {
         // Asked in turns, not waited for in pg_advisory_lock: lock_timeout would end
         // that wait while another instance's migrations take longer.
-        while (!(await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1) as ok', [MIGRATION_LOCK_ID])).rows[0]?.ok) {
+        while (
+          !(await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1) as ok', [MIGRATION_LOCK_ID])).rows[0]
+            ?.ok
+        ) {
           await sleep(MIGRATION_LOCK_POLL_MS);
         }
         await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_FOLDER });
@@ -127,7 +140,12 @@ export async function openPostgres(url: string, options: DatabaseOptions): Promi
       }
     },
     async listen(channel, handlers) {
-      const listener = pgListener({ ...connection, application_name: LISTEN_APPLICATION_NAME }, channel, handlers, options.onError);
+      const listener = pgListener(
+        { ...connection, application_name: LISTEN_APPLICATION_NAME },
+        channel,
+        handlers,
+        options.onError,
+      );
       listeners.add(listener);
       await listener.started;
       return async () => {
@@ -160,7 +178,12 @@ const HEARTBEAT_DEADLINE_MS = 3000 - 100;
 const RECONNECT_DELAY_MS = 500;
 
 /** A dedicated LISTEN connection that proves itself alive and reconnects by itself. */
-function pgListener(config: pg.ClientConfig, channel: string, handlers: ListenHandlers, onError?: (err: Error) => void) {
+function pgListener(
+  config: pg.ClientConfig,
+  channel: string,
+  handlers: ListenHandlers,
+  onError?: (err: Error) => void,
+) {
   // Channel names are identifiers of at most 63 characters: 18 + 32 here.
   const heartbeatChannel = `feegate_heartbeat_${randomUUID().replaceAll('-', '')}`;
   let stopped = false;
@@ -190,7 +213,9 @@ function pgListener(config: pg.ClientConfig, channel: string, handlers: ListenHa
     link.client.on('end', () => lost(link));
     try {
       await link.client.connect();
-      await link.client.query(`LISTEN ${pg.escapeIdentifier(channel)}; LISTEN ${pg.escapeIdentifier(heartbeatChannel)}`);
+      await link.client.query(
+        `LISTEN ${pg.escapeIdentifier(channel)}; LISTEN ${pg.escapeIdentifier(heartbeatChannel)}`,
+      );
       if (link.over) return;
       if (stopped) {
         lost(link);
@@ -212,7 +237,11 @@ function pgListener(config: pg.ClientConfig, channel: string, handlers: ListenHa
     setTimeout(() => {
       setImmediate(() => {
         if (link.received >= n || link.over) return;
-        onError?.(new Error(`no heartbeat on the LISTEN connection of ${channel} within ${HEARTBEAT_DEADLINE_MS} ms; reconnecting`));
+        onError?.(
+          new Error(
+            `no heartbeat on the LISTEN connection of ${channel} within ${HEARTBEAT_DEADLINE_MS} ms; reconnecting`,
+          ),
+        );
         lost(link);
       });
     }, HEARTBEAT_DEADLINE_MS).unref();

@@ -81,10 +81,7 @@ export const users = pgTable(
       columns: [t.merchantId, t.customerId],
       foreignColumns: [merchants.id, merchants.customerId],
     }),
-    check(
-      'users_type_matches_merchant',
-      sql`(${t.type} = 'MERCHANT') = (${t.merchantId} IS NOT NULL)`,
-    ),
+    check('users_type_matches_merchant', sql`(${t.type} = 'MERCHANT') = (${t.merchantId} IS NOT NULL)`),
     uniqueIndex('users_login_email_unique').on(t.email).where(sql`${t.passwordHash} IS NOT NULL`),
     uniqueIndex('users_integration_email_unique').on(t.customerId, t.email).where(sql`${t.passwordHash} IS NULL`),
   ],
@@ -213,7 +210,10 @@ export const paymentPlans = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    check('payment_plans_codes', sql`${t.paymentMethod} ~ '^[A-Z0-9_]{1,32}$' AND ${t.cardBrand} ~ '^[A-Z0-9_]{1,32}$'`),
+    check(
+      'payment_plans_codes',
+      sql`${t.paymentMethod} ~ '^[A-Z0-9_]{1,32}$' AND ${t.cardBrand} ~ '^[A-Z0-9_]{1,32}$'`,
+    ),
     check('payment_plans_term_non_negative', sql`${t.term} >= 0`),
     check('payment_plans_commission_non_negative', sql`${t.commission} >= 0`),
     index('payment_plans_customer_idx').on(t.customerId),
@@ -291,8 +291,17 @@ export const auditEvents = pgTable(
   },
   (t) => [
     // GET /v1/audit-events: a customer's events newest first, all or of one action.
-    index('audit_events_customer_listing_idx').on(t.customerId, t.occurredAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
-    index('audit_events_customer_action_idx').on(t.customerId, t.action, t.occurredAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('audit_events_customer_listing_idx').on(
+      t.customerId,
+      t.occurredAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    index('audit_events_customer_action_idx').on(
+      t.customerId,
+      t.action,
+      t.occurredAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
   ],
 );
 

@@ -50,7 +50,10 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D): UnitOfWork<D> 
           notify: async ({ channel, payload }) => {
             // Any text is safe in a JSON array: one parameter however many payloads.
             if (typeof payload === 'string') await tx.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
-            else if (payload.length > 0) await tx.execute(sql`SELECT pg_notify(${channel}, p) FROM jsonb_array_elements_text(${JSON.stringify(payload)}::jsonb) AS p`);
+            else if (payload.length > 0)
+              await tx.execute(
+                sql`SELECT pg_notify(${channel}, p) FROM jsonb_array_elements_text(${JSON.stringify(payload)}::jsonb) AS p`,
+              );
           },
           emit: (event) => insertEvent(tx, context, event),
           afterCommit: (hook) => {

@@ -14,6 +14,7 @@ export function parseInstant(field: string, text: string, detail = 'The query pa
   const at = new Date(text);
   const time = at.getTime();
   if (Number.isNaN(time)) throw new ValidationError([{ field, message: 'is not an instant' }], detail);
-  if (time < EARLIEST || time > LATEST) throw new ValidationError([{ field, message: 'must lie between 0001-01-01 and 9999-12-31 in UTC' }], detail);
+  if (time < EARLIEST || time > LATEST)
+    throw new ValidationError([{ field, message: 'must lie between 0001-01-01 and 9999-12-31 in UTC' }], detail);
   return at;
 }

@@ -63,7 +63,11 @@ new Gauge({
   },
 });
 
-const poolGauge = (name: string, help: string, read: (pool: { total: number; idle: number; waiting: number }) => number) =>
+const poolGauge = (
+  name: string,
+  help: string,
+  read: (pool: { total: number; idle: number; waiting: number }) => number,
+) =>
   new Gauge({
     name,
     help,

@@ -37,5 +37,11 @@ export function redactUrl(url: string): string {
     .split('/')
     .map((segment) => (looksSecret(segment) ? REDACTED : segment))
     .join('/');
-  return q === -1 ? path : `${path}?${url.slice(q + 1).split('&').map(redactParameter).join('&')}`;
+  return q === -1
+    ? path
+    : `${path}?${url
+        .slice(q + 1)
+        .split('&')
+        .map(redactParameter)
+        .join('&')}`;
 }

@@ -35,7 +35,11 @@ export function markTimedOut(socket: object): void {
  * request closes before its answer was sent: 408 when this server gave up
  * waiting for the request, otherwise 499 (the client hung up, as nginx logs it).
  */
-export function onClosedEarly(request: FastifyRequest, reply: FastifyReply, onClosed: (status: 408 | 499) => void): void {
+export function onClosedEarly(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  onClosed: (status: 408 | 499) => void,
+): void {
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) return;
     onClosed(request.raw.socket && timedOutSockets.has(request.raw.socket) ? 408 : 499);

@@ -16,7 +16,12 @@ const require = createRequire(import.meta.url);
 
 /** What a store of @fastify/rate-limit offers (its stores are not typed). */
 interface RateLimitStore {
-  incr(key: string, cb: (err: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void;
+  incr(
+    key: string,
+    cb: (err: Error | null, result?: { current: number; ttl: number }) => void,
+    timeWindow: number,
+    max: number,
+  ): void;
   child(routeOptions: unknown): RateLimitStore;
 }
 /** toad-cache's LruMap, which holds the local store's counts. */
@@ -25,8 +30,17 @@ interface LocalCounts {
   delete(key: string): void;
   items: Map<string, unknown>;
 }
-type LocalStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => RateLimitStore & { lru: LocalCounts };
-type RedisStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => RateLimitStore;
+type LocalStoreClass = new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  cache?: number,
+) => RateLimitStore & { lru: LocalCounts };
+type RedisStoreClass = new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  redis: Redis,
+  key: string,
+) => RateLimitStore;
 const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as LocalStoreClass;
 const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as RedisStoreClass;
 
@@ -72,7 +86,13 @@ export function connectRedis(url: string): Redis {
   return redis;
 }
 
-export function createSharedCounters(options: { redis: Redis | undefined; prefix: string; name: string; log: CounterLog; localEntries: number }) {
+export function createSharedCounters(options: {
+  redis: Redis | undefined;
+  prefix: string;
+  name: string;
+  log: CounterLog;
+  localEntries: number;
+}) {
   const { redis, log } = options;
   const local = new LocalStore(false, false, options.localEntries);
   const shared = redis ? new RedisStore(false, false, redis, options.prefix) : undefined;
@@ -80,13 +100,18 @@ export function createSharedCounters(options: { redis: Redis | undefined; prefix
   let degraded = false;
 
   const viaStore = (store: RateLimitStore, key: string, windowMs: number, max: number) =>
-    new Promise<Count>((resolve, reject) => store.incr(key, (err, result) => (err ? reject(err) : resolve(result!)), windowMs, max));
+    new Promise<Count>((resolve, reject) =>
+      store.incr(key, (err, result) => (err ? reject(err) : resolve(result!)), windowMs, max),
+    );
 
   function fallBack(err: unknown): void {
     redisFailedAt = Date.now();
     if (degraded) return;
     degraded = true;
-    log.warn({ counters: options.name, err: { message: (err as Error).message } }, 'Redis unavailable: counting in this instance only until it is back');
+    log.warn(
+      { counters: options.name, err: { message: (err as Error).message } },
+      'Redis unavailable: counting in this instance only until it is back',
+    );
   }
 
   /** The shared count, or undefined while Redis is away (then this instance counts alone). */
@@ -125,7 +150,8 @@ export function createSharedCounters(options: { redis: Redis | undefined; prefix
   async function refund(key: string): Promise<void> {
     const mine = local.lru.get(key);
     if (mine && mine.current > 0) mine.current -= 1;
-    if (shared && redis!.status === 'ready') await redis!.eval(REFUND_SCRIPT, 1, `${options.prefix}${key}`).catch(fallBack);
+    if (shared && redis!.status === 'ready')
+      await redis!.eval(REFUND_SCRIPT, 1, `${options.prefix}${key}`).catch(fallBack);
   }
 
   /** Forgets this instance's counts of every key that starts with `prefix`. */

@@ -41,7 +41,8 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     }
     if (typeof authorization === 'string') {
       const token = BEARER.exec(authorization)?.[1];
-      if (!token) throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <access_token>".');
+      if (!token)
+        throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <access_token>".');
       request.principal = await opts.authenticators.accessToken(token);
       return;
     }

@@ -13,7 +13,10 @@ import { onClosedEarly } from '../lib/request-context.js';
 export const clientClosedPlugin = fp(async (app: FastifyInstance) => {
   app.addHook('onRequest', async (request, reply) => {
     onClosedEarly(request, reply, (status) => {
-      const [code, message] = status === 408 ? ['request_timeout', 'request did not arrive in time; connection closed'] : ['client_closed', 'client closed the connection before the answer'];
+      const [code, message] =
+        status === 408
+          ? ['request_timeout', 'request did not arrive in time; connection closed']
+          : ['client_closed', 'client closed the connection before the answer'];
       request.log.info({ code, status, responseTime: reply.elapsedTime }, message);
     });
   });

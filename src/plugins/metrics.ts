@@ -7,7 +7,15 @@
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { collectProcessMetrics, type GaugeSources, httpRequestDuration, httpRequests, logins, registry, setGaugeSources } from '../lib/metrics.js';
+import {
+  collectProcessMetrics,
+  type GaugeSources,
+  httpRequestDuration,
+  httpRequests,
+  logins,
+  registry,
+  setGaugeSources,
+} from '../lib/metrics.js';
 import { onClosedEarly } from '../lib/request-context.js';
 
 declare module 'fastify' {
@@ -18,7 +26,13 @@ declare module 'fastify' {
 }
 
 const LOGIN_ROUTE = '/v1/login';
-const LOGIN_OUTCOMES: Record<number, string> = { 200: 'success', 401: 'invalid_credentials', 429: 'throttled', 503: 'busy', 499: 'client_closed' };
+const LOGIN_OUTCOMES: Record<number, string> = {
+  200: 'success',
+  401: 'invalid_credentials',
+  429: 'throttled',
+  503: 'busy',
+  499: 'client_closed',
+};
 const started = Symbol('metrics start');
 const counted = Symbol('metrics counted');
 type Timed = FastifyRequest & { [started]?: number; [counted]?: true };

@@ -34,12 +34,26 @@ import { API_BASE_PATH } from '../lib/base-path.js';
 import { componentSchemas, MAX_PAGE_SIZE } from '../schemas/common.js';
 
 const TAGS = [
-  { name: 'auth', description: 'Log in with user and password, refresh and revoke tokens, and verify access tokens (JWKS).' },
-  { name: 'api-keys', description: 'API keys for integrations: create, list, rename, roll and revoke. A key authenticates with the X-Api-Key header.' },
+  {
+    name: 'auth',
+    description: 'Log in with user and password, refresh and revoke tokens, and verify access tokens (JWKS).',
+  },
+  {
+    name: 'api-keys',
+    description:
+      'API keys for integrations: create, list, rename, roll and revoke. A key authenticates with the X-Api-Key header.',
+  },
   { name: 'merchants', description: "The caller's merchants." },
   { name: 'payment plans', description: 'The catalogue of payment plans (fee rules) a customer may assign.' },
-  { name: 'fee rules', description: 'Bulk assignment of payment plans to merchants (with dry runs), and the plans a merchant held at any instant.' },
-  { name: 'audit', description: "The audit trail of the caller's customer: every change, recorded in the transaction that made it." },
+  {
+    name: 'fee rules',
+    description:
+      'Bulk assignment of payment plans to merchants (with dry runs), and the plans a merchant held at any instant.',
+  },
+  {
+    name: 'audit',
+    description: "The audit trail of the caller's customer: every change, recorded in the transaction that made it.",
+  },
   { name: 'operations', description: 'Liveness and readiness probes for the operator.' },
 ];
 
@@ -112,7 +126,8 @@ function finishDocument(doc: Json): Json {
       for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
         for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
           const codes: ErrorCode[] | undefined = media.schema?.allOf?.[1]?.properties?.code?.enum;
-          if (type === 'application/problem+json' && Array.isArray(codes)) media.examples ??= problemExamples(path, codes);
+          if (type === 'application/problem+json' && Array.isArray(codes))
+            media.examples ??= problemExamples(path, codes);
           else exampleOf(doc, media);
         }
       }
@@ -157,8 +172,18 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
       tags: TAGS,
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'access_token from POST /v1/login' },
-          apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'A key from POST /v1/api-keys or `feegate keys issue`' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'access_token from POST /v1/login',
+          },
+          apiKeyAuth: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Api-Key',
+            description: 'A key from POST /v1/api-keys or `feegate keys issue`',
+          },
         },
       },
     },

@@ -68,7 +68,11 @@ function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: F
         : toAppError(error);
   request.log.info({ code: answer.code, status: answer.status }, 'request refused');
   // No route means no hooks (helmet, the request id header): what every answer carries.
-  return sendProblem(request, reply.headers({ 'x-content-type-options': 'nosniff', 'x-request-id': String(request.id) }), answer);
+  return sendProblem(
+    request,
+    reply.headers({ 'x-content-type-options': 'nosniff', 'x-request-id': String(request.id) }),
+    answer,
+  );
 }
 
 /** Fastify's server options for timeouts and the errors above. */
@@ -112,13 +116,22 @@ export const preRouteErrorsPlugin = fp(async (app: FastifyInstance) => {
     // Matched as routed (without /api), told as the client wrote it.
     const path = request.url.split('?')[0] ?? request.url;
     const methods = new Set<string>();
-    for (const { pattern, methods: some } of allowed.values()) if (pattern.test(path)) for (const m of some) methods.add(m);
+    for (const { pattern, methods: some } of allowed.values())
+      if (pattern.test(path)) for (const m of some) methods.add(m);
     if (methods.size === 0 || methods.has(request.method)) {
-      return sendProblem(request, reply, new AppError('not_found', { detail: `No route ${request.method} ${clip(requestPath(request))}.` }));
+      return sendProblem(
+        request,
+        reply,
+        new AppError('not_found', { detail: `No route ${request.method} ${clip(requestPath(request))}.` }),
+      );
     }
     const allow = [...methods].sort().join(', ');
     request.log.info({ code: 'method_not_allowed', status: 405 }, 'request refused');
-    return sendProblem(request, reply, new AppError('method_not_allowed', { detail: `This path accepts ${allow} only.`, headers: { allow } }));
+    return sendProblem(
+      request,
+      reply,
+      new AppError('method_not_allowed', { detail: `This path accepts ${allow} only.`, headers: { allow } }),
+    );
   };
   app.setNotFoundHandler(notFound);
   // The 404 route's handler would run only after its body was parsed: this hook answers

@@ -6,7 +6,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isDatabaseUnavailable } from '../db/database.js';
-import { AppError, ClientClosedRequestError, type FieldError, ServiceUnavailableError, ValidationError } from '../errors.js';
+import {
+  AppError,
+  ClientClosedRequestError,
+  type FieldError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../errors.js';
 import { hungUp } from '../lib/request-context.js';
 import { patternMessage } from '../schemas/common.js';
 
@@ -96,13 +102,18 @@ function messageOf(error: AjvError): string {
 function collapseUnions(errors: AjvError[]): AjvError[] {
   const unions = errors.filter((e) => e.keyword === 'anyOf');
   if (unions.length === 0) return errors;
-  const inside = (e: AjvError, u: AjvError) => e !== u && e.instancePath === u.instancePath && (e.schemaPath ?? '').startsWith(`${(u.schemaPath ?? '').replace(/\/anyOf$/, '')}/anyOf/`);
+  const inside = (e: AjvError, u: AjvError) =>
+    e !== u &&
+    e.instancePath === u.instancePath &&
+    (e.schemaPath ?? '').startsWith(`${(u.schemaPath ?? '').replace(/\/anyOf$/, '')}/anyOf/`);
   return errors.flatMap((e) => {
     if (unions.some((u) => inside(e, u))) return [];
     if (e.keyword !== 'anyOf') return [e];
     const branches = errors.filter((b) => inside(b, e));
     const allowed = branches.map((b) => b.params?.allowedValue);
-    return branches.length > 0 && branches.every((b) => b.keyword === 'const') ? [{ ...e, keyword: 'enum', params: { allowedValues: allowed } }] : [{ ...e, message: 'is not any of the accepted forms' }];
+    return branches.length > 0 && branches.every((b) => b.keyword === 'const')
+      ? [{ ...e, keyword: 'enum', params: { allowedValues: allowed } }]
+      : [{ ...e, message: 'is not any of the accepted forms' }];
   });
 }
 
@@ -115,7 +126,12 @@ export function describeRefusals(errors: AjvError[]): Array<{ path: string; mess
   return collapseUnions(errors).map((error) => ({ path: pathOf(error), message: messageOf(error) }));
 }
 
-const PARTS: Record<string, string> = { body: 'The body is', querystring: 'The query parameters are', params: 'The path parameters are', headers: 'The headers are' };
+const PARTS: Record<string, string> = {
+  body: 'The body is',
+  querystring: 'The query parameters are',
+  params: 'The path parameters are',
+  headers: 'The headers are',
+};
 
 /** Translates whatever was thrown into an AppError. */
 export function toAppError(err: FastifyError | AppError | Error): AppError {
@@ -123,7 +139,10 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) {
     // pathOf() cuts a field name short: an unknown parameter's name is input too.
-    const errors: FieldError[] = describeRefusals(fe.validation).map(({ path, message }) => ({ field: path || (fe.validationContext ?? 'request'), message }));
+    const errors: FieldError[] = describeRefusals(fe.validation).map(({ path, message }) => ({
+      field: path || (fe.validationContext ?? 'request'),
+      message,
+    }));
     return new ValidationError(errors, `${PARTS[fe.validationContext ?? ''] ?? 'The request is'} not valid.`);
   }
   switch (fe.code) {
@@ -137,7 +156,8 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   }
   if (isDatabaseUnavailable(err)) return new ServiceUnavailableError('database_unavailable', undefined, 2);
   // Any other refusal of Fastify's (a body stream that failed) is the client's: a 400.
-  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return new AppError('bad_request');
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
+    return new AppError('bad_request');
   return new AppError('internal_error');
 }
 

@@ -24,35 +24,41 @@ interface Limit {
   windowMs: number;
 }
 
-export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { counters: SharedCounters; anonymousPerMinute: number }) => {
-  const limits = new WeakMap<FastifyRequest, Limit>();
+export const rateLimitPlugin = fp(
+  async (app: FastifyInstance, opts: { counters: SharedCounters; anonymousPerMinute: number }) => {
+    const limits = new WeakMap<FastifyRequest, Limit>();
 
-  function limitOf(request: FastifyRequest): Limit | undefined {
-    const principal = request.principal;
-    if (principal?.rateLimit && principal.apiKeyId) {
-      return { key: `key:${principal.rateLimit.counter}`, max: principal.rateLimit.limit, windowMs: principal.rateLimit.windowSeconds * 1000 };
+    function limitOf(request: FastifyRequest): Limit | undefined {
+      const principal = request.principal;
+      if (principal?.rateLimit && principal.apiKeyId) {
+        return {
+          key: `key:${principal.rateLimit.counter}`,
+          max: principal.rateLimit.limit,
+          windowMs: principal.rateLimit.windowSeconds * 1000,
+        };
+      }
+      if (!principal && opts.anonymousPerMinute > 0 && ANONYMOUS_LIMITED.has(request.routeOptions.url ?? '')) {
+        return { key: `ip:${request.ip}`, max: opts.anonymousPerMinute, windowMs: 60_000 };
+      }
+      return undefined;
     }
-    if (!principal && opts.anonymousPerMinute > 0 && ANONYMOUS_LIMITED.has(request.routeOptions.url ?? '')) {
-      return { key: `ip:${request.ip}`, max: opts.anonymousPerMinute, windowMs: 60_000 };
-    }
-    return undefined;
-  }
 
-  await app.register(rateLimit, {
-    global: true,
-    // Runs after each route's own onRequest hooks, so the caller is known.
-    hook: 'onRequest',
-    enableDraftSpec: true,
-    store: opts.counters.storeClass,
-    keyGenerator: (request) => {
-      const limit = limitOf(request);
-      if (!limit) return '';
-      limits.set(request, limit);
-      return limit.key;
-    },
-    allowList: (request) => !limits.has(request),
-    max: (request) => limits.get(request)!.max,
-    timeWindow: (request) => limits.get(request)!.windowMs,
-    errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
-  });
-});
+    await app.register(rateLimit, {
+      global: true,
+      // Runs after each route's own onRequest hooks, so the caller is known.
+      hook: 'onRequest',
+      enableDraftSpec: true,
+      store: opts.counters.storeClass,
+      keyGenerator: (request) => {
+        const limit = limitOf(request);
+        if (!limit) return '';
+        limits.set(request, limit);
+        return limit.key;
+      },
+      allowList: (request) => !limits.has(request),
+      max: (request) => limits.get(request)!.max,
+      timeWindow: (request) => limits.get(request)!.windowMs,
+      errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
+    });
+  },
+);

@@ -64,6 +64,7 @@ export const securityHeadersPlugin = fp(async (app: FastifyInstance) => {
     done();
   });
   app.addHook('onSend', async (request, reply) => {
-    if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) reply.header('cache-control', 'no-store');
+    if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined)
+      reply.header('cache-control', 'no-store');
   });
 });

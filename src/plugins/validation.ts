@@ -18,13 +18,23 @@ const common: Options = { removeAdditional: false, useDefaults: true, allErrors:
  * A keyword that replaces the value it sits on with `replace(setting, value)`
  * (undefined: leave it), in place, as the route will then see it.
  */
-function replacingKeyword<S>(ajv: Ajv, keyword: string, schemaType: 'boolean' | 'number', replace: (setting: S, value: unknown) => unknown): Ajv {
+function replacingKeyword<S>(
+  ajv: Ajv,
+  keyword: string,
+  schemaType: 'boolean' | 'number',
+  replace: (setting: S, value: unknown) => unknown,
+): Ajv {
   return ajv.addKeyword({
     keyword,
     schemaType,
     modifying: true,
     errors: false,
-    validate: (setting: S, data: unknown, _schema: unknown, where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+    validate: (
+      setting: S,
+      data: unknown,
+      _schema: unknown,
+      where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+    ) => {
       const replaced = replace(setting, data);
       if (replaced !== undefined && where?.parentData) where.parentData[where.parentDataProperty] = replaced;
       return true;
@@ -38,14 +48,18 @@ function replacingKeyword<S>(ajv: Ajv, keyword: string, schemaType: 'boolean' | 
  * route sees ids as the database returns them.
  */
 const addLowercase = (ajv: Ajv) =>
-  replacingKeyword<boolean>(ajv, 'x-lowercase', 'boolean', (enabled, data) => (enabled && typeof data === 'string' ? data.toLowerCase() : undefined));
+  replacingKeyword<boolean>(ajv, 'x-lowercase', 'boolean', (enabled, data) =>
+    enabled && typeof data === 'string' ? data.toLowerCase() : undefined,
+  );
 
 /**
  * `x-clamp-maximum: n` (on a listing's `size`, src/schemas/common.ts): a larger
  * number is not refused but served as n, so the route sees at most n.
  */
 const addClamp = (ajv: Ajv) =>
-  replacingKeyword<number>(ajv, 'x-clamp-maximum', 'number', (maximum, data) => (typeof data === 'number' && data > maximum ? maximum : undefined));
+  replacingKeyword<number>(ajv, 'x-clamp-maximum', 'number', (maximum, data) =>
+    typeof data === 'number' && data > maximum ? maximum : undefined,
+  );
 
 /** An ajv with the formats and this service's keywords. */
 const withKeywords = (ajv: Ajv): Ajv => addClamp(addLowercase(addFormats(ajv)));
@@ -67,9 +81,17 @@ function withDecimalIntegers(schema: unknown, validate: ValidateFunction): Valid
   const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
   if (integers.length === 0) return validate;
   const checked = ((data: Record<string, unknown> | null) => {
-    const bad = integers.find((name) => typeof data?.[name] === 'string' && !DECIMAL_INTEGER.test(data[name] as string));
+    const bad = integers.find(
+      (name) => typeof data?.[name] === 'string' && !DECIMAL_INTEGER.test(data[name] as string),
+    );
     if (bad !== undefined) {
-      const error: ErrorObject = { instancePath: `/${bad}`, schemaPath: `#/properties/${bad}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be integer' };
+      const error: ErrorObject = {
+        instancePath: `/${bad}`,
+        schemaPath: `#/properties/${bad}/type`,
+        keyword: 'type',
+        params: { type: 'integer' },
+        message: 'must be integer',
+      };
       checked.errors = [error];
       return false;
     }
@@ -100,6 +122,10 @@ export const validationPlugin = fp(async (app: FastifyInstance) => {
     const schema: FastifySchema & { hide?: boolean } = route.schema ?? {};
     if (schema.hide || schema.querystring) return;
     const response = schema.response as Record<number, unknown> | undefined;
-    route.schema = { ...schema, querystring: NoQuery, ...(response && !response[400] ? { response: { ...response, ...problems('validation_failed') } } : {}) };
+    route.schema = {
+      ...schema,
+      querystring: NoQuery,
+      ...(response && !response[400] ? { response: { ...response, ...problems('validation_failed') } } : {}),
+    };
   });
 });

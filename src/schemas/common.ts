@@ -52,7 +52,10 @@ export function patternMessage(pattern: string): string | undefined {
  * matches patterns per code point (the `u` flag), so a pair (an emoji) is one
  * character and is accepted.
  */
-export const TEXT_PATTERN = Pattern('^[^\\u0000\\uD800-\\uDFFF]*$', 'must not contain U+0000 or an unpaired UTF-16 surrogate');
+export const TEXT_PATTERN = Pattern(
+  '^[^\\u0000\\uD800-\\uDFFF]*$',
+  'must not contain U+0000 or an unpaired UTF-16 surrogate',
+);
 
 /** A string field or parameter of a request: every one refuses what TEXT_PATTERN refuses. */
 export function Text(options: StringOptions = {}) {
@@ -90,7 +93,10 @@ const EMAIL_LOCAL = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-zA-Z0-9!#$%&'*+/=?^
 const EMAIL_LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
 export const Email = Type.String({
   format: 'email',
-  pattern: Pattern(`^${EMAIL_LOCAL}@(?:${EMAIL_LABEL}\\.)+${EMAIL_LABEL}$`, 'must be an e-mail address such as name@example.com (a domain with a dot)'),
+  pattern: Pattern(
+    `^${EMAIL_LOCAL}@(?:${EMAIL_LABEL}\\.)+${EMAIL_LABEL}$`,
+    'must be an e-mail address such as name@example.com (a domain with a dot)',
+  ),
   maxLength: 254,
   description: 'E-mail address: name@domain with at least one dot in the domain',
 });
@@ -106,7 +112,11 @@ export const INSTANT_PATTERN = Pattern(
 );
 
 export function InstantText(description: string) {
-  return Type.String({ format: 'date-time', pattern: INSTANT_PATTERN, description: `${description}; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC` });
+  return Type.String({
+    format: 'date-time',
+    pattern: INSTANT_PATTERN,
+    description: `${description}; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC`,
+  });
 }
 
 export const ProblemSchema = Component(
@@ -126,9 +136,15 @@ export const ProblemSchema = Component(
         }),
       ),
       payment_plan_ids: Type.Optional(
-        Type.Array(Uuid, { description: 'On unknown_payment_plans: the unknown ids; on conflicting_payment_plans: every conflicting id' }),
+        Type.Array(Uuid, {
+          description: 'On unknown_payment_plans: the unknown ids; on conflicting_payment_plans: every conflicting id',
+        }),
       ),
-      merchant_ids: Type.Optional(Type.Array(Uuid, { description: 'On unknown_merchants: the ids that are not merchants of the caller customer' })),
+      merchant_ids: Type.Optional(
+        Type.Array(Uuid, {
+          description: 'On unknown_merchants: the ids that are not merchants of the caller customer',
+        }),
+      ),
       conflicts: Type.Optional(
         Type.Array(Type.Object({ payment_plan_ids: Type.Array(Uuid) }), {
           description: 'On conflicting_payment_plans: each group of plans of the same kind and term',
@@ -197,7 +213,9 @@ export function problems(...codes: OperationCode[]): Record<number, TSchema> {
       ...(status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
       content: {
         'application/problem+json': {
-          schema: { allOf: [Type.Ref('Problem'), { type: 'object', properties: { code: { type: 'string', enum: listed } } }] },
+          schema: {
+            allOf: [Type.Ref('Problem'), { type: 'object', properties: { code: { type: 'string', enum: listed } } }],
+          },
         },
       },
     } as unknown as TSchema;
@@ -215,7 +233,15 @@ export const READS_BODY: OperationCode[] = ['malformed_json', 'payload_too_large
 /** Codes of an operation that takes a JSON body. */
 export const WITH_BODY: OperationCode[] = ['validation_failed', ...READS_BODY];
 /** Codes of an authenticated operation (429: a key with its own rate limit). */
-export const AUTHENTICATED: OperationCode[] = ['validation_failed', 'ambiguous_credentials', 'missing_credentials', 'invalid_token', 'invalid_api_key', 'api_key_expired', 'rate_limited'];
+export const AUTHENTICATED: OperationCode[] = [
+  'validation_failed',
+  'ambiguous_credentials',
+  'missing_credentials',
+  'invalid_token',
+  'invalid_api_key',
+  'api_key_expired',
+  'rate_limited',
+];
 /** Codes of an authenticated operation that changes something (a read_only key may only GET). */
 export const AUTHENTICATED_WRITE: OperationCode[] = [...AUTHENTICATED, 'read_only_key'];
 
@@ -230,17 +256,29 @@ export const PageDescriptor = Component(
   'Page',
   Type.Object(
     {
-      size: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, description: `Results per page: the size asked for, or ${MAX_PAGE_SIZE} when it asked for more` }),
+      size: Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        description: `Results per page: the size asked for, or ${MAX_PAGE_SIZE} when it asked for more`,
+      }),
       total_elements: Type.Integer(),
       total_pages: Type.Integer(),
       number: Type.Integer({ description: 'Zero-based number of the returned page' }),
     },
-    { description: 'Where a listing page sits in the whole result', examples: [{ size: 10, total_elements: 1, total_pages: 1, number: 0 }] },
+    {
+      description: 'Where a listing page sits in the whole result',
+      examples: [{ size: 10, total_elements: 1, total_pages: 1, number: 0 }],
+    },
   ),
 );
 
 export const PageQuery = {
-  page: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'Zero-based page number (0..2147483647)' }),
+  page: Type.Integer({
+    minimum: 0,
+    maximum: 2_147_483_647,
+    default: 0,
+    description: 'Zero-based page number (0..2147483647)',
+  }),
   size: Type.Integer({
     minimum: 1,
     default: 10,
@@ -250,7 +288,11 @@ export const PageQuery = {
 };
 
 /** A page of `item`s; named (a component) when `name` is given, as every listing of the API should be. */
-export function Listing<T extends TSchema>(item: T, name?: string, options: { description?: string; examples?: unknown[] } = {}) {
+export function Listing<T extends TSchema>(
+  item: T,
+  name?: string,
+  options: { description?: string; examples?: unknown[] } = {},
+) {
   const listing = Type.Object({ data: Type.Array(item.$id ? Ref(item) : item), page: Ref(PageDescriptor) }, options);
   return name ? Component(name, listing) : listing;
 }
@@ -273,7 +315,10 @@ export interface OperationText {
  * that *-routes.ts keeps to HTTP.
  */
 export function operationDocs<Id extends string>(tag: string, operations: Record<Id, OperationText>) {
-  const entries = Object.entries<OperationText>(operations).map(([operationId, text]) => [operationId, { operationId, tags: [tag], ...text }]);
+  const entries = Object.entries<OperationText>(operations).map(([operationId, text]) => [
+    operationId,
+    { operationId, tags: [tag], ...text },
+  ]);
   return Object.fromEntries(entries) as Record<Id, OperationText & { operationId: Id; tags: string[] }>;
 }
 

@@ -16,15 +16,30 @@ async function setup() {
   return { app, world };
 }
 
-const me = (app: Awaited<ReturnType<typeof h.app>>, key: string) => app.inject({ method: 'GET', url: '/v1/users/me', headers: headersFor({ key }) });
+const me = (app: Awaited<ReturnType<typeof h.app>>, key: string) =>
+  app.inject({ method: 'GET', url: '/v1/users/me', headers: headersFor({ key }) });
 
 describe('X-Api-Key authentication', () => {
   it('authenticates a customer key and a merchant key with their scope', async () => {
     const { app, world } = await setup();
     const customer = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
-    const merchant = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
+    const merchant = await issueKey(app, {
+      user: 'pos@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0]!,
+    });
     const c = json(await me(app, customer.api_key));
-    assert.deepEqual({ ...c, id: undefined }, { id: undefined, user: 'ci@alpha.test', user_type: 'CUSTOMER', customer_id: world.customerId, merchant_id: null, auth: 'api_key' });
+    assert.deepEqual(
+      { ...c, id: undefined },
+      {
+        id: undefined,
+        user: 'ci@alpha.test',
+        user_type: 'CUSTOMER',
+        customer_id: world.customerId,
+        merchant_id: null,
+        auth: 'api_key',
+      },
+    );
     const m = json(await me(app, merchant.api_key));
     assert.equal(m.user_type, 'MERCHANT');
     assert.equal(m.merchant_id, world.merchantIds[0]);

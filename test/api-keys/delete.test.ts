@@ -15,7 +15,8 @@ const h = useTestApp();
 
 const setup = () => customerSession(h);
 
-const me = (app: Awaited<ReturnType<typeof h.app>>, key: string) => app.inject({ method: 'GET', url: '/v1/users/me', headers: headersFor({ key }) });
+const me = (app: Awaited<ReturnType<typeof h.app>>, key: string) =>
+  app.inject({ method: 'GET', url: '/v1/users/me', headers: headersFor({ key }) });
 
 describe('DELETE /v1/api-keys/{id}: happy', () => {
   it('answers 204, refuses the key at once, keeps it in DELETED listings, audits; again 204', async () => {
@@ -29,16 +30,30 @@ describe('DELETE /v1/api-keys/{id}: happy', () => {
     assert.equal(refused.statusCode, 401);
     assert.equal(json(refused).code, 'invalid_api_key');
     const deleted = json(await listKeys(app, { token }, '?status=DELETED'));
-    assert.deepEqual(deleted.data.map((k: { id: string }) => k.id), [key.id]);
+    assert.deepEqual(
+      deleted.data.map((k: { id: string }) => k.id),
+      [key.id],
+    );
     assert.equal((await deleteKey(app, { token }, key.id)).statusCode, 204);
-    const audit = await h.db.current.database.db.select().from(auditEvents).where(eq(auditEvents.action, 'api_key.deleted'));
+    const audit = await h.db.current.database.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.action, 'api_key.deleted'));
     assert.equal(audit.length, 1, 'deleting twice records one change');
   });
 
   it("lets a customer delete its merchants' keys, and a merchant its own", async () => {
     const { app, world, token } = await setup();
-    const pos = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
-    const pos2 = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
+    const pos = await issueKey(app, {
+      user: 'pos@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0]!,
+    });
+    const pos2 = await issueKey(app, {
+      user: 'pos@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0]!,
+    });
     assert.equal((await deleteKey(app, { token }, pos.id)).statusCode, 204);
     assert.equal((await deleteKey(app, { key: pos2.api_key }, pos2.id)).statusCode, 204);
   });
@@ -49,8 +64,16 @@ describe('DELETE /v1/api-keys/{id}: errors and security', () => {
     const { app, world, token } = await setup();
     const foreign = await issueKey(app, { user: 'b@beta.test', customerId: world.otherCustomerId });
     const customerKey = await issueKey(app, { user: 'a@alpha.test', customerId: world.customerId });
-    const pos = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
-    const sibling = await issueKey(app, { user: 'pos2@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[1]! });
+    const pos = await issueKey(app, {
+      user: 'pos@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0]!,
+    });
+    const sibling = await issueKey(app, {
+      user: 'pos2@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[1]!,
+    });
     const unknown = await deleteKey(app, { token }, uuid('f'));
     const other = await deleteKey(app, { token }, foreign.id);
     assert.equal(unknown.statusCode, 404);
@@ -86,7 +109,8 @@ describe('revocation across instances', () => {
       assert.equal((await me(second, key.api_key)).statusCode, 200);
       assert.equal((await me(second, key.api_key)).statusCode, 200);
       const otherToken = (await loginAs(second, world.login)).access_token;
-      const enabledIds = async () => json(await listKeys(second, { token: otherToken })).data.map((k: { id: string }) => k.id);
+      const enabledIds = async () =>
+        json(await listKeys(second, { token: otherToken })).data.map((k: { id: string }) => k.id);
       assert.deepEqual(await enabledIds(), [key.id]);
       assert.equal((await deleteKey(app, { token }, key.id)).statusCode, 204);
       const deadline = Date.now() + 1000;
@@ -99,9 +123,14 @@ describe('revocation across instances', () => {
       assert.equal(status, 401);
       // Its listings learn of the change as quickly (they are cached briefly).
       await seenBySecond(async () => (await enabledIds()).length === 0);
-      assert.deepEqual(json(await listKeys(second, { token: otherToken }, '?status=DELETED')).data.map((k: { id: string }) => k.id), [key.id]);
+      assert.deepEqual(
+        json(await listKeys(second, { token: otherToken }, '?status=DELETED')).data.map((k: { id: string }) => k.id),
+        [key.id],
+      );
       const fresh = await issueKey(app, { user: 'b@alpha.test', customerId: world.customerId });
-      await seenBySecond(async () => json(await listKeys(second, { token: otherToken })).data.some((k: { id: string }) => k.id === fresh.id));
+      await seenBySecond(async () =>
+        json(await listKeys(second, { token: otherToken })).data.some((k: { id: string }) => k.id === fresh.id),
+      );
       await deleteKey(app, { token }, fresh.id);
       await seenBySecond(async () => json(await listKeys(second, { token: otherToken })).page.total_elements === 0);
     } finally {

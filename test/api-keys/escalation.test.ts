@@ -25,7 +25,11 @@ const LIMIT = { limit: 100, window_seconds: 60 };
 async function limitedSetup(overrides = {}) {
   const { app, world, token } = await customerSession(h, overrides);
   const expiresAt = inDays(30);
-  const res = await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.customerId, expires_at: expiresAt, rate_limit: LIMIT });
+  const res = await createKey(
+    app,
+    { token },
+    { user: 'ci@alpha.test', customer_id: world.customerId, expires_at: expiresAt, rate_limit: LIMIT },
+  );
   assert.equal(res.statusCode, 201, res.body);
   const key = json(res) as { id: string; api_key: string };
   return { app, world, token, key, creds: { key: key.api_key }, expiresAt };
@@ -47,7 +51,13 @@ describe('keys created with a key: inherit at most what the creator has', () => 
     assert.deepEqual(child.rate_limit, LIMIT);
     assert.equal(child.access, 'full');
     // A merchant key made by the customer key inherits the same.
-    const pos = json(await createKey(app, creds, { user: 'pos@alpha.test', customer_id: world.customerId, merchant_id: world.merchantIds[0] }));
+    const pos = json(
+      await createKey(app, creds, {
+        user: 'pos@alpha.test',
+        customer_id: world.customerId,
+        merchant_id: world.merchantIds[0],
+      }),
+    );
     assert.deepEqual([pos.expires_at, pos.rate_limit], [expiresAt, LIMIT]);
   });
 
@@ -55,11 +65,22 @@ describe('keys created with a key: inherit at most what the creator has', () => 
     const { app, world, creds } = await limitedSetup();
     const expiresAt = inDays(10);
     const res = await createKey(app, creds, {
-      user: 'child@alpha.test', customer_id: world.customerId, expires_at: expiresAt, access: 'read_only', rate_limit: { limit: 50, window_seconds: 120 },
+      user: 'child@alpha.test',
+      customer_id: world.customerId,
+      expires_at: expiresAt,
+      access: 'read_only',
+      rate_limit: { limit: 50, window_seconds: 120 },
     });
     assert.equal(res.statusCode, 201, res.body);
-    assert.deepEqual([json(res).expires_at, json(res).rate_limit, json(res).access], [expiresAt, { limit: 50, window_seconds: 120 }, 'read_only']);
-    const same = await createKey(app, creds, { user: 'child@alpha.test', customer_id: world.customerId, rate_limit: LIMIT });
+    assert.deepEqual(
+      [json(res).expires_at, json(res).rate_limit, json(res).access],
+      [expiresAt, { limit: 50, window_seconds: 120 }, 'read_only'],
+    );
+    const same = await createKey(app, creds, {
+      user: 'child@alpha.test',
+      customer_id: world.customerId,
+      rate_limit: LIMIT,
+    });
     assert.equal(same.statusCode, 201, 'its own limit is no looser than itself');
   });
 
@@ -109,25 +130,53 @@ describe('PATCH with a key: it may shorten, never lengthen', () => {
   it('lets a key shorten its own expiry and tighten its own rate limit', async () => {
     const { app, key, creds } = await limitedSetup();
     const expiresAt = inDays(7);
-    const res = await updateKey(app, creds, key.id, { expires_at: expiresAt, rate_limit: { limit: 10, window_seconds: 60 } });
+    const res = await updateKey(app, creds, key.id, {
+      expires_at: expiresAt,
+      rate_limit: { limit: 10, window_seconds: 60 },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual([json(res).expires_at, json(res).rate_limit], [expiresAt, { limit: 10, window_seconds: 60 }]);
     // Now bound by what it became: back to 30 days is a lengthening.
-    assertEscalation(await updateKey(app, { key: key.api_key }, key.id, { expires_at: inDays(30) }), 'back to its old expiry');
-    assert.equal((await updateKey(app, { key: key.api_key }, key.id, { name: 'renamed' })).statusCode, 200, 'a name is not a privilege');
+    assertEscalation(
+      await updateKey(app, { key: key.api_key }, key.id, { expires_at: inDays(30) }),
+      'back to its old expiry',
+    );
+    assert.equal(
+      (await updateKey(app, { key: key.api_key }, key.id, { name: 'renamed' })).statusCode,
+      200,
+      'a name is not a privilege',
+    );
   });
 
   it('cannot give another key more than itself, but may tighten any key it can see', async () => {
     const { app, world, token, creds } = await limitedSetup();
     const child = json(await createKey(app, creds, { user: 'child@alpha.test', customer_id: world.customerId }));
-    const free = json(await createKey(app, { token }, { user: 'free@alpha.test', customer_id: world.customerId, rate_limit: { limit: 200, window_seconds: 60 } }));
+    const free = json(
+      await createKey(
+        app,
+        { token },
+        { user: 'free@alpha.test', customer_id: world.customerId, rate_limit: { limit: 200, window_seconds: 60 } },
+      ),
+    );
     const before = await keysSnapshot(h.db.current.database);
-    assertEscalation(await updateKey(app, creds, child.id, { expires_at: null }), 'removing the expiry of a key it made');
-    assertEscalation(await updateKey(app, creds, child.id, { rate_limit: null }), 'removing the rate limit of a key it made');
-    assertEscalation(await updateKey(app, creds, free.id, { rate_limit: { limit: 150, window_seconds: 30 } }), "a limit looser than its own and than the key's");
+    assertEscalation(
+      await updateKey(app, creds, child.id, { expires_at: null }),
+      'removing the expiry of a key it made',
+    );
+    assertEscalation(
+      await updateKey(app, creds, child.id, { rate_limit: null }),
+      'removing the rate limit of a key it made',
+    );
+    assertEscalation(
+      await updateKey(app, creds, free.id, { rate_limit: { limit: 150, window_seconds: 30 } }),
+      "a limit looser than its own and than the key's",
+    );
     assert.equal(await keysSnapshot(h.db.current.database), before);
     // Tightening a key that has more than the caller is no grant: the caller could delete it anyway.
-    const tightened = await updateKey(app, creds, free.id, { expires_at: inDays(90), rate_limit: { limit: 150, window_seconds: 60 } });
+    const tightened = await updateKey(app, creds, free.id, {
+      expires_at: inDays(90),
+      rate_limit: { limit: 150, window_seconds: 60 },
+    });
     assert.equal(tightened.statusCode, 200, tightened.body);
     const earlier = await updateKey(app, creds, child.id, { expires_at: inDays(3) });
     assert.equal(earlier.statusCode, 200, earlier.body);
@@ -152,12 +201,24 @@ describe('roll with a key', () => {
   it('refuses to roll a key that has more than the caller (403 key_escalation), and rolls one that has less', async () => {
     const { app, world, token, creds } = await limitedSetup();
     const free = json(await createKey(app, { token }, { user: 'free@alpha.test', customer_id: world.customerId }));
-    const later = json(await createKey(app, { token }, { user: 'later@alpha.test', customer_id: world.customerId, expires_at: inDays(40), rate_limit: LIMIT }));
+    const later = json(
+      await createKey(
+        app,
+        { token },
+        { user: 'later@alpha.test', customer_id: world.customerId, expires_at: inDays(40), rate_limit: LIMIT },
+      ),
+    );
     const before = await keysSnapshot(h.db.current.database);
     assertEscalation(await rollKey(app, creds, free.id), 'rolling a key without expiry or limit');
     assertEscalation(await rollKey(app, creds, later.id), 'rolling a key that expires later');
     assert.equal(await keysSnapshot(h.db.current.database), before);
-    const child = json(await createKey(app, creds, { user: 'child@alpha.test', customer_id: world.customerId, rate_limit: { limit: 5, window_seconds: 60 } }));
+    const child = json(
+      await createKey(app, creds, {
+        user: 'child@alpha.test',
+        customer_id: world.customerId,
+        rate_limit: { limit: 5, window_seconds: 60 },
+      }),
+    );
     assert.equal((await rollKey(app, creds, child.id)).statusCode, 201);
   });
 });
@@ -179,7 +240,10 @@ describe('a rolled key in its grace period', () => {
       assert.equal(json(res).code, 'api_key_not_enabled');
     }
     // Nor can it lend itself its successor's longer life.
-    assertEscalation(await updateKey(app, creds, successor.id, { expires_at: null }), "removing the successor's expiry");
+    assertEscalation(
+      await updateKey(app, creds, successor.id, { expires_at: null }),
+      "removing the successor's expiry",
+    );
     assertEscalation(await rollKey(app, creds, successor.id), 'rolling its successor, which outlives it');
     assert.equal(await keysSnapshot(h.db.current.database), before);
   });
@@ -195,11 +259,27 @@ describe('a rolled key in its grace period', () => {
     const grace = 600;
     for (const key of keys) {
       const successor = json(await rollKey(app, { key: key.api_key }, key.id, { grace_period_seconds: grace }));
-      assert.equal((await updateKey(app, { key: key.api_key }, key.id, { expires_at: null })).statusCode, 409, 'the old key keeps its end');
-      assert.equal((await updateKey(app, { key: successor.api_key }, successor.id, { expires_at: null })).statusCode, 403, 'the new key keeps its expiry');
-      assert.equal((await updateKey(app, { key: key.api_key }, successor.id, { expires_at: null })).statusCode, 403, 'the old key cannot free the new');
+      assert.equal(
+        (await updateKey(app, { key: key.api_key }, key.id, { expires_at: null })).statusCode,
+        409,
+        'the old key keeps its end',
+      );
+      assert.equal(
+        (await updateKey(app, { key: successor.api_key }, successor.id, { expires_at: null })).statusCode,
+        403,
+        'the new key keeps its expiry',
+      );
+      assert.equal(
+        (await updateKey(app, { key: key.api_key }, successor.id, { expires_at: null })).statusCode,
+        403,
+        'the old key cannot free the new',
+      );
     }
-    assert.equal((await createKey(app, creds, { user: 'farm@alpha.test', customer_id: world.customerId })).statusCode, 409, 'no 11th while the old ones live');
+    assert.equal(
+      (await createKey(app, creds, { user: 'farm@alpha.test', customer_id: world.customerId })).statusCode,
+      409,
+      'no 11th while the old ones live',
+    );
     // Once the grace periods are over, at most 10 keys of the user still work.
     const { db } = h.db.current.database;
     const alive = await db
@@ -215,15 +295,29 @@ describe('a rolled key in its grace period', () => {
       );
     assert.equal(alive.length, 10);
     assert.ok(
-      (await db.select({ id: apiKeys.id }).from(apiKeys).where(isNull(apiKeys.expiresAt))).every(({ id }) => !keys.some((k) => k.id === id)),
+      (await db.select({ id: apiKeys.id }).from(apiKeys).where(isNull(apiKeys.expiresAt))).every(
+        ({ id }) => !keys.some((k) => k.id === id),
+      ),
       'no key of the farm is permanent',
     );
   });
 });
 
 describe("a successor continues its predecessor's rate-limit count", () => {
-  async function rollAfterUse(app: FastifyInstance, roller: FastifyInstance, other: FastifyInstance, token: string, customerId: string) {
-    const key = json(await createKey(app, { token }, { user: 'limited@alpha.test', customer_id: customerId, rate_limit: { limit: 4, window_seconds: 3600 } }));
+  async function rollAfterUse(
+    app: FastifyInstance,
+    roller: FastifyInstance,
+    other: FastifyInstance,
+    token: string,
+    customerId: string,
+  ) {
+    const key = json(
+      await createKey(
+        app,
+        { token },
+        { user: 'limited@alpha.test', customer_id: customerId, rate_limit: { limit: 4, window_seconds: 3600 } },
+      ),
+    );
     assert.equal((await whoAmI(app, key.api_key)).statusCode, 200);
     assert.equal((await whoAmI(app, key.api_key)).statusCode, 200);
     const rolled = await rollKey(roller, { key: key.api_key }, key.id, { grace_period_seconds: 600 });
@@ -232,13 +326,21 @@ describe("a successor continues its predecessor's rate-limit count", () => {
     const fourth = await whoAmI(other, successor);
     assert.equal(fourth.statusCode, 200);
     assert.equal(fourth.headers['ratelimit-remaining'], '0', 'the count went on from 3');
-    for (const [instance, apiKey] of [[other, successor], [app, successor], [app, key.api_key], [other, key.api_key]] as const) {
+    for (const [instance, apiKey] of [
+      [other, successor],
+      [app, successor],
+      [app, key.api_key],
+      [other, key.api_key],
+    ] as const) {
       const res = await whoAmI(instance, apiKey);
       assert.equal(res.statusCode, 429, 'both keys of the chain share the used-up count');
       assert.equal(json(res).code, 'rate_limited');
     }
     // A PATCH does not restart the count either.
-    assert.equal((await updateKey(app, { token }, json(rolled).id, { rate_limit: { limit: 3, window_seconds: 3600 } })).statusCode, 200);
+    assert.equal(
+      (await updateKey(app, { token }, json(rolled).id, { rate_limit: { limit: 3, window_seconds: 3600 } })).statusCode,
+      200,
+    );
     assert.equal((await whoAmI(app, successor)).statusCode, 429);
   }
 
@@ -251,7 +353,11 @@ describe("a successor continues its predecessor's rate-limit count", () => {
     const config = { redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniquePrefix() };
     const { app, world, token } = await customerSession(h, config);
     const url = h.db.current.url;
-    const second = await buildApp({ config: testConfig(config), database: url ? await openDatabase({ databaseUrl: url }) : h.db.current.database, ownsDatabase: url !== undefined });
+    const second = await buildApp({
+      config: testConfig(config),
+      database: url ? await openDatabase({ databaseUrl: url }) : h.db.current.database,
+      ownsDatabase: url !== undefined,
+    });
     try {
       await rollAfterUse(app, second, second, token, world.customerId);
     } finally {

@@ -8,14 +8,25 @@ import { testConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { apiKeys, auditEvents } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
-import { createKey, deleteKey, expireNow, keyCount, keysSnapshot, listKeys, rollKey, updateKey, whoAmI } from '../helpers/api-keys.js';
+import {
+  createKey,
+  deleteKey,
+  expireNow,
+  keyCount,
+  keysSnapshot,
+  listKeys,
+  rollKey,
+  updateKey,
+  whoAmI,
+} from '../helpers/api-keys.js';
 import { customerSession, issueKey, loginAs, uuid } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
 const setup = () => customerSession(h);
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
-const audits = async (action: string) => h.db.current.database.db.select().from(auditEvents).where(eq(auditEvents.action, action));
+const audits = async (action: string) =>
+  h.db.current.database.db.select().from(auditEvents).where(eq(auditEvents.action, action));
 /** One DELETED and one EXPIRED key of the caller's customer. */
 async function deletedAndExpiredKeys() {
   const { app, world, token } = await setup();
@@ -47,7 +58,13 @@ describe('PATCH /v1/api-keys/{id}: happy', () => {
 
   it('removes the expiry and the name with null, and changes only what is sent', async () => {
     const { app, world, token } = await setup();
-    const created = json(await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.customerId, name: 'keep', expires_at: inDays(3) }));
+    const created = json(
+      await createKey(
+        app,
+        { token },
+        { user: 'ci@alpha.test', customer_id: world.customerId, name: 'keep', expires_at: inDays(3) },
+      ),
+    );
     const cleared = json(await updateKey(app, { token }, created.id, { expires_at: null }));
     assert.equal(cleared.expires_at, null);
     assert.equal(cleared.name, 'keep');
@@ -80,15 +97,26 @@ describe('PATCH /v1/api-keys/{id}: happy', () => {
     try {
       const key = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
       assert.equal((await whoAmI(second, key.api_key)).statusCode, 200, 'cached by the second instance');
-      assert.equal((await updateKey(app, { token }, key.id, { expires_at: new Date(Date.now() + 1500).toISOString() })).statusCode, 200);
+      assert.equal(
+        (await updateKey(app, { token }, key.id, { expires_at: new Date(Date.now() + 1500).toISOString() })).statusCode,
+        200,
+      );
       await sleep(1600);
-      await waitFor(async () => (await whoAmI(second, key.api_key)).statusCode === 401, 'the second instance refuses the key', { timeoutMs: 1000 });
+      await waitFor(
+        async () => (await whoAmI(second, key.api_key)).statusCode === 401,
+        'the second instance refuses the key',
+        { timeoutMs: 1000 },
+      );
       assert.equal(json(await whoAmI(second, key.api_key)).code, 'api_key_expired');
       // A roll without grace too: the old key, cached there, is refused there at once.
       const rolled = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
       assert.equal((await whoAmI(second, rolled.api_key)).statusCode, 200);
       const fresh = json(await rollKey(app, { token }, rolled.id));
-      await waitFor(async () => (await whoAmI(second, rolled.api_key)).statusCode === 401, 'the second instance refuses the rolled key', { timeoutMs: 1000 });
+      await waitFor(
+        async () => (await whoAmI(second, rolled.api_key)).statusCode === 401,
+        'the second instance refuses the rolled key',
+        { timeoutMs: 1000 },
+      );
       assert.equal((await whoAmI(second, fresh.api_key)).statusCode, 200);
     } finally {
       await second.close();
@@ -133,8 +161,16 @@ describe('PATCH /v1/api-keys/{id}: errors and security (nothing changes)', () =>
 
   it("answers 404 to a merchant changing another merchant's key, and to anyone for another customer's or an unknown key", async () => {
     const { app, world, token } = await setup();
-    const mine = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
-    const sibling = await issueKey(app, { user: 'pos2@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[1]! });
+    const mine = await issueKey(app, {
+      user: 'pos@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0]!,
+    });
+    const sibling = await issueKey(app, {
+      user: 'pos2@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[1]!,
+    });
     const customerKey = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
     const foreign = await issueKey(app, { user: 'x@beta.test', customerId: world.otherCustomerId });
     const before = await keysSnapshot(h.db.current.database);
@@ -159,10 +195,21 @@ describe('POST /v1/api-keys/{id}/roll: happy', () => {
   it('answers 201 with a new full key carrying the same settings; the old one is refused at once (grace 0), audited', async () => {
     const { app, world, token } = await setup();
     const expiresAt = inDays(90);
-    const old = json(await createKey(app, { token }, {
-      user: 'pos@alpha.test', customer_id: world.customerId, merchant_id: world.merchantIds[0],
-      name: 'till', expires_at: expiresAt, access: 'read_only', rate_limit: { limit: 50, window_seconds: 10 },
-    }));
+    const old = json(
+      await createKey(
+        app,
+        { token },
+        {
+          user: 'pos@alpha.test',
+          customer_id: world.customerId,
+          merchant_id: world.merchantIds[0],
+          name: 'till',
+          expires_at: expiresAt,
+          access: 'read_only',
+          rate_limit: { limit: 50, window_seconds: 10 },
+        },
+      ),
+    );
     const res = await rollKey(app, { token }, old.id);
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.headers['cache-control'], 'no-store');
@@ -170,7 +217,17 @@ describe('POST /v1/api-keys/{id}/roll: happy', () => {
     assert.notEqual(fresh.id, old.id);
     assert.match(fresh.api_key, /^fgk_[0-9A-Za-z]{38}$/);
     assert.notEqual(fresh.api_key, old.api_key);
-    for (const field of ['user', 'user_type', 'customer_id', 'merchant_id', 'name', 'expires_at', 'access', 'rate_limit', 'status']) {
+    for (const field of [
+      'user',
+      'user_type',
+      'customer_id',
+      'merchant_id',
+      'name',
+      'expires_at',
+      'access',
+      'rate_limit',
+      'status',
+    ]) {
       assert.deepEqual(fresh[field], old[field], field);
     }
     const refused = await whoAmI(app, old.api_key);
@@ -182,7 +239,10 @@ describe('POST /v1/api-keys/{id}/roll: happy', () => {
     assert.equal(rolled[0]!.targetId, old.id);
     assert.equal((rolled[0]!.details as { new_key_id: string }).new_key_id, fresh.id);
     const listed = json(await listKeys(app, { token }, `?merchant_id=${world.merchantIds[0]}&status=EXPIRED`)).data;
-    assert.deepEqual(listed.map((k: { id: string }) => k.id), [old.id]);
+    assert.deepEqual(
+      listed.map((k: { id: string }) => k.id),
+      [old.id],
+    );
   });
 
   it('with a grace period keeps both keys working until the old one expires', async () => {
@@ -191,7 +251,9 @@ describe('POST /v1/api-keys/{id}/roll: happy', () => {
     assert.equal((await whoAmI(app, old.api_key)).statusCode, 200, 'cached before the roll');
     const started = Date.now();
     const fresh = json(await rollKey(app, { token }, old.id, { grace_period_seconds: 2 }));
-    const oldExpiry = Date.parse(json(await listKeys(app, { token })).data.find((k: { id: string }) => k.id === old.id).expires_at);
+    const oldExpiry = Date.parse(
+      json(await listKeys(app, { token })).data.find((k: { id: string }) => k.id === old.id).expires_at,
+    );
     assert.ok(Math.abs(oldExpiry - (started + 2000)) < 1500, 'the old key expires after the grace period');
     assert.equal((await whoAmI(app, old.api_key)).statusCode, 200, 'the old key works during the grace period');
     assert.equal((await whoAmI(app, fresh.api_key)).statusCode, 200, 'the new key works');
@@ -203,17 +265,27 @@ describe('POST /v1/api-keys/{id}/roll: happy', () => {
   it('is allowed at the 10-key limit, and by a merchant for its own key', async () => {
     const { app, world, token } = await setup();
     const ids: string[] = [];
-    for (let i = 0; i < 10; i++) ids.push((await issueKey(app, { user: 'full@alpha.test', customerId: world.customerId })).id);
-    assert.equal((await createKey(app, { token }, { user: 'full@alpha.test', customer_id: world.customerId })).statusCode, 409);
+    for (let i = 0; i < 10; i++)
+      ids.push((await issueKey(app, { user: 'full@alpha.test', customerId: world.customerId })).id);
+    assert.equal(
+      (await createKey(app, { token }, { user: 'full@alpha.test', customer_id: world.customerId })).statusCode,
+      409,
+    );
     assert.equal((await rollKey(app, { token }, ids[0]!, { grace_period_seconds: 3600 })).statusCode, 201);
-    const pos = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
+    const pos = await issueKey(app, {
+      user: 'pos@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0]!,
+    });
     assert.equal((await rollKey(app, { key: pos.api_key }, pos.id)).statusCode, 201);
   });
 
   it('of two rolls of one key at once, one wins and the other is a 409', async () => {
     const { app, world, token } = await setup();
     const old = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
-    const results = await Promise.all([1, 2, 3].map(() => rollKey(app, { token }, old.id, { grace_period_seconds: 600 })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => rollKey(app, { token }, old.id, { grace_period_seconds: 600 })),
+    );
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 409, 409]);
     assert.equal(json(results.find((r) => r.statusCode === 409)!).code, 'api_key_not_enabled');
     assert.equal(await keyCount(h.db.current.database), 2);
@@ -232,7 +304,11 @@ describe('POST /v1/api-keys/{id}/roll: errors and security (nothing changes)', (
       assert.equal(json(res).errors[0].field, 'grace_period_seconds');
     }
     assert.equal(await keysSnapshot(h.db.current.database), before);
-    assert.equal((await rollKey(app, { token }, key.id, { grace_period_seconds: 604_800 })).statusCode, 201, '7 days is allowed');
+    assert.equal(
+      (await rollKey(app, { token }, key.id, { grace_period_seconds: 604_800 })).statusCode,
+      201,
+      '7 days is allowed',
+    );
   });
 
   it('answers 409 api_key_not_enabled for a DELETED or EXPIRED key', async () => {
@@ -249,8 +325,16 @@ describe('POST /v1/api-keys/{id}/roll: errors and security (nothing changes)', (
   it("answers 404 for another customer's key, another merchant's key and an unknown key", async () => {
     const { app, world, token } = await setup();
     const foreign = await issueKey(app, { user: 'x@beta.test', customerId: world.otherCustomerId });
-    const mine = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0]! });
-    const sibling = await issueKey(app, { user: 'pos2@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[1]! });
+    const mine = await issueKey(app, {
+      user: 'pos@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0]!,
+    });
+    const sibling = await issueKey(app, {
+      user: 'pos2@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[1]!,
+    });
     const otherToken = (await loginAs(app, world.otherLogin)).access_token;
     const before = await keysSnapshot(h.db.current.database);
     for (const res of [

@@ -21,17 +21,28 @@ async function setup() {
   const app = await h.app();
   const catalogue = await seedCatalogue(app);
   const { world, plans, headers, m0, o0 } = catalogue;
-  const create = await app.inject({ method: 'POST', url: '/v1/api-keys', headers, payload: { user: 'integration@alpha.test', customer_id: world.customerId } });
+  const create = await app.inject({
+    method: 'POST',
+    url: '/v1/api-keys',
+    headers,
+    payload: { user: 'integration@alpha.test', customer_id: world.customerId },
+  });
   assert.equal(create.statusCode, 201, create.body);
   const key = json(create);
   await tick();
   const middle = new Date();
   await tick();
-  const assigned = await bulkAssign(app, apiKey(key.api_key), { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] });
+  const assigned = await bulkAssign(app, apiKey(key.api_key), {
+    merchant_ids: [m0],
+    payment_plan_ids: [plans.visa6.id],
+  });
   assert.equal(assigned.statusCode, 201, assigned.body);
   assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.master1.id] })).statusCode, 201);
   const beta = bearer((await loginAs(app, world.otherLogin)).access_token);
-  assert.equal((await bulkAssign(app, beta, { merchant_ids: [o0], payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
+  assert.equal(
+    (await bulkAssign(app, beta, { merchant_ids: [o0], payment_plan_ids: [plans.visa6.id] })).statusCode,
+    201,
+  );
   return { app, ...catalogue, key, middle, assignedRequestId: String(assigned.headers['x-request-id']), beta };
 }
 
@@ -63,13 +74,25 @@ describe('GET /v1/audit-events: happy', () => {
   it('filters by action and by time, and pages', async () => {
     const { app, headers, middle } = await setup();
     const byAction = json(await listAudit(app, headers, '?action=api_key.created'));
-    assert.deepEqual(byAction.data.map((e: { action: string }) => e.action), ['api_key.created']);
+    assert.deepEqual(
+      byAction.data.map((e: { action: string }) => e.action),
+      ['api_key.created'],
+    );
     const since = json(await listAudit(app, headers, `?from=${middle.toISOString()}`));
-    assert.deepEqual(since.data.map((e: { action: string }) => e.action), ['fee_rules.bulk_assign_all', 'fee_rules.bulk_assign']);
+    assert.deepEqual(
+      since.data.map((e: { action: string }) => e.action),
+      ['fee_rules.bulk_assign_all', 'fee_rules.bulk_assign'],
+    );
     const until = json(await listAudit(app, headers, `?to=${middle.toISOString()}`));
-    assert.deepEqual(until.data.map((e: { action: string }) => e.action), ['api_key.created', 'auth.login']);
+    assert.deepEqual(
+      until.data.map((e: { action: string }) => e.action),
+      ['api_key.created', 'auth.login'],
+    );
     const page = json(await listAudit(app, headers, '?page=1&size=2'));
-    assert.deepEqual(page.data.map((e: { action: string }) => e.action), ['api_key.created', 'auth.login']);
+    assert.deepEqual(
+      page.data.map((e: { action: string }) => e.action),
+      ['api_key.created', 'auth.login'],
+    );
     assert.deepEqual(page.page, { size: 2, total_elements: 4, total_pages: 2, number: 1 });
     const none = json(await listAudit(app, headers, '?action=nothing.happened'));
     assert.deepEqual(none.data, []);
@@ -78,7 +101,10 @@ describe('GET /v1/audit-events: happy', () => {
   it('shows each customer only its own records', async () => {
     const { app, beta } = await setup();
     const body = json(await listAudit(app, beta));
-    assert.deepEqual(body.data.map((e: { action: string }) => e.action), ['fee_rules.bulk_assign', 'auth.login']);
+    assert.deepEqual(
+      body.data.map((e: { action: string }) => e.action),
+      ['fee_rules.bulk_assign', 'auth.login'],
+    );
   });
 
   it('answers to a customer API key', async () => {
@@ -93,19 +119,38 @@ describe('GET /v1/audit-events: logins', () => {
   it("shows logins, failed logins and detected refresh-token reuse as events of the user's customer, with the client address", async () => {
     const app = await h.app();
     const world = await seedWorld(app);
-    const login = (payload: object) => app.inject({ method: 'POST', url: '/v1/login', payload, remoteAddress: '203.0.113.9' });
+    const login = (payload: object) =>
+      app.inject({ method: 'POST', url: '/v1/login', payload, remoteAddress: '203.0.113.9' });
     const first = json(await login(world.login)).token;
     assert.equal((await login({ user: world.login.user, password: 'a-wrong-guess' })).statusCode, 401);
     assert.equal((await login({ user: 'nobody@alpha.test', password: 'a-wrong-guess' })).statusCode, 401);
-    const refresh = (token: string) => app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: token }, remoteAddress: '198.51.100.7' });
+    const refresh = (token: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/login/refresh',
+        payload: { refresh_token: token },
+        remoteAddress: '198.51.100.7',
+      });
     assert.equal((await refresh(first.refresh_token)).statusCode, 200);
     assert.equal((await refresh(first.refresh_token)).statusCode, 401);
     const alpha = bearer((await loginAs(app, world.login)).access_token);
-    const actions = async () => json(await listAudit(app, alpha)).data as Array<{ action: string; actor: Record<string, unknown>; target: Record<string, unknown>; details: Record<string, unknown> }>;
+    const actions = async () =>
+      json(await listAudit(app, alpha)).data as Array<{
+        action: string;
+        actor: Record<string, unknown>;
+        target: Record<string, unknown>;
+        details: Record<string, unknown>;
+      }>;
     // A failed login is written without the caller waiting for it.
-    await waitFor(async () => (await actions()).some((e) => e.action === 'auth.login_failed'), 'the failed login is in the trail');
+    await waitFor(
+      async () => (await actions()).some((e) => e.action === 'auth.login_failed'),
+      'the failed login is in the trail',
+    );
     const events = await actions();
-    assert.deepEqual(events.map((e) => e.action), ['auth.login', 'auth.refresh_reuse_detected', 'auth.login_failed', 'auth.login']);
+    assert.deepEqual(
+      events.map((e) => e.action),
+      ['auth.login', 'auth.refresh_reuse_detected', 'auth.login_failed', 'auth.login'],
+    );
     const [, reuse, failed, opened] = events;
     assert.deepEqual(opened!.details, { client_address: '203.0.113.9' });
     assert.equal(opened!.actor.user, world.login.user);
@@ -116,7 +161,10 @@ describe('GET /v1/audit-events: logins', () => {
     assert.equal(reuse!.actor.user, world.login.user);
     // The other customer sees none of it.
     const beta = bearer((await loginAs(app, world.otherLogin)).access_token);
-    assert.deepEqual(json(await listAudit(app, beta)).data.map((e: { action: string }) => e.action), ['auth.login']);
+    assert.deepEqual(
+      json(await listAudit(app, beta)).data.map((e: { action: string }) => e.action),
+      ['auth.login'],
+    );
   });
 });
 

@@ -75,7 +75,10 @@ describe('access token: happy', () => {
     const set = json<{ keys: JWK[] }>(res);
     assert.equal(set.keys.length, 1);
     for (const key of set.keys) assert.equal(key.d, undefined, 'no private part');
-    const { payload } = await jwtVerify(token.access_token, createLocalJWKSet(set), { issuer: 'feegate', typ: 'at+jwt' });
+    const { payload } = await jwtVerify(token.access_token, createLocalJWKSet(set), {
+      issuer: 'feegate',
+      typ: 'at+jwt',
+    });
     assert.equal(payload.customer_id, world.customerId);
   });
 
@@ -98,7 +101,10 @@ describe('access token: happy', () => {
     }
     const restarted = await h.app();
     assert.equal((await me(restarted, token)).statusCode, 200);
-    assert.deepEqual((await jwks(restarted)).keys.map((k) => k.kid), [decodeProtectedHeader(token).kid]);
+    assert.deepEqual(
+      (await jwks(restarted)).keys.map((k) => k.kid),
+      [decodeProtectedHeader(token).kid],
+    );
   });
 
   it('instances starting at once make exactly one signing key', async () => {
@@ -129,7 +135,9 @@ describe('access token: refused forgeries (401 invalid_token)', () => {
     assert401(await me(app, `${header}.${b64({ ...claims, exp: claims.exp! + 3600 })}.${signature}`));
     assert401(await me(app, `${header}.${payload}.${signature.slice(0, -4)}AAAA`));
     // alg none.
-    assert401(await me(app, `${b64({ alg: 'none', typ: 'at+jwt', kid: decodeProtectedHeader(good).kid })}.${payload}.`));
+    assert401(
+      await me(app, `${b64({ alg: 'none', typ: 'at+jwt', kid: decodeProtectedHeader(good).kid })}.${payload}.`),
+    );
     // HMAC keyed with the public key (the classic algorithm confusion).
     const publicX = (await jwks(app)).keys[0]!.x!;
     const hmac = await new SignJWT(claims)
@@ -140,11 +148,17 @@ describe('access token: refused forgeries (401 invalid_token)', () => {
     const foreign = await newSigningKey();
     const foreignKey = await importJWK(foreign.privateJwk as JWK, 'EdDSA');
     for (const kid of [foreign.kid, decodeProtectedHeader(good).kid!]) {
-      assert401(await me(app, await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid }).sign(foreignKey)));
+      assert401(
+        await me(
+          app,
+          await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid }).sign(foreignKey),
+        ),
+      );
     }
     // The service's own key, but a wrong iss, a wrong typ, or past exp.
     const own = await serviceSigningKey();
-    const signOwn = (body: object, typ = 'at+jwt') => new SignJWT({ ...body }).setProtectedHeader({ alg: 'EdDSA', typ, kid: own.kid }).sign(own.key);
+    const signOwn = (body: object, typ = 'at+jwt') =>
+      new SignJWT({ ...body }).setProtectedHeader({ alg: 'EdDSA', typ, kid: own.kid }).sign(own.key);
     assert.equal((await me(app, await signOwn(claims))).statusCode, 200, 'the forger is right about everything else');
     assert401(await me(app, await signOwn({ ...claims, iss: 'someone-else' })));
     assert401(await me(app, await signOwn(claims, 'JWT')));
@@ -160,7 +174,11 @@ describe('access token: refused forgeries (401 invalid_token)', () => {
 describe('access token: revocation across instances', () => {
   /** Polls for up to a second: pushed revocations arrive in milliseconds. */
   const refusedBy = (app: FastifyInstance, token: string) =>
-    waitFor(async () => (await me(app, token)).statusCode === 401, 'the other instance refused the token within a second', { timeoutMs: 1000 });
+    waitFor(
+      async () => (await me(app, token)).statusCode === 401,
+      'the other instance refused the token within a second',
+      { timeoutMs: 1000 },
+    );
 
   it('logout on one instance refuses the token on another within a second', async () => {
     const app = await h.app();
@@ -184,7 +202,8 @@ describe('access token: revocation across instances', () => {
     try {
       const world = await seedWorld(app);
       const first = await loginAs(app, world.login);
-      const refresh = (refreshToken: string) => app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: refreshToken } });
+      const refresh = (refreshToken: string) =>
+        app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: refreshToken } });
       const rotated = json(await refresh(first.refresh_token)).token;
       assert.equal((await me(second, rotated.access_token)).statusCode, 200);
       assert.equal((await refresh(first.refresh_token)).statusCode, 401);
@@ -219,7 +238,11 @@ describe('signing-keys rotate', () => {
       const newKid = await second.services.auth.rotateSigningKey();
       assert.notEqual(newKid, oldKid);
       // The first instance hears of the rotation and signs with the new key.
-      await waitFor(async () => decodeProtectedHeader((await loginAs(app, world.login)).access_token).kid === newKid, 'the rotation reached the other instance', { timeoutMs: 1000 });
+      await waitFor(
+        async () => decodeProtectedHeader((await loginAs(app, world.login)).access_token).kid === newKid,
+        'the rotation reached the other instance',
+        { timeoutMs: 1000 },
+      );
       for (const instance of [app, second]) {
         assert.equal((await me(instance, old)).statusCode, 200, 'the old token still verifies');
         assert.deepEqual((await jwks(instance)).keys.map((k) => k.kid).sort(), [oldKid, newKid].sort());
@@ -238,8 +261,14 @@ describe('signing-keys rotate', () => {
     const old = (await loginAs(app, world.login)).access_token;
     const newKid = await app.services.auth.rotateSigningKey();
     assert.equal((await jwks(app)).keys.length, 2);
-    await waitFor(async () => (await jwks(app)).keys.length === 1, 'the old key left the JWKS', { timeoutMs: 3000, intervalMs: 100 });
-    assert.deepEqual((await jwks(app)).keys.map((k) => k.kid), [newKid]);
+    await waitFor(async () => (await jwks(app)).keys.length === 1, 'the old key left the JWKS', {
+      timeoutMs: 3000,
+      intervalMs: 100,
+    });
+    assert.deepEqual(
+      (await jwks(app)).keys.map((k) => k.kid),
+      [newKid],
+    );
     assert401(await me(app, old));
   });
 
@@ -257,7 +286,9 @@ describe('signing-keys rotate', () => {
       if (saved === undefined) delete process.env.DATABASE_URL;
       else process.env.DATABASE_URL = saved;
     }
-    await waitFor(async () => (await jwks(app)).keys.length === 2, 'the running instance picked up the rotation', { timeoutMs: 1000 });
+    await waitFor(async () => (await jwks(app)).keys.length === 2, 'the running instance picked up the rotation', {
+      timeoutMs: 1000,
+    });
     const world = await seedWorld(app);
     const kid = decodeProtectedHeader((await loginAs(app, world.login)).access_token).kid;
     assert.ok(!before.includes(kid!), 'new tokens are signed with the new key');

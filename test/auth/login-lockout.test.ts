@@ -28,7 +28,8 @@ describe('lockout without denial of service', () => {
   it('ten guesses from one address lock that address out, never the owner elsewhere', async () => {
     const app = await h.app({ rateLimitAnonymousPerMinute: 0 });
     const world = await seedWorld(app);
-    for (let i = 0; i < 10; i++) assert.equal((await login(app, wrong(world.login.user), '198.51.100.66')).statusCode, 401);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await login(app, wrong(world.login.user), '198.51.100.66')).statusCode, 401);
     // The guessing address is refused even the right password, without hashing it.
     const verify = mock.method(app.services.hasher, 'verify');
     assertLockedOut(await login(app, world.login, '198.51.100.66'));
@@ -60,7 +61,9 @@ describe('lockout without denial of service', () => {
     const app = await h.app({ rateLimitAnonymousPerMinute: 0, loginMaxFailures: 10, loginMaxFailuresPerUser: 5 });
     const world = await seedWorld(app);
     const verify = mock.method(app.services.hasher, 'verify');
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => login(app, wrong(world.login.user), `198.51.100.${i + 1}`)));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => login(app, wrong(world.login.user), `198.51.100.${i + 1}`)),
+    );
     mock.restoreAll();
     const statuses = results.map((r) => r.statusCode);
     assert.equal(statuses.filter((s) => s === 401).length, 5);
@@ -75,11 +78,15 @@ describe('lockout without denial of service', () => {
     try {
       const world = await seedWorld(app);
       // Without Redis each instance counts alone: the second one holds the counts.
-      for (let i = 0; i < 2; i++) assert.equal((await login(second, wrong(world.login.user), '198.51.100.1')).statusCode, 401);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await login(second, wrong(world.login.user), '198.51.100.1')).statusCode, 401);
       assertLockedOut(await login(second, world.login, '198.51.100.1'));
       await app.services.auth.unlock(world.login.user.toUpperCase());
       // The second instance hears of it by NOTIFY.
-      await waitFor(async () => (await login(second, world.login, '198.51.100.1')).statusCode === 200, 'the second instance forgot its counts');
+      await waitFor(
+        async () => (await login(second, world.login, '198.51.100.1')).statusCode === 200,
+        'the second instance forgot its counts',
+      );
     } finally {
       await second.close();
     }
@@ -87,7 +94,12 @@ describe('lockout without denial of service', () => {
 });
 
 describe('lockout with Redis', { skip: NEEDS_REDIS }, () => {
-  const shared = () => ({ redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniquePrefix(), rateLimitAnonymousPerMinute: 0, loginMaxFailures: 3 });
+  const shared = () => ({
+    redisUrl: TEST_REDIS_URL,
+    redisKeyPrefix: uniquePrefix(),
+    rateLimitAnonymousPerMinute: 0,
+    loginMaxFailures: 3,
+  });
 
   it('an instance still refuses what it has counted itself after Redis restarted empty', async () => {
     const config = shared();
@@ -131,7 +143,11 @@ describe('lockout with Redis', { skip: NEEDS_REDIS }, () => {
       await app.services.auth.unlock(world.login.user);
       const third = await secondInstance(h, config);
       try {
-        assert.equal((await login(third, world.login)).statusCode, 200, 'Redis holds no count of the user name any more');
+        assert.equal(
+          (await login(third, world.login)).statusCode,
+          200,
+          'Redis holds no count of the user name any more',
+        );
       } finally {
         await third.close();
       }

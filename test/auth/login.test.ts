@@ -25,7 +25,8 @@ function canQueue(hasher: { assertCapacity(): void }): boolean {
   }
 }
 
-const until = (condition: () => boolean, what: string) => waitFor(condition, `timed out waiting for ${what}`, { intervalMs: 2 });
+const until = (condition: () => boolean, what: string) =>
+  waitFor(condition, `timed out waiting for ${what}`, { intervalMs: 2 });
 
 describe('POST /v1/login: happy', () => {
   it('answers 200 with the token object and no-store', async () => {
@@ -34,11 +35,17 @@ describe('POST /v1/login: happy', () => {
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['cache-control'], 'no-store');
     const { token } = json(res);
-    assert.deepEqual(Object.keys(token).sort(), ['access_token', 'expires_in', 'refresh_expires_in', 'refresh_token', 'token_type']);
+    assert.deepEqual(Object.keys(token).sort(), [
+      'access_token',
+      'expires_in',
+      'refresh_expires_in',
+      'refresh_token',
+      'token_type',
+    ]);
     assert.equal(token.token_type, 'Bearer');
     assert.equal(token.expires_in, 3600);
     assert.equal(token.refresh_expires_in, 2592000);
-    assert.match(token.access_token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, "a compact JWS");
+    assert.match(token.access_token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'a compact JWS');
     assert.match(token.refresh_token, /^fgr_[A-Za-z0-9_-]{43}$/);
   });
 
@@ -50,14 +57,22 @@ describe('POST /v1/login: happy', () => {
     assert.equal(token.refresh_expires_in, 600);
   });
 
-  it("logs in its login user whatever integration users of other customers share the e-mail", async () => {
+  it('logs in its login user whatever integration users of other customers share the e-mail', async () => {
     const app = await h.app();
     const world = await seedWorld(app);
     // The other customer uses this customer's login e-mail for a key: an integration user of its own.
-    await issueKey(app, { user: world.login.user, customerId: world.otherCustomerId, merchantId: world.otherMerchantIds[0]! });
+    await issueKey(app, {
+      user: world.login.user,
+      customerId: world.otherCustomerId,
+      merchantId: world.otherMerchantIds[0]!,
+    });
     const res = await login(world.login);
     assert.equal(res.statusCode, 200);
-    const me = await app.inject({ method: 'GET', url: '/v1/users/me', headers: { authorization: `Bearer ${json(res).token.access_token}` } });
+    const me = await app.inject({
+      method: 'GET',
+      url: '/v1/users/me',
+      headers: { authorization: `Bearer ${json(res).token.access_token}` },
+    });
     assert.equal(json(me).customer_id, world.customerId);
     assert.equal(json(me).user_type, 'CUSTOMER');
   });
@@ -65,8 +80,13 @@ describe('POST /v1/login: happy', () => {
   it('keeps login users unique by e-mail on the platform', async () => {
     const app = await h.app();
     const world = await seedWorld(app);
-    const insert = h.db.current.database.db.insert(users).values({ email: world.login.user, type: 'CUSTOMER', customerId: world.otherCustomerId, passwordHash: 'x' });
-    await assert.rejects(insert, (err: { cause?: { constraint?: string } }) => err.cause?.constraint === 'users_login_email_unique');
+    const insert = h.db.current.database.db
+      .insert(users)
+      .values({ email: world.login.user, type: 'CUSTOMER', customerId: world.otherCustomerId, passwordHash: 'x' });
+    await assert.rejects(
+      insert,
+      (err: { cause?: { constraint?: string } }) => err.cause?.constraint === 'users_login_email_unique',
+    );
   });
 
   it('matches the user name case-insensitively', async () => {
@@ -80,7 +100,10 @@ describe('POST /v1/login: happy', () => {
     const { token } = json(await login(world.login));
     const db = h.db.current.database.db;
     const rows = await db.select().from(authTokens);
-    assert.deepEqual(rows.map((r) => r.tokenHash), [sha256Hex(token.refresh_token)]);
+    assert.deepEqual(
+      rows.map((r) => r.tokenHash),
+      [sha256Hex(token.refresh_token)],
+    );
     assert.ok(!JSON.stringify(rows).includes(token.refresh_token));
     assert.ok(!JSON.stringify(rows).includes(token.access_token));
     const audits = await db.select().from(auditEvents).where(eq(auditEvents.action, 'auth.login'));
@@ -112,7 +135,13 @@ describe('POST /v1/login: errors', () => {
     const db = h.db.current.database.db;
     const phc = await app.services.hasher.hash('merchant-password');
     await db.insert(users).values([
-      { email: 'pos@alpha.test', type: 'MERCHANT', customerId: world.customerId, merchantId: world.merchantIds[0]!, passwordHash: phc },
+      {
+        email: 'pos@alpha.test',
+        type: 'MERCHANT',
+        customerId: world.customerId,
+        merchantId: world.merchantIds[0]!,
+        passwordHash: phc,
+      },
       { email: 'integration@alpha.test', type: 'CUSTOMER', customerId: world.customerId, passwordHash: null },
     ]);
     const bodies = [];
@@ -162,23 +191,42 @@ describe('POST /v1/login: errors', () => {
 
   it('answers 400 malformed_json for broken JSON', async () => {
     const app = await h.app();
-    const res = await app.inject({ method: 'POST', url: '/v1/login', headers: { 'content-type': 'application/json' }, payload: '{"user":' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"user":',
+    });
     assert.equal(res.statusCode, 400);
     assert.equal(json(res).code, 'malformed_json');
   });
 
   it('answers 415 for a body that is not JSON', async () => {
     const app = await h.app();
-    const res = await app.inject({ method: 'POST', url: '/v1/login', headers: { 'content-type': 'text/plain' }, payload: 'user=a&password=b' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/login',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'user=a&password=b',
+    });
     assert.equal(res.statusCode, 415);
     assert.equal(json(res).code, 'unsupported_media_type');
-    const form = await app.inject({ method: 'POST', url: '/v1/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'user=a' });
+    const form = await app.inject({
+      method: 'POST',
+      url: '/v1/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'user=a',
+    });
     assert.equal(form.statusCode, 415);
   });
 
   it('answers 413 for a body over the limit', async () => {
     const app = await h.app({ bodyLimitBytes: 1024 });
-    const res = await app.inject({ method: 'POST', url: '/v1/login', payload: { user: 'a@b.test', password: 'x'.repeat(2000) } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/login',
+      payload: { user: 'a@b.test', password: 'x'.repeat(2000) },
+    });
     assert.equal(res.statusCode, 413);
     assert.equal(json(res).code, 'payload_too_large');
   });
@@ -208,8 +256,11 @@ describe('POST /v1/login: security', () => {
     // A spy that calls through, counting the user lookups: a login looks its user up only when its turn to hash comes.
     const verifyThrough = hasher.verify.bind(hasher);
     let lookups = 0;
-    const verify = mock.method(hasher, 'verify', (storedHash: () => Promise<string | null>, password: string, gone?: AbortSignal) =>
-      verifyThrough(() => (lookups++, storedHash()), password, gone),
+    const verify = mock.method(
+      hasher,
+      'verify',
+      (storedHash: () => Promise<string | null>, password: string, gone?: AbortSignal) =>
+        verifyThrough(() => (lookups++, storedHash()), password, gone),
     );
     let aDone = false;
     const a = login(world.login).finally(() => (aDone = true));
@@ -244,7 +295,8 @@ describe('POST /v1/login: security', () => {
   it('locks a user name out with 429 and Retry-After after too many failures, without hashing', async () => {
     const app = await h.app({ loginMaxFailures: 3, loginFailureWindowSeconds: 600 });
     const world = await seedWorld(app);
-    for (let i = 0; i < 3; i++) assert.equal((await login({ user: world.login.user, password: `guess-${i}` })).statusCode, 401);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await login({ user: world.login.user, password: `guess-${i}` })).statusCode, 401);
     const verify = mock.method(app.services.hasher, 'verify');
     const locked = await login(world.login);
     mock.restoreAll();

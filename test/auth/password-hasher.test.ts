@@ -37,7 +37,9 @@ describe('password hasher: threads', () => {
     assert.equal(await hasher.verify(async () => null, 'correct horse'), false, 'no stored hash never verifies');
   });
 
-  it('runs the hashing thread at SCHED_IDLE and nice 19, leaving the event loop at normal priority', { skip: !linux || !chrt ? 'needs Linux and chrt' : false }, async () => {
+  it('runs the hashing thread at SCHED_IDLE and nice 19, leaving the event loop at normal priority', {
+    skip: !linux || !chrt ? 'needs Linux and chrt' : false,
+  }, async () => {
     await hasher.hash('wake the worker');
     const main = threads().find((t) => t.tid === String(process.pid))!;
     assert.equal(main.policy, 0, 'the event loop stays SCHED_OTHER');
@@ -52,13 +54,19 @@ describe('password hasher: threads', () => {
 describe('password hasher: share of a core', () => {
   it('rests after each hash for the part of its time beyond LOGIN_HASH_CPU_PERCENT, after answering', async () => {
     const rests: Array<{ busyMs: number; restedMs: number }> = [];
-    const hasher = createPasswordHasher({ concurrency: 1, queueLimit: 4, cpuPercent: 40, onRest: (busyMs, restedMs) => rests.push({ busyMs, restedMs }) });
+    const hasher = createPasswordHasher({
+      concurrency: 1,
+      queueLimit: 4,
+      cpuPercent: 40,
+      onRest: (busyMs, restedMs) => rests.push({ busyMs, restedMs }),
+    });
     try {
       const phcs = await Promise.all([hasher.hash('one'), hasher.hash('two'), hasher.hash('three')]);
       assert.equal(phcs.length, 3);
       await waitFor(() => rests.length === 3, 'three rests', { timeoutMs: 10_000 });
       // At 40% of a core it rests 1.5 times what each hash took (the thread timed its own sleep).
-      for (const { busyMs, restedMs } of rests) assert.ok(restedMs >= busyMs * 1.5 * 0.95, `rested ${restedMs} ms after ${busyMs} ms of hashing`);
+      for (const { busyMs, restedMs } of rests)
+        assert.ok(restedMs >= busyMs * 1.5 * 0.95, `rested ${restedMs} ms after ${busyMs} ms of hashing`);
     } finally {
       await hasher.close();
     }
@@ -66,7 +74,12 @@ describe('password hasher: share of a core', () => {
 
   it('does not rest at 100%', async () => {
     const rests: number[] = [];
-    const hasher = createPasswordHasher({ concurrency: 1, queueLimit: 4, cpuPercent: 100, onRest: (_busy, rested) => rests.push(rested) });
+    const hasher = createPasswordHasher({
+      concurrency: 1,
+      queueLimit: 4,
+      cpuPercent: 100,
+      onRest: (_busy, rested) => rests.push(rested),
+    });
     try {
       await Promise.all([hasher.hash('one'), hasher.hash('two')]);
       assert.deepEqual(rests, []);
@@ -79,7 +92,13 @@ describe('password hasher: share of a core', () => {
     assert.equal(loadConfig({}).loginHashCpuPercent, LOGIN_HASH_CPU_PERCENT);
     assert.equal(LOGIN_HASH_CPU_PERCENT, 75);
     assert.equal(loadConfig({ LOGIN_HASH_CPU_PERCENT: '100' }).loginHashCpuPercent, 100);
-    assert.throws(() => loadConfig({ LOGIN_HASH_CPU_PERCENT: '5' }), /LOGIN_HASH_CPU_PERCENT must be between 10 and 100/);
-    assert.throws(() => loadConfig({ LOGIN_HASH_CPU_PERCENT: 'half' }), /LOGIN_HASH_CPU_PERCENT must be a whole number/);
+    assert.throws(
+      () => loadConfig({ LOGIN_HASH_CPU_PERCENT: '5' }),
+      /LOGIN_HASH_CPU_PERCENT must be between 10 and 100/,
+    );
+    assert.throws(
+      () => loadConfig({ LOGIN_HASH_CPU_PERCENT: 'half' }),
+      /LOGIN_HASH_CPU_PERCENT must be a whole number/,
+    );
   });
 });

@@ -13,7 +13,10 @@ const h = useTestApp();
 
 /** Revokes in the database only, as if the NOTIFY had been lost. */
 async function revokeSilently(sessionId: string) {
-  await h.db.current.database.db.update(authSessions).set({ revokedAt: sql`now()` }).where(eq(authSessions.id, sessionId));
+  await h.db.current.database.db
+    .update(authSessions)
+    .set({ revokedAt: sql`now()` })
+    .where(eq(authSessions.id, sessionId));
 }
 
 describe('revoked logins', () => {

@@ -16,9 +16,12 @@ import { waitFor } from '../helpers/wait.js';
 const h = useTestApp();
 const DAY = 86_400;
 
-const me = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
-const refresh = (app: FastifyInstance, refreshToken: string) => app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: refreshToken } });
-const logoutAll = (app: FastifyInstance, headers: Record<string, string>) => app.inject({ method: 'POST', url: '/v1/logout/all', headers });
+const me = (app: FastifyInstance, token: string) =>
+  app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
+const refresh = (app: FastifyInstance, refreshToken: string) =>
+  app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: refreshToken } });
+const logoutAll = (app: FastifyInstance, headers: Record<string, string>) =>
+  app.inject({ method: 'POST', url: '/v1/logout/all', headers });
 
 /** Moves a login's start `seconds` into the past, as if it had been made that long ago. */
 async function age(accessToken: string, seconds: number) {
@@ -43,7 +46,10 @@ describe('sessions end: SESSION_MAX_AGE_SECONDS', () => {
     const res = await refresh(app, first.refresh_token);
     assert.equal(res.statusCode, 200, res.body);
     const { token } = json(res);
-    assert.ok(token.refresh_expires_in > 0 && token.refresh_expires_in <= 600, `refresh_expires_in ${token.refresh_expires_in}, not 30 more days`);
+    assert.ok(
+      token.refresh_expires_in > 0 && token.refresh_expires_in <= 600,
+      `refresh_expires_in ${token.refresh_expires_in}, not 30 more days`,
+    );
     await age(first.access_token, 601);
     assert401(await refresh(app, token.refresh_token), 'invalid_refresh_token');
     assert.ok((await loginAs(app, world.login)).refresh_token, 'logging in again starts a new login');
@@ -55,7 +61,10 @@ describe('sessions end: SESSION_MAX_AGE_SECONDS', () => {
     const first = json(await app.inject({ method: 'POST', url: '/v1/login', payload: world.login })).token;
     assert.equal(first.refresh_expires_in, 3600);
     const second = json(await refresh(app, first.refresh_token)).token;
-    assert.ok(second.refresh_expires_in <= 3600 && second.refresh_expires_in >= 3590, String(second.refresh_expires_in));
+    assert.ok(
+      second.refresh_expires_in <= 3600 && second.refresh_expires_in >= 3590,
+      String(second.refresh_expires_in),
+    );
     await age(first.access_token, 3600);
     assert401(await refresh(app, second.refresh_token), 'invalid_refresh_token');
   });
@@ -94,7 +103,11 @@ describe('POST /v1/logout/all', () => {
       const laptop = await loginAs(second, world.login);
       assert.equal((await me(second, laptop.access_token)).statusCode, 200);
       assert.equal((await logoutAll(app, bearer(phone.access_token) as Record<string, string>)).statusCode, 204);
-      await waitFor(async () => (await me(second, laptop.access_token)).statusCode === 401, 'the other instance refused the token', { timeoutMs: 1000 });
+      await waitFor(
+        async () => (await me(second, laptop.access_token)).statusCode === 401,
+        'the other instance refused the token',
+        { timeoutMs: 1000 },
+      );
       assert401(await refresh(second, laptop.refresh_token), 'invalid_refresh_token');
     } finally {
       await second.close();
@@ -111,7 +124,10 @@ describe('POST /v1/logout/all', () => {
     assert.equal(json(res).code, 'forbidden');
     assert.equal((await me(app, token.access_token)).statusCode, 200);
     assert401(await logoutAll(app, {}), 'missing_credentials');
-    const revoked = await h.db.current.database.db.select().from(authSessions).where(sql`${authSessions.revokedAt} IS NOT NULL`);
+    const revoked = await h.db.current.database.db
+      .select()
+      .from(authSessions)
+      .where(sql`${authSessions.revokedAt} IS NOT NULL`);
     assert.equal(revoked.length, 0);
   });
 });

@@ -32,14 +32,17 @@ describe('GET /v1/users/me', () => {
     const res = await me(bearer(token.access_token) as Record<string, string>);
     assert.equal(res.statusCode, 200);
     const body = json(res);
-    assert.deepEqual({ ...body, id: typeof body.id }, {
-      id: 'string',
-      user: world.login.user,
-      user_type: 'CUSTOMER',
-      customer_id: world.customerId,
-      merchant_id: null,
-      auth: 'token',
-    });
+    assert.deepEqual(
+      { ...body, id: typeof body.id },
+      {
+        id: 'string',
+        user: world.login.user,
+        user_type: 'CUSTOMER',
+        customer_id: world.customerId,
+        merchant_id: null,
+        auth: 'token',
+      },
+    );
   });
 
   it('refuses missing, malformed and unknown credentials with 401 and WWW-Authenticate', async () => {
@@ -121,7 +124,10 @@ describe('POST /v1/login/refresh', () => {
     assert401(await me(bearer(third.access_token) as Record<string, string>), 'invalid_token');
     assert401(await me(bearer(first.access_token) as Record<string, string>), 'invalid_token');
     assert401(await refresh(third.refresh_token), 'invalid_refresh_token');
-    const audit = await h.db.current.database.db.select().from(auditEvents).where(eq(auditEvents.action, 'auth.refresh_reuse_detected'));
+    const audit = await h.db.current.database.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.action, 'auth.refresh_reuse_detected'));
     assert.equal(audit.length, 1);
   });
 

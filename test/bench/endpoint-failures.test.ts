@@ -16,11 +16,20 @@ import { seedWorld, uuid } from '../helpers/fixtures.js';
 const h = useTestApp();
 
 /** A real service on a loopback port, as bench/run.ts drives it. */
-async function context(login = { user: 'nobody@bench.test', password: 'wrong-password-1' }, planIds: string[] = []): Promise<PhaseContext> {
+async function context(
+  login = { user: 'nobody@bench.test', password: 'wrong-password-1' },
+  planIds: string[] = [],
+): Promise<PhaseContext> {
   const app = await h.app();
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return { baseUrl, durationSeconds: 1, connections: 1, seed: { main: { customerId: uuid('c'), login, planIds }, wide: { customerId: uuid('c'), login } }, log: () => {} };
+  return {
+    baseUrl,
+    durationSeconds: 1,
+    connections: 1,
+    seed: { main: { customerId: uuid('c'), login, planIds }, wide: { customerId: uuid('c'), login } },
+    log: () => {},
+  };
 }
 
 const load = (statuses: Record<string, number>, errors = 0): LoadResult => {
@@ -65,13 +74,25 @@ describe('bench: a phase whose endpoint fails', () => {
     const ctx = await context(world.login, [uuid('e')]);
     await assert.rejects(feeRulesAt(ctx), (err: Error) => {
       assert.ok(err instanceof EndpointFailed);
-      assert.match(err.message, /^POST \/v1\/fee-rules\/bulk-assign\/all answered 422, expected 201: .*unknown_payment_plans/);
+      assert.match(
+        err.message,
+        /^POST \/v1\/fee-rules\/bulk-assign\/all answered 422, expected 201: .*unknown_payment_plans/,
+      );
       return true;
     });
   });
 
   it('passes loads answered 2xx within their budgets', () => {
-    assert.deepEqual(failures(report({ keyAuth: load({ 200: 90_000 }), feeRulesAt: load({ 200: 5_000 }), loginStorm: storm(load({ 200: 700 })) })), []);
+    assert.deepEqual(
+      failures(
+        report({
+          keyAuth: load({ 200: 90_000 }),
+          feeRulesAt: load({ 200: 5_000 }),
+          loginStorm: storm(load({ 200: 700 })),
+        }),
+      ),
+      [],
+    );
   });
 
   it('fails a load that drew non-2xx answers, within its budget or without one, naming the statuses', () => {
@@ -90,7 +111,13 @@ describe('bench: a phase whose endpoint fails', () => {
 
   it("counts a login storm's 503 refusals as measured, but fails any other status of the storm or its probe", () => {
     assert.deepEqual(failures(report({ loginStorm: storm(load({ 200: 700, 503: 300 })) })), []);
-    assert.match(failures(report({ loginStorm: storm(load({ 200: 700, 500: 1 })) })).join('\n'), /^4\. login storm POST \/v1\/login: .*\[1x500\]$/);
-    assert.match(failures(report({ loginStorm: storm(load({ 200: 700 }), load({ 200: 4000, 429: 1 })) })).join('\n'), /^\/health p99 alone -> during, pooled: .*\[1x429\]/);
+    assert.match(
+      failures(report({ loginStorm: storm(load({ 200: 700, 500: 1 })) })).join('\n'),
+      /^4\. login storm POST \/v1\/login: .*\[1x500\]$/,
+    );
+    assert.match(
+      failures(report({ loginStorm: storm(load({ 200: 700 }), load({ 200: 4000, 429: 1 })) })).join('\n'),
+      /^\/health p99 alone -> during, pooled: .*\[1x429\]/,
+    );
   });
 });

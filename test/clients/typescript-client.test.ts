@@ -26,7 +26,9 @@ describe('clients/typescript', () => {
       const baseUrl = (await listening(app)) + basePath;
 
       const anonymous = createFeegateClient(baseUrl);
-      const login = await anonymous.POST('/v1/login', { body: { user: world.login.user, password: world.login.password } });
+      const login = await anonymous.POST('/v1/login', {
+        body: { user: world.login.user, password: world.login.password },
+      });
       assert.equal(login.response.status, 200, JSON.stringify(login.error));
       const first = login.data!.token;
       assert.equal(decodeJwt(first.access_token).exp, decodeJwt(first.access_token).iat! + first.expires_in);
@@ -41,7 +43,9 @@ describe('clients/typescript', () => {
       assert.equal(me.data?.customer_id, world.customerId);
       assert.equal(me.data?.auth, 'token');
 
-      const created = await feegate.POST('/v1/api-keys', { body: { user: 'integration@alpha.test', customer_id: world.customerId } });
+      const created = await feegate.POST('/v1/api-keys', {
+        body: { user: 'integration@alpha.test', customer_id: world.customerId },
+      });
       assert.equal(created.response.status, 201, JSON.stringify(created.error));
       const key = created.data!;
       assert.match(key.api_key, /^fgk_/);
@@ -49,7 +53,10 @@ describe('clients/typescript', () => {
       // Defaulted query parameters are optional: no page, size or status sent.
       const listed = await feegate.GET('/v1/api-keys');
       assert.equal(listed.response.status, 200);
-      assert.deepEqual(listed.data!.data.map((k) => k.id), [key.id]);
+      assert.deepEqual(
+        listed.data!.data.map((k) => k.id),
+        [key.id],
+      );
       assert.equal(listed.data!.page.number, 0);
 
       // The new key works through the same client.

@@ -12,7 +12,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { addStrictCsp, CHROMIUM_MISSING, buildConsoleIfStale, launchChromium, seriousViolations } from '../helpers/console-browser.js';
+import {
+  addStrictCsp,
+  CHROMIUM_MISSING,
+  buildConsoleIfStale,
+  launchChromium,
+  seriousViolations,
+} from '../helpers/console-browser.js';
 import { seedCatalogue, type Catalogue } from '../helpers/plans.js';
 
 describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
@@ -29,7 +35,8 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
   let beforeAssignment: Date;
 
   const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init);
-  const noSeriousViolations = async (where: string) => assert.deepEqual(await seriousViolations(page), [], `axe on ${where}`);
+  const noSeriousViolations = async (where: string) =>
+    assert.deepEqual(await seriousViolations(page), [], `axe on ${where}`);
 
   before(async () => {
     await buildConsoleIfStale();
@@ -42,7 +49,11 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && browserErrors.push(message.text()));
+    page.on(
+      'console',
+      (message) =>
+        message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && browserErrors.push(message.text()),
+    );
     page.on('pageerror', (error) => browserErrors.push(error.message));
     page.on('request', (request) => {
       const authorization = request.headers().authorization;
@@ -104,7 +115,11 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
     await noSeriousViolations('revoke dialog');
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByText('No enabled keys').waitFor();
-    assert.equal((await api('/v1/users/me', { headers: { 'x-api-key': createdKey } })).status, 401, 'the key is refused');
+    assert.equal(
+      (await api('/v1/users/me', { headers: { 'x-api-key': createdKey } })).status,
+      401,
+      'the key is refused',
+    );
     await page.getByRole('tab', { name: 'Deleted' }).click();
     await page.getByRole('cell', { name: /checkout@alpha\.test/ }).waitFor();
   });
@@ -155,14 +170,21 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
     assert.equal(await page.getByTestId('preview-merchants').innerText(), '1');
     assert.equal(await page.getByTestId('preview-changed').innerText(), '1');
     await noSeriousViolations('preview');
-    const current = await api(`/v1/payment-plans?merchant_id=${seeded.m1}&is_selected=true`, { headers: seeded.headers as Record<string, string> });
-    assert.equal(JSON.stringify(await current.json()).includes(seeded.plans.visa6.id), false, 'the preview changed nothing');
+    const current = await api(`/v1/payment-plans?merchant_id=${seeded.m1}&is_selected=true`, {
+      headers: seeded.headers as Record<string, string>,
+    });
+    assert.equal(
+      JSON.stringify(await current.json()).includes(seeded.plans.visa6.id),
+      false,
+      'the preview changed nothing',
+    );
   });
 
   it('applies the bulk assignment', async () => {
     beforeAssignment = new Date();
     await new Promise((resolve) => setTimeout(resolve, 1100)); // history has second resolution in the picker
-    if (!(await page.getByRole('heading', { name: 'Fee plans' }).isVisible())) await page.getByRole('link', { name: 'Fee plans' }).click();
+    if (!(await page.getByRole('heading', { name: 'Fee plans' }).isVisible()))
+      await page.getByRole('link', { name: 'Fee plans' }).click();
     await page.getByRole('heading', { name: 'Fee plans' }).waitFor();
     const plan = page.getByLabel('Select VISA CREDIT term 6 at 5.2375%');
     if (!(await plan.isChecked())) await plan.check();
@@ -201,7 +223,10 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
     for (const path of ['keys', 'fee-plans', `merchants/${seeded.m1}`]) {
       await page.goto(`${base}/console/${path}`);
       await page.locator('main h1').waitFor();
-      await page.getByRole('status').waitFor({ state: 'detached' }).catch(() => {});
+      await page
+        .getByRole('status')
+        .waitFor({ state: 'detached' })
+        .catch(() => {});
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, `${path} fits 390 px`);
       await noSeriousViolations(`${path} at 390 px`);
     }
@@ -212,9 +237,15 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
     await page.goto(`${base}/console/keys`);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     // Let the page's own requests finish first, so none of them is the one that meets the ended session.
-    await page.getByRole('status').waitFor({ state: 'detached' }).catch(() => {});
+    await page
+      .getByRole('status')
+      .waitFor({ state: 'detached' })
+      .catch(() => {});
     assert.ok(accessToken, 'the console sent a bearer token');
-    assert.equal((await api('/v1/logout', { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } })).status, 204);
+    assert.equal(
+      (await api('/v1/logout', { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } })).status,
+      204,
+    );
     const ended = page.getByText('Your session has expired. Sign in again to continue.');
     // Should a late request of the keys page meet the ended session first, the console is already back at sign-in.
     if (!(await ended.isVisible())) await page.getByRole('link', { name: 'Merchants' }).click();
@@ -228,7 +259,11 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'no refresh token left');
-    assert.equal((await api('/v1/users/me', { headers: { authorization: `Bearer ${accessToken}` } })).status, 401, 'the token is revoked');
+    assert.equal(
+      (await api('/v1/users/me', { headers: { authorization: `Bearer ${accessToken}` } })).status,
+      401,
+      'the token is revoked',
+    );
     assert.deepEqual(browserErrors, [], 'no script error or CSP violation in the browser');
   });
 });

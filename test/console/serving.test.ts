@@ -54,7 +54,11 @@ describe('console serving', () => {
 
   it('serves nothing outside /console', async () => {
     assert.equal((await app.inject('/index.html')).statusCode, 404);
-    assert.equal((await app.inject('/console/../package.json')).statusCode === 200 && (await app.inject('/console/../package.json')).body.includes('"name"'), false);
+    assert.equal(
+      (await app.inject('/console/../package.json')).statusCode === 200 &&
+        (await app.inject('/console/../package.json')).body.includes('"name"'),
+      false,
+    );
   });
 });
 

@@ -9,16 +9,28 @@ import { seedWorld, uuid } from '../helpers/fixtures.js';
 
 const h = useTestApp();
 
-const PLAN = { payment_method: 'CREDIT', card_brand: 'VISA', term: 1, commission: 2.5, has_installments: false, is_international: false };
+const PLAN = {
+  payment_method: 'CREDIT',
+  card_brand: 'VISA',
+  term: 1,
+  commission: 2.5,
+  has_installments: false,
+  is_international: false,
+};
 
 async function setup() {
   const app = await h.app();
   const planId = uuid('e');
   const unusedPlanId = uuid('e');
   const world = await seedWorld(app, {
-    payment_plans: [{ id: planId, ...PLAN }, { id: unusedPlanId, ...PLAN, term: 2, has_installments: true }],
+    payment_plans: [
+      { id: planId, ...PLAN },
+      { id: unusedPlanId, ...PLAN, term: 2, has_installments: true },
+    ],
   });
-  await app.services.importer.importDocument({ assignments: [{ merchant_id: world.merchantIds[0]!, payment_plan_ids: [planId] }] });
+  await app.services.importer.importDocument({
+    assignments: [{ merchant_id: world.merchantIds[0]!, payment_plan_ids: [planId] }],
+  });
   return { db: h.db.current.database.db, world, planId, unusedPlanId };
 }
 
@@ -30,7 +42,9 @@ describe('assignment integrity in the database', () => {
   it('refuses assignments to a merchant or plan that does not exist', async () => {
     const { db, world, planId } = await setup();
     await rejectsWith23503(db.insert(merchantPaymentPlans).values({ merchantId: uuid('d'), paymentPlanId: planId }));
-    await rejectsWith23503(db.insert(merchantPaymentPlans).values({ merchantId: world.merchantIds[1]!, paymentPlanId: uuid('e') }));
+    await rejectsWith23503(
+      db.insert(merchantPaymentPlans).values({ merchantId: world.merchantIds[1]!, paymentPlanId: uuid('e') }),
+    );
     await rejectsWith23503(db.update(merchantPaymentPlans).set({ paymentPlanId: uuid('e') }));
     const [row] = await db.select({ n: count() }).from(merchantPaymentPlans);
     assert.equal(row!.n, 1);
@@ -40,11 +54,19 @@ describe('assignment integrity in the database', () => {
     const { db, world, planId, unusedPlanId } = await setup();
     await rejectsWith23503(db.delete(merchants).where(eq(merchants.id, world.merchantIds[0]!)));
     await rejectsWith23503(db.delete(paymentPlans).where(eq(paymentPlans.id, planId)));
-    await rejectsWith23503(db.update(paymentPlans).set({ id: uuid('e') }).where(eq(paymentPlans.id, planId)));
+    await rejectsWith23503(
+      db
+        .update(paymentPlans)
+        .set({ id: uuid('e') })
+        .where(eq(paymentPlans.id, planId)),
+    );
     await db.update(paymentPlans).set({ commission: '3' }).where(eq(paymentPlans.id, planId));
     await db.delete(paymentPlans).where(eq(paymentPlans.id, unusedPlanId));
     await db.delete(merchants).where(eq(merchants.id, world.merchantIds[1]!));
-    const [left] = await db.select({ n: count() }).from(merchants).where(sql`${merchants.id} = ${world.merchantIds[0]!}`);
+    const [left] = await db
+      .select({ n: count() })
+      .from(merchants)
+      .where(sql`${merchants.id} = ${world.merchantIds[0]!}`);
     assert.equal(left!.n, 1);
   });
 });

@@ -27,7 +27,10 @@ async function setup(overrides: Partial<Config> = {}) {
 /** What an assignment can write: the present (each row's xmin changes if it is rewritten), the history and the audit trail. */
 async function writes(): Promise<string> {
   const { db } = database();
-  const present = await queryRows<{ x: string }>(db, sql`SELECT merchant_id::text || payment_plan_id::text || xmin::text AS x FROM merchant_payment_plans ORDER BY 1`);
+  const present = await queryRows<{ x: string }>(
+    db,
+    sql`SELECT merchant_id::text || payment_plan_id::text || xmin::text AS x FROM merchant_payment_plans ORDER BY 1`,
+  );
   const [history] = await db.select({ n: count() }).from(merchantPaymentPlanHistory);
   const [audits] = await db.select({ n: count() }).from(auditEvents).where(like(auditEvents.action, 'fee_rules.%'));
   return JSON.stringify({ present: present.map((r) => r.x), history: history!.n, audits: audits!.n });
@@ -46,7 +49,10 @@ function assertRateLimited(res: Injected, limit: number): void {
 describe('an assignment that changes nothing writes nothing', () => {
   it('no history, no audit record, no rewritten row, for /all and for named merchants', async () => {
     const { app, headers, plans, m0, m1 } = await setup();
-    assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa1Own.id, plans.visa6.id] })).statusCode, 201);
+    assert.equal(
+      (await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa1Own.id, plans.visa6.id] })).statusCode,
+      201,
+    );
     const before = await writes();
     for (const res of [
       await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa1Own.id, plans.visa6.id] }),
@@ -62,7 +68,10 @@ describe('an assignment that changes nothing writes nothing', () => {
     const { app, headers, plans, m0 } = await setup();
     const before = JSON.parse(await writes()) as { history: number; audits: number };
     // m0 holds visa1: visa1Own replaces it, one assignment ended.
-    assert.equal((await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa1Own.id] })).statusCode, 201);
+    assert.equal(
+      (await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa1Own.id] })).statusCode,
+      201,
+    );
     const after = JSON.parse(await writes()) as { history: number; audits: number };
     assert.deepEqual([after.history - before.history, after.audits - before.audits], [1, 1]);
   });
@@ -79,7 +88,10 @@ describe('assignment requests per customer per minute', () => {
     const before = await writes();
     const snapshot = await assignmentSnapshot(database());
     assertRateLimited(await bulkAssignAll(app, headers, { payment_plan_ids: [alternate[0]!] }), 30);
-    assertRateLimited(await bulkAssign(app, headers, { merchant_ids: [world.merchantIds[0]], payment_plan_ids: [alternate[0]!] }), 30);
+    assertRateLimited(
+      await bulkAssign(app, headers, { merchant_ids: [world.merchantIds[0]], payment_plan_ids: [alternate[0]!] }),
+      30,
+    );
     assert.equal(await writes(), before);
     assert.deepEqual(await assignmentSnapshot(database()), snapshot);
   });
@@ -89,30 +101,48 @@ describe('assignment requests per customer per minute', () => {
     const key = await issueKey(app, { user: 'integration@alpha.test', customerId: world.customerId });
     const otherToken = (await loginAs(app, world.otherLogin)).access_token;
     assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
-    assert.equal((await bulkAssign(app, apiKey(key.api_key), { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
-    assert.equal((await bulkAssignAll(app, apiKey(key.api_key), { payment_plan_ids: [plans.visa1.id] })).statusCode, 201);
+    assert.equal(
+      (await bulkAssign(app, apiKey(key.api_key), { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }))
+        .statusCode,
+      201,
+    );
+    assert.equal(
+      (await bulkAssignAll(app, apiKey(key.api_key), { payment_plan_ids: [plans.visa1.id] })).statusCode,
+      201,
+    );
     assertRateLimited(await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] }), 3);
     assertRateLimited(await bulkAssignAll(app, apiKey(key.api_key), { payment_plan_ids: [plans.visa6.id] }), 3);
     // A second login of the same customer is no way around it.
     const again = (await loginAs(app, world.login)).access_token;
     assertRateLimited(await bulkAssignAll(app, bearer(again), { payment_plan_ids: [plans.visa6.id] }), 3);
-    assert.equal((await bulkAssignAll(app, bearer(otherToken), { payment_plan_ids: [plans.visa1.id] })).statusCode, 201, 'another customer');
+    assert.equal(
+      (await bulkAssignAll(app, bearer(otherToken), { payment_plan_ids: [plans.visa1.id] })).statusCode,
+      201,
+      'another customer',
+    );
   });
 
   it('counts refused assignments (422) too, but not dry runs, which are never refused by it', async () => {
     const { app, headers, plans } = await setup({ assignmentsPerCustomerPerMinute: 2 });
     for (let i = 0; i < 5; i++) {
-      assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] }, '?dry_run=true')).statusCode, 200);
+      assert.equal(
+        (await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] }, '?dry_run=true')).statusCode,
+        200,
+      );
     }
     assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.foreign.id] })).statusCode, 422);
     assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
     assertRateLimited(await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] }), 2);
-    assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa1.id] }, '?dry_run=true')).statusCode, 200);
+    assert.equal(
+      (await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa1.id] }, '?dry_run=true')).statusCode,
+      200,
+    );
   });
 
   it('0 turns the limit off', async () => {
     const { app, headers, plans } = await setup({ assignmentsPerCustomerPerMinute: 0 });
-    for (let i = 0; i < 35; i++) assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
+    for (let i = 0; i < 35; i++)
+      assert.equal((await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
   });
 
   it('is shared by the instances through Redis', { skip: NEEDS_REDIS }, async () => {
@@ -125,7 +155,8 @@ describe('assignment requests per customer per minute', () => {
       ownsDatabase: url !== undefined,
     });
     try {
-      for (const instance of [app, second, app]) assert.equal((await bulkAssignAll(instance, headers, { payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
+      for (const instance of [app, second, app])
+        assert.equal((await bulkAssignAll(instance, headers, { payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
       assertRateLimited(await bulkAssignAll(second, headers, { payment_plan_ids: [plans.visa6.id] }), 3);
       assertRateLimited(await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] }), 3);
     } finally {

@@ -15,7 +15,9 @@ const h = useTestApp();
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 describe('bulk assignment: concurrency', () => {
@@ -23,7 +25,9 @@ describe('bulk assignment: concurrency', () => {
     const app = await h.app();
     const { world, plans, headers, m0, m1 } = await seedCatalogue(app);
     const m2 = uuid('d');
-    await app.services.importer.importDocument({ merchants: [{ id: m2, customer_id: world.customerId, name: 'Third' }] });
+    await app.services.importer.importDocument({
+      merchants: [{ id: m2, customer_id: world.customerId, name: 'Third' }],
+    });
     const merchants = [m0, m1, m2];
     const catalogue = new Map<string, PlanInput>(Object.values(plans).map((p) => [p.id, p]));
     // Plans of the same kinds, so that the order of the requests decides the outcome.
@@ -37,7 +41,12 @@ describe('bulk assignment: concurrency', () => {
     const serialOutcomes = (start: Assignments) =>
       new Set(
         permutations(requests).map((order) =>
-          linesOf(order.reduce((state, r) => applyReplacement(state, catalogue, r.targets === 'all' ? merchants : r.targets, r.plans), start)).join('\n'),
+          linesOf(
+            order.reduce(
+              (state, r) => applyReplacement(state, catalogue, r.targets === 'all' ? merchants : r.targets, r.plans),
+              start,
+            ),
+          ).join('\n'),
         ),
       );
 
@@ -50,15 +59,24 @@ describe('bulk assignment: concurrency', () => {
       const responses = await Promise.all(
         requests.map((r) => {
           const payment_plan_ids = r.plans.map((p) => p.id);
-          return r.targets === 'all' ? bulkAssignAll(app, headers, { payment_plan_ids }) : bulkAssign(app, headers, { merchant_ids: r.targets, payment_plan_ids });
+          return r.targets === 'all'
+            ? bulkAssignAll(app, headers, { payment_plan_ids })
+            : bulkAssign(app, headers, { merchant_ids: r.targets, payment_plan_ids });
         }),
       );
       for (const res of responses) assert.equal(res.statusCode, 201, res.body);
-      const finalLines = (await assignmentSnapshot(h.db.current.database)).filter((line) => merchants.includes(line.split(' ')[0]!));
-      assert.ok(serialOutcomes(start).has(finalLines.join('\n')), `round ${round}: the final state is not the outcome of any serial order`);
+      const finalLines = (await assignmentSnapshot(h.db.current.database)).filter((line) =>
+        merchants.includes(line.split(' ')[0]!),
+      );
+      assert.ok(
+        serialOutcomes(start).has(finalLines.join('\n')),
+        `round ${round}: the final state is not the outcome of any serial order`,
+      );
       // Next round starts from a different state.
       await h.db.current.database.db.delete(merchantPaymentPlans);
-      await h.db.current.database.db.insert(merchantPaymentPlans).values({ merchantId: merchants[round % 3]!, paymentPlanId: plans.visa1.id });
+      await h.db.current.database.db
+        .insert(merchantPaymentPlans)
+        .values({ merchantId: merchants[round % 3]!, paymentPlanId: plans.visa1.id });
     }
   });
 });

@@ -17,7 +17,14 @@ import { merchantPaymentPlanHistory, merchantPaymentPlans, paymentPlans } from '
 import { bearer, useTestApp } from '../helpers/app.js';
 import { loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
 import { type Credentials, assignmentSnapshot, bulkAssign, bulkAssignAll, feeRulesAt } from '../helpers/plans.js';
-import { type Assignments, applyReplacement, changesOf, hasConflict, linesOf, type ModelPlan } from './replacement-model.js';
+import {
+  type Assignments,
+  applyReplacement,
+  changesOf,
+  hasConflict,
+  linesOf,
+  type ModelPlan,
+} from './replacement-model.js';
 
 const h = useTestApp();
 
@@ -34,7 +41,10 @@ const MERCHANTS = 4;
 const scenario = fc.integer({ min: 1, max: 8 }).chain((planCount) =>
   fc.record({
     plans: fc.array(planSpec, { minLength: planCount, maxLength: planCount }),
-    current: fc.array(fc.uniqueArray(fc.nat(planCount - 1), { maxLength: planCount }), { minLength: MERCHANTS, maxLength: MERCHANTS }),
+    current: fc.array(fc.uniqueArray(fc.nat(planCount - 1), { maxLength: planCount }), {
+      minLength: MERCHANTS,
+      maxLength: MERCHANTS,
+    }),
     requests: fc.array(
       fc.record({
         plans: fc.array(fc.nat(planCount - 1), { minLength: 1, maxLength: 5 }),
@@ -60,7 +70,8 @@ async function stateAt(app: FastifyInstance, headers: Credentials, merchantIds: 
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.equal(body.at, at.toISOString());
-    for (const plan of body.data) assert.ok(Date.parse(plan.assigned_at) <= at.getTime(), 'held since before the instant');
+    for (const plan of body.data)
+      assert.ok(Date.parse(plan.assigned_at) <= at.getTime(), 'held since before the instant');
     state.set(merchantId, new Set(body.data.map((p: { id: string }) => p.id)));
   }
   return linesOf(state);
@@ -72,7 +83,9 @@ describe('bulk assignment: property', () => {
     const app = await h.app({ assignmentsPerCustomerPerMinute: 0 });
     const world = await seedWorld(app);
     const extra = [uuid('d'), uuid('d')];
-    await app.services.importer.importDocument({ merchants: extra.map((id, i) => ({ id, customer_id: world.customerId, name: `Extra ${i}` })) });
+    await app.services.importer.importDocument({
+      merchants: extra.map((id, i) => ({ id, customer_id: world.customerId, name: `Extra ${i}` })),
+    });
     const merchantIds = [...world.merchantIds, ...extra];
     const headers = bearer((await loginAs(app, world.login)).access_token);
     const { database } = h.db.current;
@@ -97,9 +110,14 @@ describe('bulk assignment: property', () => {
             commission: '1.5',
           })),
         );
-        let state: Assignments = new Map(merchantIds.map((m, i) => [m, new Set(current[i]!.map((n) => catalogue[n]!.id))]));
+        let state: Assignments = new Map(
+          merchantIds.map((m, i) => [m, new Set(current[i]!.map((n) => catalogue[n]!.id))]),
+        );
         const rows = linesOf(state).map((line) => line.split(' ') as [string, string]);
-        if (rows.length) await db.insert(merchantPaymentPlans).values(rows.map(([merchantId, paymentPlanId]) => ({ merchantId, paymentPlanId })));
+        if (rows.length)
+          await db
+            .insert(merchantPaymentPlans)
+            .values(rows.map(([merchantId, paymentPlanId]) => ({ merchantId, paymentPlanId })));
         const byId = new Map(catalogue.map((p) => [p.id, p]));
         // The instant after each request (and before the first), with the model's state then.
         await tick();
@@ -144,12 +162,15 @@ describe('bulk assignment: property', () => {
 
         // Every instant the history recorded belongs to the request that wrote it:
         // the one whose window (previous instant, its instant] contains it.
-        const recorded = await queryRows<{ at: string }>(db, sql`
+        const recorded = await queryRows<{ at: string }>(
+          db,
+          sql`
           SELECT DISTINCT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at FROM (
             SELECT assigned_at AS t FROM merchant_payment_plans
             UNION ALL SELECT assigned_at FROM merchant_payment_plan_history
             UNION ALL SELECT removed_at FROM merchant_payment_plan_history) times
-          WHERE t > ${instants[0]!.at.toISOString()}::timestamptz`);
+          WHERE t > ${instants[0]!.at.toISOString()}::timestamptz`,
+        );
         const checks = [...instants];
         for (const { at } of recorded) {
           const instant = new Date(at);
@@ -158,7 +179,11 @@ describe('bulk assignment: property', () => {
           checks.push({ at: instant, state: instants[writer]!.state });
         }
         for (const check of checks) {
-          assert.deepEqual(await stateAt(app, headers, merchantIds, check.at), linesOf(check.state), `the plans held at ${check.at.toISOString()}`);
+          assert.deepEqual(
+            await stateAt(app, headers, merchantIds, check.at),
+            linesOf(check.state),
+            `the plans held at ${check.at.toISOString()}`,
+          );
         }
       }),
       { numRuns: 25 },

@@ -50,7 +50,10 @@ async function assignmentAudits(customerId: string): Promise<number> {
   return rows.filter((r) => r.action.startsWith('fee_rules.')).length;
 }
 
-describe('one customer cannot starve another', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)', timeout: 90_000 }, () => {
+describe('one customer cannot starve another', {
+  skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)',
+  timeout: 90_000,
+}, () => {
   it("while one customer's lock is held for 20 s, the other customer's reads keep answering 200", async () => {
     const app = await h.app();
     const { world, plans, headers, m0, m1, o0 } = await seedCatalogue(app);
@@ -88,14 +91,22 @@ describe('one customer cannot starve another', { skip: !ON_POSTGRES && 'needs TE
       const done = answers.filter((a) => a.statusCode === 201);
       const refused = answers.filter((a) => a.statusCode !== 201);
       // One waits for the lock itself, WAITING_PER_CUSTOMER behind it; the rest are refused at once.
-      assert.equal(done.length, WAITING_PER_CUSTOMER + 1, 'those that waited, past lock_timeout, succeed once the lock is free');
+      assert.equal(
+        done.length,
+        WAITING_PER_CUSTOMER + 1,
+        'those that waited, past lock_timeout, succeed once the lock is free',
+      );
       assert.equal(refused.length, sent - done.length);
       for (const r of refused) assertBusy(r);
       // Those that changed nothing (a plan already held) write no audit record either, so compare by request.
       const doneIds = new Set(done.map((a) => String(a.headers['x-request-id'])));
       const audited = await assignmentAuditRequests(world.customerId);
       assert.ok(audited.length >= 1, 'the assignments that changed something are audited');
-      assert.deepEqual(audited.filter((id) => !doneIds.has(id)), [], 'a refused assignment wrote nothing');
+      assert.deepEqual(
+        audited.filter((id) => !doneIds.has(id)),
+        [],
+        'a refused assignment wrote nothing',
+      );
     } finally {
       if (!released) await held.release();
     }
@@ -111,7 +122,9 @@ describe('one customer cannot starve another', { skip: !ON_POSTGRES && 'needs TE
       assertBusy(await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }));
       assertBusy(await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] }));
       await assert.rejects(
-        app.services.importer.importDocument({ assignments: [{ merchant_id: m0, payment_plan_ids: [plans.visa6.id] }] }),
+        app.services.importer.importDocument({
+          assignments: [{ merchant_id: m0, payment_plan_ids: [plans.visa6.id] }],
+        }),
         (err: { code?: string }) => err.code === 'server_busy',
         'an import of the customer waits as long, then gives up',
       );
@@ -121,7 +134,10 @@ describe('one customer cannot starve another', { skip: !ON_POSTGRES && 'needs TE
     assert.deepEqual(await assignmentSnapshot(h.db.current.database), before);
     assert.equal(await assignmentAudits(world.customerId), 0);
     // Once the lock is free, the same request goes through.
-    assert.equal((await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
+    assert.equal(
+      (await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] })).statusCode,
+      201,
+    );
   });
 
   it("an import waits for a customer's lock instead of failing at lock_timeout, then writes", async () => {

@@ -9,7 +9,14 @@ import { count } from 'drizzle-orm';
 import { auditEvents, merchantPaymentPlanHistory } from '../../src/db/schema.js';
 import { type Injected, json, useTestApp } from '../helpers/app.js';
 import { issueKey, uuid } from '../helpers/fixtures.js';
-import { apiKey, assignmentSnapshot, bulkAssign, bulkAssignAll, plansByMerchant, seedCatalogue } from '../helpers/plans.js';
+import {
+  apiKey,
+  assignmentSnapshot,
+  bulkAssign,
+  bulkAssignAll,
+  plansByMerchant,
+  seedCatalogue,
+} from '../helpers/plans.js';
 
 const h = useTestApp();
 const database = () => h.db.current.database;
@@ -62,7 +69,10 @@ async function assertRefusedAlike(dry: Injected, real: Injected, status: number,
 describe('bulk assignment dry run: happy', () => {
   it('announces exactly what the real call then does, and writes nothing', async () => {
     const { app, headers, plans, m0, m1 } = await setup();
-    const body = { merchant_ids: [m0, m1, m0], payment_plan_ids: [plans.visa1Own.id, plans.visa6.id, plans.visaDebit.id] };
+    const body = {
+      merchant_ids: [m0, m1, m0],
+      payment_plan_ids: [plans.visa1Own.id, plans.visa6.id, plans.visaDebit.id],
+    };
     const before = await everything();
     const beforePlans = await plansByMerchant(database());
     const dry = await bulkAssign(app, headers, body, DRY);
@@ -77,7 +87,9 @@ describe('bulk assignment dry run: happy', () => {
   it('does the same for every merchant with /all, and other customers are not counted', async () => {
     const { app, headers, plans, world } = await setup();
     const fresh = uuid('d');
-    await app.services.importer.importDocument({ merchants: [{ id: fresh, customer_id: world.customerId, name: 'No plans yet' }] });
+    await app.services.importer.importDocument({
+      merchants: [{ id: fresh, customer_id: world.customerId, name: 'No plans yet' }],
+    });
     const body = { payment_plan_ids: [plans.visa1Own.id, plans.master1.id] };
     const beforePlans = await plansByMerchant(database());
     const dry = await bulkAssignAll(app, headers, body, DRY);
@@ -88,14 +100,28 @@ describe('bulk assignment dry run: happy', () => {
 
   it('reports no change when the merchants already hold the plans', async () => {
     const { app, headers, plans, m0 } = await setup();
-    const res = await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa1.id, plans.visaDebit.id] }, DRY);
-    assert.deepEqual(json(res), { dry_run: true, merchants: 1, merchants_changed: 0, assignments_added: 0, assignments_removed: 0, changes: [] });
+    const res = await bulkAssign(
+      app,
+      headers,
+      { merchant_ids: [m0], payment_plan_ids: [plans.visa1.id, plans.visaDebit.id] },
+      DRY,
+    );
+    assert.deepEqual(json(res), {
+      dry_run: true,
+      merchants: 1,
+      merchants_changed: 0,
+      assignments_added: 0,
+      assignments_removed: 0,
+      changes: [],
+    });
   });
 
   it('lists the first 100 changed merchants by id while the counts cover all', async () => {
     const { app, headers, plans, world } = await setup();
     const many = Array.from({ length: 120 }, () => uuid('d'));
-    await app.services.importer.importDocument({ merchants: many.map((id, i) => ({ id, customer_id: world.customerId, name: `Shop ${i}` })) });
+    await app.services.importer.importDocument({
+      merchants: many.map((id, i) => ({ id, customer_id: world.customerId, name: `Shop ${i}` })),
+    });
     const res = await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id] }, DRY);
     const body = json(res);
     assert.equal(body.merchants, 122);
@@ -103,12 +129,20 @@ describe('bulk assignment dry run: happy', () => {
     assert.equal(body.assignments_added, 122);
     assert.equal(body.changes.length, 100);
     const all = [...many, ...world.merchantIds].sort();
-    assert.deepEqual(body.changes.map((c: { merchant_id: string }) => c.merchant_id), all.slice(0, 100));
+    assert.deepEqual(
+      body.changes.map((c: { merchant_id: string }) => c.merchant_id),
+      all.slice(0, 100),
+    );
   });
 
   it('answers dry_run=false with the real call', async () => {
     const { app, headers, plans, m0 } = await setup();
-    const res = await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }, '?dry_run=false');
+    const res = await bulkAssign(
+      app,
+      headers,
+      { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] },
+      '?dry_run=false',
+    );
     assert.equal(res.statusCode, 201, res.body);
     assert.ok((await plansByMerchant(database())).get(m0)!.includes(plans.visa6.id));
   });
@@ -118,7 +152,13 @@ describe('bulk assignment dry run: errors are those of the real call', () => {
   it('answers 400 merchant_ids_required', async () => {
     const { app, headers, plans } = await setup();
     const body = { merchant_ids: [], payment_plan_ids: [plans.visa6.id] };
-    await assertRefusedAlike(await bulkAssign(app, headers, body, DRY), await bulkAssign(app, headers, body), 400, 'merchant_ids_required', await everything());
+    await assertRefusedAlike(
+      await bulkAssign(app, headers, body, DRY),
+      await bulkAssign(app, headers, body),
+      400,
+      'merchant_ids_required',
+      await everything(),
+    );
   });
 
   it('answers 422 for unknown plans, unknown merchants and conflicting plans', async () => {
@@ -130,16 +170,33 @@ describe('bulk assignment dry run: errors are those of the real call', () => {
       [{ merchant_ids: [m0], payment_plan_ids: [plans.visa1.id, plans.visa1Own.id] }, 'conflicting_payment_plans'],
     ];
     for (const [body, code] of cases) {
-      await assertRefusedAlike(await bulkAssign(app, headers, body, DRY), await bulkAssign(app, headers, body), 422, code, before);
+      await assertRefusedAlike(
+        await bulkAssign(app, headers, body, DRY),
+        await bulkAssign(app, headers, body),
+        422,
+        code,
+        before,
+      );
     }
     const all = { payment_plan_ids: [plans.visa1.id, plans.visa1Own.id] };
-    await assertRefusedAlike(await bulkAssignAll(app, headers, all, DRY), await bulkAssignAll(app, headers, all), 422, 'conflicting_payment_plans', before);
+    await assertRefusedAlike(
+      await bulkAssignAll(app, headers, all, DRY),
+      await bulkAssignAll(app, headers, all),
+      422,
+      'conflicting_payment_plans',
+      before,
+    );
   });
 
   it('answers 400 for a dry_run that is not a boolean', async () => {
     const { app, headers, plans, m0 } = await setup();
     const before = await everything();
-    const res = await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }, '?dry_run=yes');
+    const res = await bulkAssign(
+      app,
+      headers,
+      { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] },
+      '?dry_run=yes',
+    );
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(json(res).errors[0].field, 'dry_run');
     assert.deepEqual(await everything(), before);

@@ -30,7 +30,10 @@ describe('GET /v1/merchants/{id}/fee-rules: happy', () => {
     assert.ok(Math.abs(Date.parse(body.at) - Date.now()) < 60_000);
     // MASTERCARD before VISA; CREDIT before DEBIT; single payment before installments.
     assert.deepEqual(ids(body as never), [plans.master1.id, plans.visa1.id, plans.visa3.id, plans.visaDebit.id]);
-    const [row] = await database().db.select().from(merchantPaymentPlans).where(eq(merchantPaymentPlans.paymentPlanId, plans.visa3.id));
+    const [row] = await database()
+      .db.select()
+      .from(merchantPaymentPlans)
+      .where(eq(merchantPaymentPlans.paymentPlanId, plans.visa3.id));
     assert.deepEqual(body.data[2], {
       id: plans.visa3.id,
       payment_method: 'CREDIT',
@@ -50,29 +53,48 @@ describe('GET /v1/merchants/{id}/fee-rules: happy', () => {
     const before = new Date();
     await tick();
     // visa1Own replaces visa1; visa6 replaces visa3.
-    assert.equal((await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa1Own.id, plans.visa6.id] })).statusCode, 201);
+    assert.equal(
+      (await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa1Own.id, plans.visa6.id] }))
+        .statusCode,
+      201,
+    );
     await tick();
     const after = new Date();
     const then = json(await feeRulesAt(app, headers, m0, before));
     assert.equal(then.at, before.toISOString());
     assert.deepEqual(ids(then as never), [plans.master1.id, plans.visa1.id, plans.visa3.id, plans.visaDebit.id]);
     const now = json(await feeRulesAt(app, headers, m0, after));
-    assert.deepEqual(new Set(ids(now as never)), new Set([plans.master1.id, plans.visa1Own.id, plans.visa6.id, plans.visaDebit.id]));
+    assert.deepEqual(
+      new Set(ids(now as never)),
+      new Set([plans.master1.id, plans.visa1Own.id, plans.visa6.id, plans.visaDebit.id]),
+    );
     // A kept plan keeps the instant it was first assigned.
-    assert.equal(now.data.find((p: { id: string }) => p.id === plans.visaDebit.id).assigned_at, then.data.find((p: { id: string }) => p.id === plans.visaDebit.id).assigned_at);
+    assert.equal(
+      now.data.find((p: { id: string }) => p.id === plans.visaDebit.id).assigned_at,
+      then.data.find((p: { id: string }) => p.id === plans.visaDebit.id).assigned_at,
+    );
   });
 
   it('records when a replaced plan was assigned and removed, in the transaction of the change', async () => {
     const { app, headers, plans, m0 } = await setup();
-    const [held] = await database().db.select().from(merchantPaymentPlans).where(eq(merchantPaymentPlans.paymentPlanId, plans.visa3.id));
-    assert.equal((await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
+    const [held] = await database()
+      .db.select()
+      .from(merchantPaymentPlans)
+      .where(eq(merchantPaymentPlans.paymentPlanId, plans.visa3.id));
+    assert.equal(
+      (await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] })).statusCode,
+      201,
+    );
     const history = await database().db.select().from(merchantPaymentPlanHistory);
     assert.equal(history.length, 1);
     assert.equal(history[0]!.merchantId, m0);
     assert.equal(history[0]!.paymentPlanId, plans.visa3.id);
     assert.deepEqual(history[0]!.assignedAt, held!.assignedAt);
     assert.ok(history[0]!.removedAt >= held!.assignedAt);
-    const [added] = await database().db.select().from(merchantPaymentPlans).where(eq(merchantPaymentPlans.paymentPlanId, plans.visa6.id));
+    const [added] = await database()
+      .db.select()
+      .from(merchantPaymentPlans)
+      .where(eq(merchantPaymentPlans.paymentPlanId, plans.visa6.id));
     assert.deepEqual(added!.assignedAt, history[0]!.removedAt, 'the replacement starts when the replaced plan ends');
   });
 
@@ -124,19 +146,32 @@ describe('GET /v1/merchants/{id}/fee-rules: errors', () => {
     const { app, headers, m0 } = await setup();
     const malformed = await app.inject({ method: 'GET', url: '/v1/merchants/not-a-uuid/fee-rules', headers });
     assert.equal(malformed.statusCode, 400, malformed.body);
-    const unknown = await app.inject({ method: 'GET', url: `/v1/merchants/${m0}/fee-rules?when=2026-01-01T00:00:00Z`, headers });
+    const unknown = await app.inject({
+      method: 'GET',
+      url: `/v1/merchants/${m0}/fee-rules?when=2026-01-01T00:00:00Z`,
+      headers,
+    });
     assert.equal(unknown.statusCode, 400, unknown.body);
     assert.equal(json(unknown).errors[0].field, 'when');
   });
 
   it('keeps what history names: a replaced plan cannot be deleted, and assignments are not updated', async () => {
     const { app, headers, plans, m0 } = await setup();
-    assert.equal((await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] })).statusCode, 201);
+    assert.equal(
+      (await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] })).statusCode,
+      201,
+    );
     const { db } = database();
     // visa3 is no longer assigned to anyone but m0 ever held it.
     await db.delete(merchantPaymentPlans).where(eq(merchantPaymentPlans.paymentPlanId, plans.visa3.id));
-    await assert.rejects(db.delete(paymentPlans).where(eq(paymentPlans.id, plans.visa3.id)), (err) => sqlState(err) === '23503');
-    await assert.rejects(db.update(merchantPaymentPlans).set({ assignedAt: new Date(0) }), (err) => sqlState(err) === '23001');
+    await assert.rejects(
+      db.delete(paymentPlans).where(eq(paymentPlans.id, plans.visa3.id)),
+      (err) => sqlState(err) === '23503',
+    );
+    await assert.rejects(
+      db.update(merchantPaymentPlans).set({ assignedAt: new Date(0) }),
+      (err) => sqlState(err) === '23001',
+    );
   });
 });
 

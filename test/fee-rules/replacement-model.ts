@@ -26,7 +26,12 @@ export function hasConflict(plans: ModelPlan[]): boolean {
 }
 
 /** Each target drops its plans of the kinds sent, then holds every plan sent; the rest is untouched. */
-export function applyReplacement(state: Assignments, catalogue: Map<string, ModelPlan>, targets: string[], sent: ModelPlan[]): Assignments {
+export function applyReplacement(
+  state: Assignments,
+  catalogue: Map<string, ModelPlan>,
+  targets: string[],
+  sent: ModelPlan[],
+): Assignments {
   const kinds = new Set(sent.map(kindOf));
   const next: Assignments = new Map([...state].map(([m, held]) => [m, new Set(held)]));
   for (const merchantId of new Set(targets)) {
@@ -42,7 +47,10 @@ export function linesOf(state: Assignments): string[] {
 }
 
 /** Per merchant, the plan ids gained and lost from `before` to `after` (sorted); unchanged merchants are absent. */
-export function changesOf(before: Assignments, after: Assignments): Array<{ merchant_id: string; added: string[]; removed: string[] }> {
+export function changesOf(
+  before: Assignments,
+  after: Assignments,
+): Array<{ merchant_id: string; added: string[]; removed: string[] }> {
   const merchants = [...new Set([...before.keys(), ...after.keys()])].sort();
   return merchants.flatMap((merchant_id) => {
     const was = before.get(merchant_id) ?? new Set<string>();

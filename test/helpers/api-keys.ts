@@ -32,7 +32,12 @@ export function updateKey(app: FastifyInstance, credentials: Credentials, id: st
 }
 
 export function rollKey(app: FastifyInstance, credentials: Credentials, id: string, payload?: object) {
-  return app.inject({ method: 'POST', url: `/v1/api-keys/${id}/roll`, headers: headersFor(credentials), ...(payload ? { payload } : {}) });
+  return app.inject({
+    method: 'POST',
+    url: `/v1/api-keys/${id}/roll`,
+    headers: headersFor(credentials),
+    ...(payload ? { payload } : {}),
+  });
 }
 
 export function whoAmI(app: FastifyInstance, key: string) {

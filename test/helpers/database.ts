@@ -11,7 +11,13 @@ import { brotliDecompressSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { after, before, beforeEach } from 'node:test';
 import pg from 'pg';
-import { findInPackage, MIGRATIONS_FOLDER, openDatabase, pgliteDatabase, type Database } from '../../src/db/database.js';
+import {
+  findInPackage,
+  MIGRATIONS_FOLDER,
+  openDatabase,
+  pgliteDatabase,
+  type Database,
+} from '../../src/db/database.js';
 import { PGLITE_TEMPLATE, PGLITE_VERSION, startPgliteWorker } from '../../src/db/pglite.js';
 
 import { sql } from 'drizzle-orm';

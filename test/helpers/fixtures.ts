@@ -59,7 +59,11 @@ export async function loginAs(app: FastifyInstance, credentials: { user: string;
 }
 
 /** Issues a key through the operator path (no HTTP caller needed). */
-export async function issueKey(app: FastifyInstance, owner: { user: string; customerId: string; merchantId?: string }, settings: KeySettings = {}) {
+export async function issueKey(
+  app: FastifyInstance,
+  owner: { user: string; customerId: string; merchantId?: string },
+  settings: KeySettings = {},
+) {
   const record = await app.services.apiKeys.issueByOperator(
     { email: owner.user, customerId: owner.customerId, merchantId: owner.merchantId ?? null },
     { requestId: null, actor: { type: 'operator', id: null } },

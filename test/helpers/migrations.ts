@@ -20,7 +20,10 @@ async function migrationsBefore(tag: string): Promise<string> {
   await cp(MIGRATIONS_FOLDER, folder, { recursive: true });
   const journalPath = path.join(folder, 'meta', '_journal.json');
   const journal = JSON.parse(await readFile(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
-  assert.ok(journal.entries.some((e) => e.tag === tag), `${tag} is a migration`);
+  assert.ok(
+    journal.entries.some((e) => e.tag === tag),
+    `${tag} is a migration`,
+  );
   journal.entries = journal.entries.filter((e) => e.tag < tag);
   await writeFile(journalPath, JSON.stringify(journal));
   return folder;
@@ -57,7 +60,12 @@ export function useDatabaseBefore(tag: string) {
 
 /** How many migrations the database has applied, and how many the repository has. */
 export async function appliedMigrations(database: Database): Promise<{ applied: number; total: number }> {
-  const [row] = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`);
-  const journal = JSON.parse(await readFile(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  const [row] = await queryRows<{ n: number }>(
+    database.db,
+    sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`,
+  );
+  const journal = JSON.parse(await readFile(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as {
+    entries: unknown[];
+  };
   return { applied: row!.n, total: journal.entries.length };
 }

@@ -54,7 +54,13 @@ export function operations(doc: Schema): Operation[] {
         method: method.toUpperCase(),
         path,
         operationId: op.operationId,
-        parameters: (op.parameters ?? []).map((p: Schema) => ({ name: p.name, in: p.in, required: Boolean(p.required), schema: resolve(doc, p.schema ?? {}), example: p.example ?? p.schema?.examples?.[0] })),
+        parameters: (op.parameters ?? []).map((p: Schema) => ({
+          name: p.name,
+          in: p.in,
+          required: Boolean(p.required),
+          schema: resolve(doc, p.schema ?? {}),
+          example: p.example ?? p.schema?.examples?.[0],
+        })),
         body: media?.schema ? resolve(doc, media.schema) : undefined,
         bodyExample: media?.example,
         bodyRequired: Boolean(op.requestBody?.required),
@@ -87,7 +93,11 @@ export function queryString(values: Record<string, unknown>): string {
 }
 
 /** Codes any request may get before or around its operation (routing, the HTTP parser): the document says so once, not per operation. */
-const ANY_REQUEST = new Set<string>(catalogue().filter((e) => e.scope === 'any-request').map((e) => e.code));
+const ANY_REQUEST = new Set<string>(
+  catalogue()
+    .filter((e) => e.scope === 'any-request')
+    .map((e) => e.code),
+);
 
 /**
  * What each operation answered, against what its document lists: the generic

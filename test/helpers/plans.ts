@@ -34,11 +34,21 @@ export function apiKey(key: string): Credentials {
 
 /** `query` is appended as it is, e.g. '?dry_run=true'. */
 export function bulkAssign(app: FastifyInstance, credentials: Credentials, payload: unknown, query = '') {
-  return app.inject({ method: 'POST', url: `/v1/fee-rules/bulk-assign${query}`, headers: credentials, payload: payload as object });
+  return app.inject({
+    method: 'POST',
+    url: `/v1/fee-rules/bulk-assign${query}`,
+    headers: credentials,
+    payload: payload as object,
+  });
 }
 
 export function bulkAssignAll(app: FastifyInstance, credentials: Credentials, payload: unknown, query = '') {
-  return app.inject({ method: 'POST', url: `/v1/fee-rules/bulk-assign/all${query}`, headers: credentials, payload: payload as object });
+  return app.inject({
+    method: 'POST',
+    url: `/v1/fee-rules/bulk-assign/all${query}`,
+    headers: credentials,
+    payload: payload as object,
+  });
 }
 
 /** GET /v1/merchants/{id}/fee-rules, at an instant or now. */

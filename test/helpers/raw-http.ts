@@ -31,7 +31,11 @@ export function readUntilClosed(socket: Socket, timeoutMs = 10_000): Promise<Raw
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server did not close the connection within ${timeoutMs} ms; got ${JSON.stringify(text.slice(0, 300))}`));
+      reject(
+        new Error(
+          `the server did not close the connection within ${timeoutMs} ms; got ${JSON.stringify(text.slice(0, 300))}`,
+        ),
+      );
     }, timeoutMs);
     socket.once('close', () => {
       clearTimeout(timer);
@@ -42,7 +46,12 @@ export function readUntilClosed(socket: Socket, timeoutMs = 10_000): Promise<Raw
         const at = line.indexOf(':');
         if (at > 0) headers[line.slice(0, at).toLowerCase()] = line.slice(at + 1).trim();
       }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, body: rest.join('\r\n\r\n'), closedAfterMs: performance.now() - started });
+      resolve({
+        status: Number(statusLine.split(' ')[1] ?? 0),
+        headers,
+        body: rest.join('\r\n\r\n'),
+        closedAfterMs: performance.now() - started,
+      });
     });
   });
 }

@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { startTcpProxy, viaProxy } from './tcp-proxy.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL?.trim() || undefined;
-export const NEEDS_REDIS = TEST_REDIS_URL ? false : 'set TEST_REDIS_URL=redis://127.0.0.1:6379 to run the shared-counter tests';
+export const NEEDS_REDIS = TEST_REDIS_URL
+  ? false
+  : 'set TEST_REDIS_URL=redis://127.0.0.1:6379 to run the shared-counter tests';
 
 export function uniquePrefix(): string {
   return `feegate-test:${process.pid}:${randomBytes(4).toString('hex')}:`;

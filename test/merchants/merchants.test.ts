@@ -11,7 +11,8 @@ async function setup() {
   const app = await h.app();
   const world = await seedWorld(app);
   const token = await loginAs(app, world.login);
-  const list = (query = '', headers = bearer(token.access_token)) => app.inject({ method: 'GET', url: `/v1/merchants${query}`, headers });
+  const list = (query = '', headers = bearer(token.access_token)) =>
+    app.inject({ method: 'GET', url: `/v1/merchants${query}`, headers });
   return { app, world, list };
 }
 
@@ -23,7 +24,10 @@ describe('GET /v1/merchants: happy', () => {
     assert.equal(res.statusCode, 200);
     const body = json(res);
     assert.deepEqual(body.page, { size: 10, total_elements: 2, total_pages: 1, number: 0 });
-    assert.deepEqual(body.data.map((m: { id: string }) => m.id), [...world.merchantIds].sort().reverse());
+    assert.deepEqual(
+      body.data.map((m: { id: string }) => m.id),
+      [...world.merchantIds].sort().reverse(),
+    );
     assert.deepEqual(Object.keys(body.data[0]).sort(), ['create_date', 'customer_id', 'id', 'name']);
     assert.equal(body.data[0].customer_id, world.customerId);
     assert.match(body.data[0].create_date, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -32,14 +36,27 @@ describe('GET /v1/merchants: happy', () => {
   it('orders by create_date before id, and pages', async () => {
     const { world, list } = await setup();
     const ids = Array.from({ length: 5 }, () => uuid('d'));
-    await h.db.current.database.db.insert(merchants).values(
-      ids.map((id, i) => ({ id, customerId: world.customerId, name: `Shop ${i}`, createdAt: new Date(Date.UTC(2030, 0, 1 + i)) })),
-    );
+    await h.db.current.database.db
+      .insert(merchants)
+      .values(
+        ids.map((id, i) => ({
+          id,
+          customerId: world.customerId,
+          name: `Shop ${i}`,
+          createdAt: new Date(Date.UTC(2030, 0, 1 + i)),
+        })),
+      );
     const first = json(await list('?size=3'));
-    assert.deepEqual(first.data.map((m: { id: string }) => m.id), [ids[4], ids[3], ids[2]]);
+    assert.deepEqual(
+      first.data.map((m: { id: string }) => m.id),
+      [ids[4], ids[3], ids[2]],
+    );
     assert.deepEqual(first.page, { size: 3, total_elements: 7, total_pages: 3, number: 0 });
     const second = json(await list('?size=3&page=1'));
-    assert.deepEqual(second.data.map((m: { id: string }) => m.id), [ids[1], ids[0], [...world.merchantIds].sort().reverse()[0]]);
+    assert.deepEqual(
+      second.data.map((m: { id: string }) => m.id),
+      [ids[1], ids[0], [...world.merchantIds].sort().reverse()[0]],
+    );
   });
 
   it('answers an empty page with correct totals past the end', async () => {
@@ -50,7 +67,13 @@ describe('GET /v1/merchants: happy', () => {
 
   it('serves a size above 1000 as 1000, and says so in page.size', async () => {
     const { list } = await setup();
-    for (const [size, served] of [['1000', 1000], ['1001', 1000], ['10000', 1000], ['99999999999999999999', 1000], ['100', 100]] as const) {
+    for (const [size, served] of [
+      ['1000', 1000],
+      ['1001', 1000],
+      ['10000', 1000],
+      ['99999999999999999999', 1000],
+      ['100', 100],
+    ] as const) {
       const res = await list(`?size=${size}`);
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(json(res).page, { size: served, total_elements: 2, total_pages: 1, number: 0 }, `size=${size}`);
@@ -63,9 +86,24 @@ describe('GET /v1/merchants?q: search', () => {
     const ctx = await setup();
     const ids = [uuid('d'), uuid('d'), uuid('d')];
     await h.db.current.database.db.insert(merchants).values([
-      { id: ids[0]!, customerId: ctx.world.customerId, name: 'Corner Coffee', createdAt: new Date(Date.UTC(2030, 0, 1)) },
-      { id: ids[1]!, customerId: ctx.world.customerId, name: 'COFFEE & Co 100%_off', createdAt: new Date(Date.UTC(2030, 0, 2)) },
-      { id: ids[2]!, customerId: ctx.world.otherCustomerId, name: 'Coffee elsewhere', createdAt: new Date(Date.UTC(2030, 0, 3)) },
+      {
+        id: ids[0]!,
+        customerId: ctx.world.customerId,
+        name: 'Corner Coffee',
+        createdAt: new Date(Date.UTC(2030, 0, 1)),
+      },
+      {
+        id: ids[1]!,
+        customerId: ctx.world.customerId,
+        name: 'COFFEE & Co 100%_off',
+        createdAt: new Date(Date.UTC(2030, 0, 2)),
+      },
+      {
+        id: ids[2]!,
+        customerId: ctx.world.otherCustomerId,
+        name: 'Coffee elsewhere',
+        createdAt: new Date(Date.UTC(2030, 0, 3)),
+      },
     ]);
     return { ...ctx, ids };
   }
@@ -88,14 +126,23 @@ describe('GET /v1/merchants?q: search', () => {
 
   it('finds a merchant by its id or the start of it, in any letter case', async () => {
     const { list, ids } = await withShops();
-    assert.deepEqual(json(await list(`?q=${ids[0]}`)).data.map((m: { id: string }) => m.id), [ids[0]]);
-    assert.deepEqual(json(await list(`?q=${ids[1]!.slice(0, 13).toUpperCase()}`)).data.map((m: { id: string }) => m.id), [ids[1]]);
+    assert.deepEqual(
+      json(await list(`?q=${ids[0]}`)).data.map((m: { id: string }) => m.id),
+      [ids[0]],
+    );
+    assert.deepEqual(
+      json(await list(`?q=${ids[1]!.slice(0, 13).toUpperCase()}`)).data.map((m: { id: string }) => m.id),
+      [ids[1]],
+    );
   });
 
   it("never finds another customer's merchant, by name or by id", async () => {
     const { list, ids } = await withShops();
     assert.deepEqual(names(json(await list('?q=elsewhere'))), []);
-    assert.deepEqual(json(await list(`?q=${ids[2]}`)), { data: [], page: { size: 10, total_elements: 0, total_pages: 0, number: 0 } });
+    assert.deepEqual(json(await list(`?q=${ids[2]}`)), {
+      data: [],
+      page: { size: 10, total_elements: 0, total_pages: 0, number: 0 },
+    });
   });
 
   for (const [query, why] of [
@@ -144,9 +191,16 @@ describe('GET /v1/merchants: security', () => {
 
   it('shows a merchant caller only itself', async () => {
     const { app, world, list } = await setup();
-    const key = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[1]! });
+    const key = await issueKey(app, {
+      user: 'pos@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[1]!,
+    });
     const body = json(await list('', apiKey(key.api_key)));
-    assert.deepEqual(body.data.map((m: { id: string }) => m.id), [world.merchantIds[1]]);
+    assert.deepEqual(
+      body.data.map((m: { id: string }) => m.id),
+      [world.merchantIds[1]],
+    );
     assert.deepEqual(body.page, { size: 10, total_elements: 1, total_pages: 1, number: 0 });
   });
 

@@ -34,10 +34,13 @@ async function assertOneLineError(args: string[], expected: RegExp, extraEnv: No
 }
 
 async function rows() {
-  const database = cli.pg ? await openDatabase({ databaseUrl: cli.pg.url }) : await openDatabase({ dataDir: cli.env.FEEGATE_DATA_DIR! });
+  const database = cli.pg
+    ? await openDatabase({ databaseUrl: cli.pg.url })
+    : await openDatabase({ dataDir: cli.env.FEEGATE_DATA_DIR! });
   try {
     await database.migrate();
-    const n = async (table: typeof users | typeof apiKeys) => (await database.db.select({ n: count() }).from(table))[0]!.n;
+    const n = async (table: typeof users | typeof apiKeys) =>
+      (await database.db.select({ n: count() }).from(table))[0]!.n;
     return { users: await n(users), apiKeys: await n(apiKeys) };
   } finally {
     await database.close();
@@ -48,7 +51,15 @@ describe('command line: help and version', () => {
   it('`npm run feegate` with no command prints the commands and exits 0, starting no server', async () => {
     const { stdout } = await run('npm', ['run', '--silent', 'feegate'], { env: cli.env, timeout: 60_000 });
     assert.match(stdout, /Usage: feegate <command>/);
-    for (const command of ['serve', 'migrate', 'demo', 'import <file.json>', 'keys issue --user <email>', 'help', 'version']) {
+    for (const command of [
+      'serve',
+      'migrate',
+      'demo',
+      'import <file.json>',
+      'keys issue --user <email>',
+      'help',
+      'version',
+    ]) {
       assert.ok(stdout.includes(`  ${command}`), `help lists ${command}`);
     }
   });
@@ -73,35 +84,64 @@ describe('command line: usage and input errors are one line, before any database
   const cases: Array<[string, string[], RegExp]> = [
     ['an unknown command', ['frobnicate'], /unknown command "frobnicate"; commands: .*keys issue/],
     ['an unknown subcommand', ['keys', 'frobnicate'], /unknown command "keys frobnicate"/],
-    ['an unknown option', ['keys', 'issue', '--user', 'a@acme.test', '--customer', DEMO_CUSTOMERS.acme, '--colour', 'red'], /Unknown option '--colour'; usage: feegate keys issue/],
+    [
+      'an unknown option',
+      ['keys', 'issue', '--user', 'a@acme.test', '--customer', DEMO_CUSTOMERS.acme, '--colour', 'red'],
+      /Unknown option '--colour'; usage: feegate keys issue/,
+    ],
     ['missing options', ['keys', 'issue', '--user', 'a@acme.test'], /--user and --customer are required/],
     ['an option without its value', ['keys', 'issue', '--user'], /--user.*argument missing|usage: feegate keys issue/],
-    ['a user that is not an e-mail', ['keys', 'issue', '--user', 'not-an-email', '--customer', DEMO_CUSTOMERS.acme], /--user "not-an-email" is not an e-mail address/],
-    ['a customer that is not a UUID', ['keys', 'issue', '--user', 'a@acme.test', '--customer', 'acme'], /--customer "acme" is not a UUID/],
-    ['a merchant that is not a UUID', ['keys', 'issue', '--user', 'a@acme.test', '--customer', DEMO_CUSTOMERS.acme, '--merchant', '42'], /--merchant "42" is not a UUID/],
+    [
+      'a user that is not an e-mail',
+      ['keys', 'issue', '--user', 'not-an-email', '--customer', DEMO_CUSTOMERS.acme],
+      /--user "not-an-email" is not an e-mail address/,
+    ],
+    [
+      'a customer that is not a UUID',
+      ['keys', 'issue', '--user', 'a@acme.test', '--customer', 'acme'],
+      /--customer "acme" is not a UUID/,
+    ],
+    [
+      'a merchant that is not a UUID',
+      ['keys', 'issue', '--user', 'a@acme.test', '--customer', DEMO_CUSTOMERS.acme, '--merchant', '42'],
+      /--merchant "42" is not a UUID/,
+    ],
     ['import without a file', ['import'], /import needs a file; usage: feegate import <file.json>/],
-    ['import of a missing file', ['import', '/nonexistent/feegate.json'], /cannot read \/nonexistent\/feegate\.json as JSON/],
+    [
+      'import of a missing file',
+      ['import', '/nonexistent/feegate.json'],
+      /cannot read \/nonexistent\/feegate\.json as JSON/,
+    ],
     ['an extra argument', ['migrate', 'now'], /Unexpected argument 'now'; usage: feegate migrate/],
   ];
   for (const [name, args, expected] of cases) {
     it(`refuses ${name}`, () => assertOneLineError(args, expected));
   }
 
-  it('bad configuration names the variable', () => assertOneLineError(['migrate'], /configuration error: PORT must be a whole number/, { PORT: 'eighty' }));
+  it('bad configuration names the variable', () =>
+    assertOneLineError(['migrate'], /configuration error: PORT must be a whole number/, { PORT: 'eighty' }));
 
   it('an unreachable PostgreSQL server is one line, without the driver error', () =>
-    assertOneLineError(['migrate'], /cannot reach the database; check DATABASE_URL/, { DATABASE_URL: 'postgres://feegate@127.0.0.1:1/none' }));
+    assertOneLineError(['migrate'], /cannot reach the database; check DATABASE_URL/, {
+      DATABASE_URL: 'postgres://feegate@127.0.0.1:1/none',
+    }));
 });
 
 describe('command line: refusals of the database are one line, and nothing is written', () => {
   it('keys issue for an unknown customer says so, without the failed query', async () => {
     const unknown = 'c0000000-0000-4000-8000-0000000000ff';
-    await assertOneLineError(['keys', 'issue', '--user', 'a@acme.test', '--customer', unknown], new RegExp(`no customer with customer_id ${unknown}; nothing was written`));
+    await assertOneLineError(
+      ['keys', 'issue', '--user', 'a@acme.test', '--customer', unknown],
+      new RegExp(`no customer with customer_id ${unknown}; nothing was written`),
+    );
     assert.deepEqual(await rows(), { users: 0, apiKeys: 0 });
   });
 
   it('keys issue with an invalid e-mail writes nothing', async () => {
-    await assertOneLineError(['keys', 'issue', '--user', 'not-an-email', '--customer', DEMO_CUSTOMERS.acme], /is not an e-mail address/);
+    await assertOneLineError(
+      ['keys', 'issue', '--user', 'not-an-email', '--customer', DEMO_CUSTOMERS.acme],
+      /is not an e-mail address/,
+    );
     assert.deepEqual(await rows(), { users: 0, apiKeys: 0 });
   });
 });

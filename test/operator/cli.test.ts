@@ -25,7 +25,9 @@ const feegate = (...args: string[]) => runFeegate(args, cli.env);
 
 /** Reads the database the CLI wrote (after the CLI process has exited). */
 async function withDb<T>(work: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
-  const database = cli.pg ? await openDatabase({ databaseUrl: cli.pg.url }) : await openDatabase({ dataDir: cli.env.FEEGATE_DATA_DIR! });
+  const database = cli.pg
+    ? await openDatabase({ databaseUrl: cli.pg.url })
+    : await openDatabase({ dataDir: cli.env.FEEGATE_DATA_DIR! });
   try {
     return await work(database);
   } finally {
@@ -35,7 +37,9 @@ async function withDb<T>(work: (db: Awaited<ReturnType<typeof openDatabase>>) =>
 
 /** A running instance on the CLI's database (on the embedded one, closed before the CLI may open it). */
 async function withApp<T>(overrides: Partial<Config>, work: (app: FastifyInstance) => Promise<T>): Promise<T> {
-  const database = cli.pg ? await openDatabase({ databaseUrl: cli.pg.url }) : await openDatabase({ dataDir: cli.env.FEEGATE_DATA_DIR! });
+  const database = cli.pg
+    ? await openDatabase({ databaseUrl: cli.pg.url })
+    : await openDatabase({ dataDir: cli.env.FEEGATE_DATA_DIR! });
   const app = await buildApp({ config: testConfig(overrides), database, ownsDatabase: true });
   try {
     await app.ready();
@@ -45,9 +49,12 @@ async function withApp<T>(overrides: Partial<Config>, work: (app: FastifyInstanc
   }
 }
 
-const me = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
-const refresh = (app: FastifyInstance, token: string) => app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: token } });
-const wrongLogin = (app: FastifyInstance, user: string) => app.inject({ method: 'POST', url: '/v1/login', payload: { user, password: 'a-wrong-guess' } });
+const me = (app: FastifyInstance, token: string) =>
+  app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(token) });
+const refresh = (app: FastifyInstance, token: string) =>
+  app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: token } });
+const wrongLogin = (app: FastifyInstance, user: string) =>
+  app.inject({ method: 'POST', url: '/v1/login', payload: { user, password: 'a-wrong-guess' } });
 
 const customerCount = () => withDb(async (d) => (await d.db.select({ n: count() }).from(customers))[0]!.n);
 
@@ -56,7 +63,9 @@ describe('feegate command line', () => {
     await run(process.execPath, ['scripts/build.mjs'], { timeout: 60_000 });
     const { stdout } = await run(process.execPath, ['dist/feegate.mjs', 'migrate'], { env: cli.env, timeout: 60_000 });
     assert.match(stdout, /migrations applied/);
-    const help = await run(process.execPath, ['dist/feegate.mjs', 'help'], { env: cli.env, timeout: 60_000 }).catch((err) => err as { stdout: string });
+    const help = await run(process.execPath, ['dist/feegate.mjs', 'help'], { env: cli.env, timeout: 60_000 }).catch(
+      (err) => err as { stdout: string },
+    );
     assert.match(help.stdout, /migrate\s+apply database migrations/);
   });
 
@@ -68,10 +77,13 @@ describe('feegate command line', () => {
 
   it('import refuses an invalid file with exit 1, the JSON path, and nothing written', async () => {
     const file = path.join(cli.dir, 'bad.json');
-    await writeFile(file, JSON.stringify({
-      customers: [{ id: 'c1000000-0000-4000-8000-000000000001', name: 'Good' }],
-      merchants: [{ id: 'd1000000-0000-4000-8000-000000000001', customer_id: 'not-a-uuid', name: 'Bad' }],
-    }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        customers: [{ id: 'c1000000-0000-4000-8000-000000000001', name: 'Good' }],
+        merchants: [{ id: 'd1000000-0000-4000-8000-000000000001', customer_id: 'not-a-uuid', name: 'Bad' }],
+      }),
+    );
     const res = await feegate('import', file);
     assert.equal(res.code, 1);
     assert.match(res.stderr, /\$\.merchants\[0\]\.customer_id/);
@@ -83,7 +95,10 @@ describe('feegate command line', () => {
     const customer = { id: 'c2000000-0000-4000-8000-000000000001', name: 'Acme' };
     const file = path.join(cli.dir, 'refused.json');
     for (const [doc, expected] of [
-      [{ customers: [{ ...customer, name: 'Acme\u0000' }] }, '$.customers[0].name: must not contain U+0000 or an unpaired UTF-16 surrogate'],
+      [
+        { customers: [{ ...customer, name: 'Acme\u0000' }] },
+        '$.customers[0].name: must not contain U+0000 or an unpaired UTF-16 surrogate',
+      ],
       [
         { customers: [customer], users: [{ email: 'ops..x@acme.test', type: 'CUSTOMER', customer_id: customer.id }] },
         '$.users[0].email: must be an e-mail address such as name@example.com (a domain with a dot)',
@@ -152,7 +167,16 @@ describe('feegate command line', () => {
   });
 
   it('keys issue refuses a merchant of another customer with exit 1', async () => {
-    const res = await feegate('keys', 'issue', '--user', 'x@acme.test', '--customer', DEMO_CUSTOMERS.globex, '--merchant', 'd0000000-0000-4000-8000-000000000001');
+    const res = await feegate(
+      'keys',
+      'issue',
+      '--user',
+      'x@acme.test',
+      '--customer',
+      DEMO_CUSTOMERS.globex,
+      '--merchant',
+      'd0000000-0000-4000-8000-000000000001',
+    );
     assert.equal(res.code, 1);
     assert.match(res.stderr, /merchant_not_found/);
   });
@@ -168,21 +192,40 @@ describe('feegate command line', () => {
 
   it('import takes 50,000 merchants in one transaction and prints one line', async () => {
     const customer = 'c5000000-0000-4000-8000-000000000001';
-    const merchants = Array.from({ length: 50_000 }, (_, i) => ({ id: `d5${String(i).padStart(6, '0')}-0000-4000-8000-000000000000`, customer_id: customer, name: `Store ${i}` }));
+    const merchants = Array.from({ length: 50_000 }, (_, i) => ({
+      id: `d5${String(i).padStart(6, '0')}-0000-4000-8000-000000000000`,
+      customer_id: customer,
+      name: `Store ${i}`,
+    }));
     const file = path.join(cli.dir, 'big.json');
     await writeFile(file, JSON.stringify({ customers: [{ id: customer, name: 'Big' }], merchants }));
     const res = await feegate('import', file);
     assert.equal(res.code, 0, res.stderr.slice(0, 500));
     assert.equal(res.stderr, '');
-    assert.deepEqual(res.stdout.trimEnd().split('\n'), ['imported {"customers":1,"merchants":50000,"users":0,"payment_plans":0,"assignments":0}']);
-    assert.equal(await withDb(async (d) => (await d.db.select({ n: count() }).from(merchantsTable).where(eq(merchantsTable.customerId, customer)))[0]!.n), 50_000);
+    assert.deepEqual(res.stdout.trimEnd().split('\n'), [
+      'imported {"customers":1,"merchants":50000,"users":0,"payment_plans":0,"assignments":0}',
+    ]);
+    assert.equal(
+      await withDb(
+        async (d) =>
+          (await d.db.select({ n: count() }).from(merchantsTable).where(eq(merchantsTable.customerId, customer)))[0]!.n,
+      ),
+      50_000,
+    );
   });
 
   it('import never moves a user: exit 1 naming the e-mail, no SQL, nothing written', async () => {
-    const [alpha, beta, store] = ['c6000000-0000-4000-8000-000000000001', 'c6000000-0000-4000-8000-000000000002', 'd6000000-0000-4000-8000-000000000001'];
+    const [alpha, beta, store] = [
+      'c6000000-0000-4000-8000-000000000001',
+      'c6000000-0000-4000-8000-000000000002',
+      'd6000000-0000-4000-8000-000000000001',
+    ];
     const file = path.join(cli.dir, 'users.json');
     const doc = {
-      customers: [{ id: alpha, name: 'Alpha' }, { id: beta, name: 'Beta' }],
+      customers: [
+        { id: alpha, name: 'Alpha' },
+        { id: beta, name: 'Beta' },
+      ],
       merchants: [{ id: store, customer_id: alpha, name: 'Store' }],
       users: [
         { email: 'boss@alpha.test', type: 'CUSTOMER', customer_id: alpha, password: 'alpha-password-1' },
@@ -191,16 +234,20 @@ describe('feegate command line', () => {
     };
     await writeFile(file, JSON.stringify(doc));
     assert.equal((await feegate('import', file)).code, 0);
-    const rows = () => withDb(async (d) => ({
-      users: await d.db.select().from(users).orderBy(users.email),
-      customers: await d.db.select().from(customers).orderBy(customers.id),
-    }));
+    const rows = () =>
+      withDb(async (d) => ({
+        users: await d.db.select().from(users).orderBy(users.email),
+        customers: await d.db.select().from(customers).orderBy(customers.id),
+      }));
     const before = await rows();
     for (const [email, user] of [
       ['boss@alpha.test', { ...doc.users[0], customer_id: beta }],
       ['till@alpha.test', { email: 'till@alpha.test', type: 'CUSTOMER', customer_id: alpha }],
     ] as const) {
-      await writeFile(file, JSON.stringify({ ...doc, customers: [{ id: alpha, name: 'Renamed' }, doc.customers[1]], users: [user] }));
+      await writeFile(
+        file,
+        JSON.stringify({ ...doc, customers: [{ id: alpha, name: 'Renamed' }, doc.customers[1]], users: [user] }),
+      );
       const res = await feegate('import', file);
       assert.equal(res.code, 1);
       assert.equal(res.stdout, '');
@@ -216,9 +263,16 @@ describe('feegate command line', () => {
     if ((await customerCount()) === 0) assert.equal((await feegate('demo')).code, 0);
     const acme = DEMO_LOGINS[0];
     const logout = () => feegate('users', 'logout', '--email', acme.user.toUpperCase());
-    const assertEnded = async (app: FastifyInstance, tokens: Array<{ access_token: string; refresh_token: string }>) => {
+    const assertEnded = async (
+      app: FastifyInstance,
+      tokens: Array<{ access_token: string; refresh_token: string }>,
+    ) => {
       for (const token of tokens) {
-        await waitFor(async () => (await me(app, token.access_token)).statusCode === 401, 'the running instance refused the access token', { timeoutMs: 1000 });
+        await waitFor(
+          async () => (await me(app, token.access_token)).statusCode === 401,
+          'the running instance refused the access token',
+          { timeoutMs: 1000 },
+        );
         assert.equal((await refresh(app, token.refresh_token)).statusCode, 401);
       }
     };
@@ -238,7 +292,10 @@ describe('feegate command line', () => {
       await withApp({}, (app) => assertEnded(app, tokens));
     }
     assert.equal(res.code, 0, res.stderr);
-    assert.ok(Number(/^(\d+) login\(s\) of \S+ ended, on every running instance\n$/.exec(res.stdout)?.[1]) >= 2, res.stdout);
+    assert.ok(
+      Number(/^(\d+) login\(s\) of \S+ ended, on every running instance\n$/.exec(res.stdout)?.[1]) >= 2,
+      res.stdout,
+    );
     const unknown = await feegate('users', 'logout', '--email', 'nobody@acme.test');
     assert.equal(unknown.code, 1);
     assert.equal(unknown.stderr, 'feegate: user_not_found: No login user has this e-mail.\n');
@@ -266,24 +323,39 @@ describe('feegate command line', () => {
       assert.equal((await app.inject({ method: 'POST', url: '/v1/login', payload: acme })).statusCode, 429);
       const res = await feegate('users', 'unlock', '--email', acme.user.toUpperCase());
       assert.equal(res.code, 0, res.stderr);
-      await waitFor(async () => (await app.inject({ method: 'POST', url: '/v1/login', payload: acme })).statusCode === 200, 'the running instance forgot its counts');
+      await waitFor(
+        async () => (await app.inject({ method: 'POST', url: '/v1/login', payload: acme })).statusCode === 200,
+        'the running instance forgot its counts',
+      );
     });
   });
 
   it('users unlock clears the counts Redis holds for every instance', { skip: NEEDS_REDIS }, async () => {
     if ((await customerCount()) === 0) assert.equal((await feegate('demo')).code, 0);
     const acme = DEMO_LOGINS[0];
-    const overrides = { loginMaxFailures: 2, rateLimitAnonymousPerMinute: 0, redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniquePrefix() };
+    const overrides = {
+      loginMaxFailures: 2,
+      rateLimitAnonymousPerMinute: 0,
+      redisUrl: TEST_REDIS_URL,
+      redisKeyPrefix: uniquePrefix(),
+    };
     await withApp(overrides, async (app) => {
       for (let i = 0; i < 2; i++) assert.equal((await wrongLogin(app, acme.user)).statusCode, 401);
     });
     // A fresh instance knows only what Redis holds: still locked out.
     const login = (app: FastifyInstance) => app.inject({ method: 'POST', url: '/v1/login', payload: acme });
     assert.equal(await withApp(overrides, async (app) => (await login(app)).statusCode), 429);
-    const res = await runFeegate(['users', 'unlock', '--email', acme.user], { ...cli.env, REDIS_URL: overrides.redisUrl, REDIS_KEY_PREFIX: overrides.redisKeyPrefix });
+    const res = await runFeegate(['users', 'unlock', '--email', acme.user], {
+      ...cli.env,
+      REDIS_URL: overrides.redisUrl,
+      REDIS_KEY_PREFIX: overrides.redisKeyPrefix,
+    });
     assert.equal(res.code, 0, res.stderr);
     assert.equal(await withApp(overrides, async (app) => (await login(app)).statusCode), 200);
-    const away = await runFeegate(['users', 'unlock', '--email', acme.user], { ...cli.env, REDIS_URL: 'redis://127.0.0.1:1' });
+    const away = await runFeegate(['users', 'unlock', '--email', acme.user], {
+      ...cli.env,
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
     assert.equal(away.code, 1);
     assert.match(away.stderr, /^feegate: cannot reach Redis \(REDIS_URL\) to clear the counts it shares/);
   });
@@ -291,10 +363,19 @@ describe('feegate command line', () => {
   it('import accepts ids in upper case and stores them in lower case', async () => {
     const [customer, store] = ['c3000000-0000-4000-8000-00000000000a', 'd3000000-0000-4000-8000-00000000000a'];
     const file = path.join(cli.dir, 'upper.json');
-    await writeFile(file, JSON.stringify({ customers: [{ id: customer.toUpperCase(), name: 'Loud' }], merchants: [{ id: store.toUpperCase(), customer_id: customer.toUpperCase(), name: 'Loud Store' }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        customers: [{ id: customer.toUpperCase(), name: 'Loud' }],
+        merchants: [{ id: store.toUpperCase(), customer_id: customer.toUpperCase(), name: 'Loud Store' }],
+      }),
+    );
     const res = await feegate('import', file);
     assert.equal(res.code, 0, res.stderr);
     const stored = await withDb((d) => d.db.select().from(merchantsTable).where(eq(merchantsTable.id, store)));
-    assert.deepEqual(stored.map((m) => [m.id, m.customerId]), [[store, customer]]);
+    assert.deepEqual(
+      stored.map((m) => [m.id, m.customerId]),
+      [[store, customer]],
+    );
   });
 });

@@ -21,8 +21,15 @@ describe('configuration', () => {
     assert.equal(c.redisUrl, undefined);
     assert.equal(c.redisKeyPrefix, 'feegate:');
     assert.equal(c.rateLimitAnonymousPerMinute, 60);
-    const set = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'prod:', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0' });
-    assert.deepEqual([set.redisUrl, set.redisKeyPrefix, set.rateLimitAnonymousPerMinute], ['redis://127.0.0.1:6379', 'prod:', 0]);
+    const set = loadConfig({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: 'prod:',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
+    });
+    assert.deepEqual(
+      [set.redisUrl, set.redisKeyPrefix, set.rateLimitAnonymousPerMinute],
+      ['redis://127.0.0.1:6379', 'prod:', 0],
+    );
   });
 
   it('limits assignment requests to 30 a minute per customer unless set; 0 turns the limit off', () => {
@@ -35,7 +42,9 @@ describe('configuration', () => {
     assert.equal(LOGIN_QUEUE_PER_HASHER, 64);
     assert.equal(loadConfig({}).loginQueueLimit, 64 * defaultLoginConcurrency());
     assert.deepEqual(
-      (({ loginConcurrency, loginQueueLimit }) => ({ loginConcurrency, loginQueueLimit }))(loadConfig({ LOGIN_CONCURRENCY: '3' })),
+      (({ loginConcurrency, loginQueueLimit }) => ({ loginConcurrency, loginQueueLimit }))(
+        loadConfig({ LOGIN_CONCURRENCY: '3' }),
+      ),
       { loginConcurrency: 3, loginQueueLimit: 192 },
     );
     assert.equal(loadConfig({ LOGIN_CONCURRENCY: '3', LOGIN_QUEUE_LIMIT: '0' }).loginQueueLimit, 0);
@@ -58,7 +67,11 @@ describe('configuration', () => {
     assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1);
     assert.equal(loadConfig({ TRUST_PROXY: ' 2 ' }).trustProxy, 2);
     assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1' }).trustProxy, ['10.0.0.1']);
-    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, fd00::/8,loopback' }).trustProxy, ['10.0.0.0/8', 'fd00::/8', 'loopback']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, fd00::/8,loopback' }).trustProxy, [
+      '10.0.0.0/8',
+      'fd00::/8',
+      'loopback',
+    ]);
   });
 
   it('ends sessions after 30 days and allows 100 failed logins per user name from all addresses, unless set', () => {
@@ -79,7 +92,10 @@ describe('configuration', () => {
   const bad: Array<[Record<string, string>, RegExp]> = [
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY=true is refused: it trusts the client's own X-Forwarded-For/],
     [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY=true is refused/],
-    [{ TRUST_PROXY: '10.0.0.1, proxy.internal' }, /TRUST_PROXY must be false, a number of proxies, or a comma-separated list .*invalid IP address: proxy\.internal/],
+    [
+      { TRUST_PROXY: '10.0.0.1, proxy.internal' },
+      /TRUST_PROXY must be false, a number of proxies, or a comma-separated list .*invalid IP address: proxy\.internal/,
+    ],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be .*invalid range/],
     [{ TRUST_PROXY: '21' }, /TRUST_PROXY must be between 0 and 20/],
     [{ SESSION_MAX_AGE_SECONDS: '0' }, /SESSION_MAX_AGE_SECONDS must be between 60 and 31536000/],
@@ -97,15 +113,24 @@ describe('configuration', () => {
     [{ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '-5' }, /RATE_LIMIT_ANONYMOUS_PER_MINUTE must be a whole number/],
     [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: 'thirty' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be a whole number/],
     [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '1.5' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be a whole number/],
-    [{ ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '100001' }, /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be between 0 and 100000/],
+    [
+      { ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE: '100001' },
+      /ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE must be between 0 and 100000/,
+    ],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /DATABASE_STATEMENT_TIMEOUT_MS must be between 1000 and 3600000, got 0/],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '1e4' }, /DATABASE_STATEMENT_TIMEOUT_MS must be a whole number/],
     [{ DATABASE_LOCK_TIMEOUT_MS: '0' }, /DATABASE_LOCK_TIMEOUT_MS must be between 100 and 3600000, got 0/],
-    [{ DATABASE_LOCK_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '10000' }, /DATABASE_LOCK_TIMEOUT_MS \(30000\) must not exceed DATABASE_STATEMENT_TIMEOUT_MS \(10000\)/],
+    [
+      { DATABASE_LOCK_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '10000' },
+      /DATABASE_LOCK_TIMEOUT_MS \(30000\) must not exceed DATABASE_STATEMENT_TIMEOUT_MS \(10000\)/,
+    ],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {
-      assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message));
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && message.test(err.message),
+      );
     });
   }
 });
@@ -123,15 +148,29 @@ describe('the configuration table of src/config.ts', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration\n')) ?? '';
     const lines = section.split('\n').filter((line) => line.startsWith('|'));
-    assert.equal(lines[0], '| variable | default | values | meaning |', 'the README table has the columns this test reads');
-    const rows = lines.slice(2).map((line) => line.slice(1).split(' | ').slice(0, 3).map((cell) => cell.replaceAll('`', '').trim()));
+    assert.equal(
+      lines[0],
+      '| variable | default | values | meaning |',
+      'the README table has the columns this test reads',
+    );
+    const rows = lines.slice(2).map((line) =>
+      line
+        .slice(1)
+        .split(' | ')
+        .slice(0, 3)
+        .map((cell) => cell.replaceAll('`', '').trim()),
+    );
     return new Map(rows.map(([env = '', fallback = '', values = '']) => [env, [fallback, values]]));
   }
 
-  it('is the README\'s table: the same variables in the same order, each with its default and values', () => {
+  it("is the README's table: the same variables in the same order, each with its default and values", () => {
     const readme = readmeRows();
     const settings = Object.values(SETTINGS);
-    assert.deepEqual([...readme.keys()], settings.map((s) => s.env), 'README.md lists the variables of SETTINGS');
+    assert.deepEqual(
+      [...readme.keys()],
+      settings.map((s) => s.env),
+      'README.md lists the variables of SETTINGS',
+    );
     for (const s of settings) {
       assert.deepEqual(readme.get(s.env), [s.default, s.values], `README.md's default and values of ${s.env}`);
     }
@@ -141,7 +180,10 @@ describe('the configuration table of src/config.ts', () => {
     const { code, stdout, stderr } = await runFeegate(['help', 'config'], process.env);
     assert.equal(code, 0, stderr);
     for (const s of Object.values(SETTINGS)) {
-      assert.ok(stdout.includes(`  ${s.env}  default ${s.default}; ${s.values}\n      ${s.description}\n`), `feegate help config shows ${s.env}`);
+      assert.ok(
+        stdout.includes(`  ${s.env}  default ${s.default}; ${s.values}\n      ${s.description}\n`),
+        `feegate help config shows ${s.env}`,
+      );
     }
     assert.match(stdout, /^ {2}PORT {2}default 3000; 0 to 65535\n {6}port to listen on$/m);
     const extra = await runFeegate(['help', 'config', 'PORT'], process.env);

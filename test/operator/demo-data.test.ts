@@ -17,18 +17,24 @@ async function start(overrides: Partial<Config>) {
   const app = await h.app();
   const warnings: string[] = [];
   const config = testConfig(overrides);
-  const banner = await prepareDemoData(config, h.db.current.database, app.services.hasher, { warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)) });
+  const banner = await prepareDemoData(config, h.db.current.database, app.services.hasher, {
+    warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)),
+  });
   const [row] = await h.db.current.database.db.select({ n: count() }).from(customers);
   return { app, banner, warnings, customers: row!.n };
 }
 
 describe('demo data at start', () => {
   it('tells loopback from the rest', async () => {
-    for (const host of ['127.0.0.1', '127.0.0.53', '::1', 'localhost']) assert.equal(await listensOnLoopback(host), true, host);
-    for (const host of ['0.0.0.0', '::', '192.0.2.10', '2001:db8::1', '']) assert.equal(await listensOnLoopback(host), false, host);
+    for (const host of ['127.0.0.1', '127.0.0.53', '::1', 'localhost'])
+      assert.equal(await listensOnLoopback(host), true, host);
+    for (const host of ['0.0.0.0', '::', '192.0.2.10', '2001:db8::1', ''])
+      assert.equal(await listensOnLoopback(host), false, host);
   });
 
-  it('is not loaded into an empty embedded database while the server listens beyond loopback', { skip: EMBEDDED_ONLY }, async () => {
+  it('is not loaded into an empty embedded database while the server listens beyond loopback', {
+    skip: EMBEDDED_ONLY,
+  }, async () => {
     for (const host of ['0.0.0.0', '::', '192.0.2.10']) {
       const started = await start({ host, loadDemoData: 'on-loopback' });
       assert.equal(started.customers, 0, `nothing loaded on ${host}`);
@@ -47,7 +53,9 @@ describe('demo data at start', () => {
     assert.ok(json(login).token.access_token);
   });
 
-  it('is loaded beyond loopback when FEEGATE_DEMO=true, and says so in one warning line', { skip: EMBEDDED_ONLY }, async () => {
+  it('is loaded beyond loopback when FEEGATE_DEMO=true, and says so in one warning line', {
+    skip: EMBEDDED_ONLY,
+  }, async () => {
     const started = await start({ host: '0.0.0.0', loadDemoData: 'always' });
     assert.equal(started.customers, 2);
     assert.notEqual(started.banner, '');
@@ -67,7 +75,10 @@ describe('demo data at start', () => {
     const [line] = beyond.warnings;
     for (const login of DEMO_LOGINS) assert.ok(line!.includes(login.user), line);
     assert.match(line!, /published passwords .* listens on 0\.0\.0\.0, beyond loopback/);
-    assert.ok(!DEMO_LOGINS.some((login) => line!.includes(login.password)), 'the warning does not repeat the passwords');
+    assert.ok(
+      !DEMO_LOGINS.some((login) => line!.includes(login.password)),
+      'the warning does not repeat the passwords',
+    );
     assert.deepEqual((await start({ host: '127.0.0.1', loadDemoData: 'never' })).warnings, []);
     // A demo user whose password was changed (an import with another one) is no longer reported.
     const doc = demoDocument();
@@ -75,6 +86,9 @@ describe('demo data at start', () => {
     await app.services.importer.importDocument({ ...doc, users: [{ ...acme, password: 'a-private-password' }] });
     const after = await start({ host: '0.0.0.0', loadDemoData: 'never' });
     assert.equal(after.warnings.length, 1);
-    assert.ok(!after.warnings[0]!.includes(DEMO_LOGINS[0].user) && after.warnings[0]!.includes(DEMO_LOGINS[1].user), after.warnings[0]);
+    assert.ok(
+      !after.warnings[0]!.includes(DEMO_LOGINS[0].user) && after.warnings[0]!.includes(DEMO_LOGINS[1].user),
+      after.warnings[0],
+    );
   });
 });

@@ -13,8 +13,9 @@ const h = useTestApp();
 
 async function counts() {
   const db = h.db.current.database.db;
-  const n = async (table: typeof customers | typeof merchants | typeof users | typeof paymentPlans | typeof merchantPaymentPlans) =>
-    (await db.select({ n: count() }).from(table))[0]!.n;
+  const n = async (
+    table: typeof customers | typeof merchants | typeof users | typeof paymentPlans | typeof merchantPaymentPlans,
+  ) => (await db.select({ n: count() }).from(table))[0]!.n;
   return {
     customers: await n(customers),
     merchants: await n(merchants),
@@ -35,7 +36,17 @@ function validDocument() {
       { email: 'ops@acme.test', type: 'CUSTOMER', customer_id: customer, password: 'a-long-password' },
       { email: 'pos@acme.test', type: 'MERCHANT', customer_id: customer, merchant_id: merchant },
     ],
-    payment_plans: [{ id: plan, payment_method: 'CREDIT', card_brand: 'VISA', term: 1, commission: 2.99, has_installments: false, is_international: false }],
+    payment_plans: [
+      {
+        id: plan,
+        payment_method: 'CREDIT',
+        card_brand: 'VISA',
+        term: 1,
+        commission: 2.99,
+        has_installments: false,
+        is_international: false,
+      },
+    ],
     assignments: [{ merchant_id: merchant, payment_plan_ids: [plan] }],
   };
 }
@@ -66,8 +77,16 @@ describe('import', () => {
     ['an unknown customer', (d) => ((d.merchants[0]!.customer_id = uuid('c')), d), '$.merchants[0].customer_id'],
     ['a lower-case brand', (d) => ((d.payment_plans[0]!.card_brand = 'visa'), d), '$.payment_plans[0].card_brand'],
     ['a negative commission', (d) => ((d.payment_plans[0]!.commission = -1), d), '$.payment_plans[0].commission'],
-    ['a merchant user without merchant', (d) => (delete (d.users[1] as { merchant_id?: string }).merchant_id, d), '$.users[1].merchant_id'],
-    ['an unknown plan in an assignment', (d) => ((d.assignments[0]!.payment_plan_ids = [uuid('e')]), d), '$.assignments[0].payment_plan_ids[0]'],
+    [
+      'a merchant user without merchant',
+      (d) => (delete (d.users[1] as { merchant_id?: string }).merchant_id, d),
+      '$.users[1].merchant_id',
+    ],
+    [
+      'an unknown plan in an assignment',
+      (d) => ((d.assignments[0]!.payment_plan_ids = [uuid('e')]), d),
+      '$.assignments[0].payment_plan_ids[0]',
+    ],
     ['an unknown field', (d) => ({ ...d, extra: true }), '$.extra'],
     ['not an object', () => [1, 2], '$'],
   ];
@@ -87,7 +106,11 @@ describe('import', () => {
   it('imports 50,000 merchants in one go (batches under the bind-parameter limit), idempotently', async () => {
     const app = await h.app();
     const customer = uuid('c');
-    const stores = Array.from({ length: 50_000 }, (_, i) => ({ id: `d${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`, customer_id: customer, name: `Store ${i}` }));
+    const stores = Array.from({ length: 50_000 }, (_, i) => ({
+      id: `d${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`,
+      customer_id: customer,
+      name: `Store ${i}`,
+    }));
     const doc = { customers: [{ id: customer, name: 'Big' }], merchants: stores };
     const summary = await app.services.importer.importDocument(doc);
     assert.equal(summary.merchants, 50_000);
@@ -105,7 +128,11 @@ describe('import', () => {
     const other = uuid('c');
     doc.customers.push({ id: other, name: 'Other' });
     doc.users.push({ email: 'POS@acme.test', type: 'CUSTOMER', customer_id: other } as (typeof doc.users)[number]);
-    doc.users.push({ email: 'ops@acme.test', type: 'CUSTOMER', customer_id: doc.customers[0]!.id } as (typeof doc.users)[number]);
+    doc.users.push({
+      email: 'ops@acme.test',
+      type: 'CUSTOMER',
+      customer_id: doc.customers[0]!.id,
+    } as (typeof doc.users)[number]);
     await app.services.importer.importDocument(doc);
     const rows = await h.db.current.database.db.select().from(users);
     assert.equal(rows.filter((u) => u.email === 'pos@acme.test').length, 2);
@@ -115,8 +142,14 @@ describe('import', () => {
 
   const moves: Array<[string, (d: ReturnType<typeof validDocument>, other: string, otherMerchant: string) => void]> = [
     ['a login user under another customer', (d, other) => (d.users[0]!.customer_id = other)],
-    ['a merchant user under another merchant', (d, _other, otherMerchant) => ((d.users[1] as { merchant_id?: string }).merchant_id = otherMerchant)],
-    ['a merchant user as a CUSTOMER user', (d) => ((d.users[1]!.type = 'CUSTOMER'), delete (d.users[1] as { merchant_id?: string }).merchant_id)],
+    [
+      'a merchant user under another merchant',
+      (d, _other, otherMerchant) => ((d.users[1] as { merchant_id?: string }).merchant_id = otherMerchant),
+    ],
+    [
+      'a merchant user as a CUSTOMER user',
+      (d) => ((d.users[1]!.type = 'CUSTOMER'), delete (d.users[1] as { merchant_id?: string }).merchant_id),
+    ],
   ];
   for (const [name, change] of moves) {
     it(`never moves a user: refuses ${name}, naming the e-mail, and writes nothing`, async () => {
@@ -140,7 +173,10 @@ describe('import', () => {
       });
       assert.deepEqual(await counts(), before);
       assert.deepEqual(await h.db.current.database.db.select().from(users).orderBy(users.email), usersBefore);
-      const [customer] = await h.db.current.database.db.select().from(customers).where(eq(customers.id, doc.customers[0]!.id));
+      const [customer] = await h.db.current.database.db
+        .select()
+        .from(customers)
+        .where(eq(customers.id, doc.customers[0]!.id));
       assert.equal(customer!.name, 'Acme', 'nothing of the file was written');
     });
   }
@@ -156,7 +192,7 @@ describe('import', () => {
   });
 });
 
-describe('import: the API\'s rules, in the API\'s words', () => {
+describe("import: the API's rules, in the API's words", () => {
   type Doc = ReturnType<typeof validDocument>;
   /** A field of the document, and a request that sends the same value to a field of the API with the same rule (names and login names are both text). */
   interface Door {
@@ -165,13 +201,42 @@ describe('import: the API\'s rules, in the API\'s words', () => {
     api: (world: World, value: string) => InjectOptions;
     field: string;
   }
-  const loginName = (_w: World, v: string): InjectOptions => ({ method: 'POST', url: '/v1/login', payload: { user: v, password: 'a-long-password' } });
+  const loginName = (_w: World, v: string): InjectOptions => ({
+    method: 'POST',
+    url: '/v1/login',
+    payload: { user: v, password: 'a-long-password' },
+  });
   const doors = {
-    merchantName: { path: '$.merchants[0].name', set: (d, v) => (d.merchants[0]!.name = v), api: loginName, field: 'user' },
-    customerName: { path: '$.customers[0].name', set: (d, v) => (d.customers[0]!.name = v), api: loginName, field: 'user' },
-    password: { path: '$.users[0].password', set: (d, v) => (d.users[0]!.password = v), api: (w, v) => ({ method: 'POST', url: '/v1/login', payload: { user: w.login.user, password: v } }), field: 'password' },
-    email: { path: '$.users[1].email', set: (d, v) => (d.users[1]!.email = v), api: (w, v) => ({ method: 'POST', url: '/v1/api-keys', payload: { user: v, customer_id: w.customerId } }), field: 'user' },
-    id: { path: '$.merchants[0].customer_id', set: (d, v) => (d.merchants[0]!.customer_id = v), api: (_w, v) => ({ method: 'POST', url: '/v1/api-keys', payload: { user: 'new@alpha.test', customer_id: v } }), field: 'customer_id' },
+    merchantName: {
+      path: '$.merchants[0].name',
+      set: (d, v) => (d.merchants[0]!.name = v),
+      api: loginName,
+      field: 'user',
+    },
+    customerName: {
+      path: '$.customers[0].name',
+      set: (d, v) => (d.customers[0]!.name = v),
+      api: loginName,
+      field: 'user',
+    },
+    password: {
+      path: '$.users[0].password',
+      set: (d, v) => (d.users[0]!.password = v),
+      api: (w, v) => ({ method: 'POST', url: '/v1/login', payload: { user: w.login.user, password: v } }),
+      field: 'password',
+    },
+    email: {
+      path: '$.users[1].email',
+      set: (d, v) => (d.users[1]!.email = v),
+      api: (w, v) => ({ method: 'POST', url: '/v1/api-keys', payload: { user: v, customer_id: w.customerId } }),
+      field: 'user',
+    },
+    id: {
+      path: '$.merchants[0].customer_id',
+      set: (d, v) => (d.merchants[0]!.customer_id = v),
+      api: (_w, v) => ({ method: 'POST', url: '/v1/api-keys', payload: { user: 'new@alpha.test', customer_id: v } }),
+      field: 'customer_id',
+    },
   } satisfies Record<string, Door>;
 
   const refused: Array<[string, keyof typeof doors, string]> = [
@@ -192,7 +257,9 @@ describe('import: the API\'s rules, in the API\'s words', () => {
       const before = await counts();
       const answer = await app.inject({ ...api(world, value), headers: bearer(token) });
       assert.equal(answer.statusCode, 400, answer.body);
-      const apiMessage = (answer.json().errors as Array<{ field: string; message: string }>).find((e) => e.field === field)?.message;
+      const apiMessage = (answer.json().errors as Array<{ field: string; message: string }>).find(
+        (e) => e.field === field,
+      )?.message;
       assert.ok(apiMessage, answer.body);
       const doc = validDocument();
       set(doc, value);
@@ -219,32 +286,53 @@ describe('import: the API\'s rules, in the API\'s words', () => {
     const doc = validDocument();
     doors.email.set(doc, email);
     await app.services.importer.importDocument(doc);
-    const stored = await h.db.current.database.db.select().from(users).where(eq(users.customerId, doc.customers[0]!.id));
+    const stored = await h.db.current.database.db
+      .select()
+      .from(users)
+      .where(eq(users.customerId, doc.customers[0]!.id));
     assert.deepEqual(stored.map((u) => u.email).sort(), ["o'brien+till@shop.acme.test", 'ops@acme.test']);
   });
 
   it('accepts a name the API accepts (an emoji is one character, not a lone surrogate) and stores it exactly', async () => {
     const { app, token } = await customerSession(h);
     const name = 'Café ☕ 🍰';
-    const answer = await app.inject({ method: 'GET', url: `/v1/merchants?q=${encodeURIComponent(name)}`, headers: bearer(token) });
+    const answer = await app.inject({
+      method: 'GET',
+      url: `/v1/merchants?q=${encodeURIComponent(name)}`,
+      headers: bearer(token),
+    });
     assert.equal(answer.statusCode, 200, answer.body);
     const doc = validDocument();
     doors.merchantName.set(doc, name);
     await app.services.importer.importDocument(doc);
-    const [merchant] = await h.db.current.database.db.select().from(merchants).where(eq(merchants.id, doc.merchants[0]!.id));
+    const [merchant] = await h.db.current.database.db
+      .select()
+      .from(merchants)
+      .where(eq(merchants.id, doc.merchants[0]!.id));
     assert.equal(merchant!.name, name);
   });
 
   it('accepts ids in upper case, stores them in lower case, and matches them to the same ids in lower case', async () => {
     const app = await h.app();
     const doc = validDocument();
-    const shouted = JSON.parse(JSON.stringify(doc).replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/g, (id) => id.toUpperCase())) as Doc;
+    const shouted = JSON.parse(
+      JSON.stringify(doc).replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/g, (id) => id.toUpperCase()),
+    ) as Doc;
     assert.notEqual(shouted.merchants[0]!.id, doc.merchants[0]!.id, 'the ids of the file are in upper case');
     await app.services.importer.importDocument(shouted);
     const db = h.db.current.database.db;
-    assert.deepEqual((await db.select().from(customers)).map((c) => c.id), [doc.customers[0]!.id]);
-    assert.deepEqual((await db.select().from(merchants)).map((m) => [m.id, m.customerId]), [[doc.merchants[0]!.id, doc.customers[0]!.id]]);
-    assert.deepEqual((await db.select().from(paymentPlans)).map((p) => p.id), [doc.payment_plans[0]!.id]);
+    assert.deepEqual(
+      (await db.select().from(customers)).map((c) => c.id),
+      [doc.customers[0]!.id],
+    );
+    assert.deepEqual(
+      (await db.select().from(merchants)).map((m) => [m.id, m.customerId]),
+      [[doc.merchants[0]!.id, doc.customers[0]!.id]],
+    );
+    assert.deepEqual(
+      (await db.select().from(paymentPlans)).map((p) => p.id),
+      [doc.payment_plans[0]!.id],
+    );
     assert.deepEqual(
       (await db.select().from(merchantPaymentPlans)).map((a) => [a.merchantId, a.paymentPlanId]),
       [[doc.merchants[0]!.id, doc.payment_plans[0]!.id]],

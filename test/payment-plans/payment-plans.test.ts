@@ -8,15 +8,26 @@ import { apiKey, bulkAssign, seedCatalogue } from '../helpers/plans.js';
 const h = useTestApp();
 type Plan = { id: string; is_selected: boolean; commission: number };
 const ids = (body: Record<string, any>) => (body.data as Plan[]).map((p) => p.id).sort();
-const selected = (body: Record<string, any>) => (body.data as Plan[]).filter((p) => p.is_selected).map((p) => p.id).sort();
+const selected = (body: Record<string, any>) =>
+  (body.data as Plan[])
+    .filter((p) => p.is_selected)
+    .map((p) => p.id)
+    .sort();
 const sorted = (list: string[]) => [...list].sort();
 
 async function setup() {
   const app = await h.app();
   const catalogue = await seedCatalogue(app);
-  const list = async (query = '', headers = catalogue.headers) => app.inject({ method: 'GET', url: `/v1/payment-plans${query}`, headers });
+  const list = async (query = '', headers = catalogue.headers) =>
+    app.inject({ method: 'GET', url: `/v1/payment-plans${query}`, headers });
   const { foreign, ...visible } = catalogue.plans;
-  return { app, ...catalogue, list, visibleIds: sorted(Object.values(visible).map((p) => p.id)), foreignId: foreign.id };
+  return {
+    app,
+    ...catalogue,
+    list,
+    visibleIds: sorted(Object.values(visible).map((p) => p.id)),
+    foreignId: foreign.id,
+  };
 }
 
 describe('GET /v1/payment-plans: happy', () => {
@@ -29,7 +40,14 @@ describe('GET /v1/payment-plans: happy', () => {
     assert.ok(!ids(body).includes(foreignId));
     assert.equal(body.page.total_elements, visibleIds.length);
     assert.deepEqual(Object.keys(body.data[0]).sort(), [
-      'card_brand', 'commission', 'has_installments', 'id', 'is_international', 'is_selected', 'payment_method', 'term',
+      'card_brand',
+      'commission',
+      'has_installments',
+      'id',
+      'is_international',
+      'is_selected',
+      'payment_method',
+      'term',
     ]);
   });
 
@@ -40,10 +58,22 @@ describe('GET /v1/payment-plans: happy', () => {
 
   it('sets is_selected for the plans assigned to merchant_id, and follows an assignment', async () => {
     const { app, headers, list, plans, m0, m1 } = await setup();
-    assert.deepEqual(selected(json(await list(`?size=100&merchant_id=${m0}`))), sorted([plans.visa1.id, plans.visa3.id, plans.visaDebit.id, plans.master1.id]));
-    assert.equal((await bulkAssign(app, headers, { merchant_ids: [m0, m1], payment_plan_ids: [plans.visa1Own.id] })).statusCode, 201);
-    assert.deepEqual(selected(json(await list(`?size=100&merchant_id=${m0}`))), sorted([plans.visa1Own.id, plans.visa3.id, plans.visaDebit.id, plans.master1.id]));
-    assert.deepEqual(selected(json(await list(`?size=100&merchant_id=${m1}`))), sorted([plans.visa1Own.id, plans.visaIntl.id]));
+    assert.deepEqual(
+      selected(json(await list(`?size=100&merchant_id=${m0}`))),
+      sorted([plans.visa1.id, plans.visa3.id, plans.visaDebit.id, plans.master1.id]),
+    );
+    assert.equal(
+      (await bulkAssign(app, headers, { merchant_ids: [m0, m1], payment_plan_ids: [plans.visa1Own.id] })).statusCode,
+      201,
+    );
+    assert.deepEqual(
+      selected(json(await list(`?size=100&merchant_id=${m0}`))),
+      sorted([plans.visa1Own.id, plans.visa3.id, plans.visaDebit.id, plans.master1.id]),
+    );
+    assert.deepEqual(
+      selected(json(await list(`?size=100&merchant_id=${m1}`))),
+      sorted([plans.visa1Own.id, plans.visaIntl.id]),
+    );
   });
 
   it('filters by card_brand and payment_method, in any case', async () => {
@@ -59,14 +89,20 @@ describe('GET /v1/payment-plans: happy', () => {
     const chosen = sorted([plans.visa1.id, plans.visaIntl.id]);
     assert.deepEqual(ids(json(await list(`?merchant_id=${m1}&is_selected=true`))), chosen);
     const others = json(await list(`?merchant_id=${m1}&is_selected=false&size=100`));
-    assert.deepEqual(ids(others), visibleIds.filter((id) => !chosen.includes(id)));
+    assert.deepEqual(
+      ids(others),
+      visibleIds.filter((id) => !chosen.includes(id)),
+    );
     assert.equal(others.page.total_elements, visibleIds.length - 2);
   });
 
   it('returns commission as a JSON number, exactly as stored', async () => {
     const { list, plans } = await setup();
     const res = await list('?size=100');
-    assert.match(res.body, new RegExp(`"id":"${plans.visa6.id}","payment_method":"CREDIT","term":6,"commission":5.2375,`));
+    assert.match(
+      res.body,
+      new RegExp(`"id":"${plans.visa6.id}","payment_method":"CREDIT","term":6,"commission":5.2375,`),
+    );
     assert.equal(json(res).data.find((p: Plan) => p.id === plans.visa1.id).commission, 2.99);
   });
 
@@ -75,14 +111,27 @@ describe('GET /v1/payment-plans: happy', () => {
     const newer = [uuid('e'), uuid('e')];
     await h.db.current.database.db.insert(paymentPlans).values(
       newer.map((id, i) => ({
-        id, customerId: world.customerId, paymentMethod: 'QR', cardBrand: 'PIX', term: i, commission: '0.99',
-        hasInstallments: false, isInternational: false, createdAt: new Date(Date.UTC(2031, 0, 1 + i)),
+        id,
+        customerId: world.customerId,
+        paymentMethod: 'QR',
+        cardBrand: 'PIX',
+        term: i,
+        commission: '0.99',
+        hasInstallments: false,
+        isInternational: false,
+        createdAt: new Date(Date.UTC(2031, 0, 1 + i)),
       })),
     );
     const first = json(await list('?size=2'));
-    assert.deepEqual(first.data.map((p: Plan) => p.id), [newer[1], newer[0]]);
+    assert.deepEqual(
+      first.data.map((p: Plan) => p.id),
+      [newer[1], newer[0]],
+    );
     assert.deepEqual(first.page, { size: 2, total_elements: 9, total_pages: 5, number: 0 });
-    assert.deepEqual(json(await list('?size=2&page=9')), { data: [], page: { size: 2, total_elements: 9, total_pages: 5, number: 9 } });
+    assert.deepEqual(json(await list('?size=2&page=9')), {
+      data: [],
+      page: { size: 2, total_elements: 9, total_pages: 5, number: 9 },
+    });
   });
 });
 
@@ -96,7 +145,17 @@ describe('GET /v1/payment-plans: errors', () => {
     assert.equal(body.errors[0].field, 'merchant_id');
   });
 
-  for (const query of ['?size=0', '?size=1e3', '?page=-1', '?page=0.5', '?merchant_id=42', '?is_selected=maybe', '?card_brand=VI SA', `?card_brand=${'A'.repeat(33)}`, '?brand=VISA']) {
+  for (const query of [
+    '?size=0',
+    '?size=1e3',
+    '?page=-1',
+    '?page=0.5',
+    '?merchant_id=42',
+    '?is_selected=maybe',
+    '?card_brand=VI SA',
+    `?card_brand=${'A'.repeat(33)}`,
+    '?brand=VISA',
+  ]) {
     it(`answers 400 validation_failed for ${query}`, async () => {
       const { list } = await setup();
       const res = await list(query);

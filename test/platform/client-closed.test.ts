@@ -36,7 +36,11 @@ describe('a client that hangs up', () => {
       },
     });
     const config = testConfig({ logLevel: 'info', metricsPort: 0 });
-    const app = await buildApp({ config, database: db.current.database, loggerInstance: pino(loggerOptions(config) as object, sink) });
+    const app = await buildApp({
+      config,
+      database: db.current.database,
+      loggerInstance: pino(loggerOptions(config) as object, sink),
+    });
     try {
       const world = await seedWorld(app);
       await app.listen({ host: '127.0.0.1', port: 0 });
@@ -46,12 +50,18 @@ describe('a client that hangs up', () => {
       const closedLines = () => lines.filter((l) => l.code === 'client_closed');
 
       // Half a body: the body parser's "aborted" error used to be mapped to 503 database_unavailable.
-      await sendAndHangUp(port, 'POST /v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user":');
+      await sendAndHangUp(
+        port,
+        'POST /v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user":',
+      );
       await waitFor(() => closedLines().length === 1, 'the hang-up mid-body is logged');
 
       // A whole login, whose client leaves while the password is hashed (argon2).
       const body = JSON.stringify(world.login);
-      await sendAndHangUp(port, `POST /v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      await sendAndHangUp(
+        port,
+        `POST /v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
       await waitFor(() => closedLines().length === 2, 'the hang-up during the login is logged');
 
       for (const line of closedLines()) {
@@ -65,7 +75,9 @@ describe('a client that hangs up', () => {
       await app.close();
     }
     assert.deepEqual(
-      lines.filter((l) => l.code === 'database_unavailable' || l.status === 503 || l.level >= 50 || l.msg === 'request completed'),
+      lines.filter(
+        (l) => l.code === 'database_unavailable' || l.status === 503 || l.level >= 50 || l.msg === 'request completed',
+      ),
       [],
       'no 503, no error, no "request completed" for an answer nobody received',
     );

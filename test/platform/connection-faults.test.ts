@@ -22,7 +22,10 @@ const MERCHANTS = 40;
 const PLANS = 8;
 const CUTS = 5;
 
-describe('lost PostgreSQL connections', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)', timeout: 120_000 }, () => {
+describe('lost PostgreSQL connections', {
+  skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)',
+  timeout: 120_000,
+}, () => {
   const faulty = useProxiedDatabase();
   let app: FastifyInstance;
   let closed = false;
@@ -58,7 +61,10 @@ describe('lost PostgreSQL connections', { skip: !ON_POSTGRES && 'needs TEST_DATA
         const op = ['create', 'delete', 'assign'][n++ % 3]!;
         let response;
         if (op === 'create') {
-          response = await createKey(app, credentials, { user: `fault-${w}-${n}@alpha.test`, customer_id: world.customerId });
+          response = await createKey(app, credentials, {
+            user: `fault-${w}-${n}@alpha.test`,
+            customer_id: world.customerId,
+          });
           if (response.statusCode === 201) createdKeys.push(response.json().id);
         } else if (op === 'delete' && createdKeys.length > 0) {
           response = await deleteKey(app, credentials, createdKeys.shift()!);
@@ -73,7 +79,12 @@ describe('lost PostgreSQL connections', { skip: !ON_POSTGRES && 'needs TEST_DATA
           if (response.statusCode === 201) assignedOk.add(planId);
         }
         const body = response.statusCode >= 400 ? response.json() : undefined;
-        statuses.push({ op, status: response.statusCode, code: body?.code, retryAfter: response.headers['retry-after'] as string | undefined });
+        statuses.push({
+          op,
+          status: response.statusCode,
+          code: body?.code,
+          retryAfter: response.headers['retry-after'] as string | undefined,
+        });
       }
     };
 
@@ -103,22 +114,32 @@ describe('lost PostgreSQL connections', { skip: !ON_POSTGRES && 'needs TEST_DATA
     // Writes succeed again within seconds, without a restart.
     let recovered = 0;
     for (let i = 0; i < 50 && recovered !== 201; i++) {
-      recovered = (await createKey(app, credentials, { user: `after-${i}@alpha.test`, customer_id: world.customerId })).statusCode;
+      recovered = (await createKey(app, credentials, { user: `after-${i}@alpha.test`, customer_id: world.customerId }))
+        .statusCode;
       if (recovered !== 201) await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal(recovered, 201, 'a write succeeds after the cuts');
 
     // Nothing half written: read directly, not through the proxy.
     const direct = faulty.test.database.db;
-    const keysWithoutAudit = await queryRows<{ id: string }>(direct, sql`
+    const keysWithoutAudit = await queryRows<{ id: string }>(
+      direct,
+      sql`
       SELECT k.id FROM api_keys k
       WHERE NOT EXISTS (SELECT 1 FROM audit_events a WHERE a.action = 'api_key.created' AND a.target_id = k.id::text)
-         OR (k.status = 'DELETED' AND NOT EXISTS (SELECT 1 FROM audit_events a WHERE a.action = 'api_key.deleted' AND a.target_id = k.id::text))`);
+         OR (k.status = 'DELETED' AND NOT EXISTS (SELECT 1 FROM audit_events a WHERE a.action = 'api_key.deleted' AND a.target_id = k.id::text))`,
+    );
     assert.deepEqual(keysWithoutAudit, [], 'every key change has its audit record');
-    const holders = await queryRows<{ plan: string; merchants: number }>(direct, sql`
-      SELECT payment_plan_id::text AS plan, count(*)::int AS merchants FROM merchant_payment_plans GROUP BY payment_plan_id`);
-    const audited = await queryRows<{ plan: string }>(direct, sql`
-      SELECT DISTINCT jsonb_array_elements_text(details->'payment_plan_ids') AS plan FROM audit_events WHERE action = 'fee_rules.bulk_assign'`);
+    const holders = await queryRows<{ plan: string; merchants: number }>(
+      direct,
+      sql`
+      SELECT payment_plan_id::text AS plan, count(*)::int AS merchants FROM merchant_payment_plans GROUP BY payment_plan_id`,
+    );
+    const audited = await queryRows<{ plan: string }>(
+      direct,
+      sql`
+      SELECT DISTINCT jsonb_array_elements_text(details->'payment_plan_ids') AS plan FROM audit_events WHERE action = 'fee_rules.bulk_assign'`,
+    );
     const auditedPlans = new Set(audited.map((r) => r.plan));
     for (const h of holders) {
       assert.equal(h.merchants, MERCHANTS, `plan ${h.plan} is held by all ${MERCHANTS} merchants or none`);
@@ -131,7 +152,10 @@ describe('lost PostgreSQL connections', { skip: !ON_POSTGRES && 'needs TEST_DATA
     // Every client went back to the pool: closing ends it at once (a client lost
     // while BEGIN was sent used to stay checked out, and close waited for ever).
     const closing = app.close();
-    const shutDown = await Promise.race([closing.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 10_000))]);
+    const shutDown = await Promise.race([
+      closing.then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), 10_000)),
+    ]);
     closed = shutDown;
     assert.ok(shutDown, 'the service closes within 10 s after the cuts: no pool client was lost');
   });

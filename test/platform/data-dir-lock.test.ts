@@ -14,7 +14,6 @@ import { DataDirLockedError } from '../../src/errors.js';
 import { DEMO_CUSTOMERS } from '../../src/features/operator/demo-data.js';
 import { runFeegate } from '../helpers/cli.js';
 
-
 let dir: string;
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'feegate-lock-'));
@@ -27,7 +26,8 @@ after(async () => {
 const feegate = (dataDir: string, ...args: string[]) =>
   runFeegate(args, { ...process.env, DATABASE_URL: '', FEEGATE_DATA_DIR: dataDir, PORT: '0', FEEGATE_DEMO: 'false' });
 
-const rowsOf = async (database: Database, table: typeof customers | typeof apiKeys) => (await database.db.select({ n: count() }).from(table))[0]!.n;
+const rowsOf = async (database: Database, table: typeof customers | typeof apiKeys) =>
+  (await database.db.select({ n: count() }).from(table))[0]!.n;
 
 function assertRefused(res: { code: number; stdout: string; stderr: string }, dataDir: string) {
   assert.equal(res.code, 1, res.stdout);
@@ -51,7 +51,10 @@ describe('embedded data directory lock', () => {
 
       assertRefused(await feegate(dataDir, 'import', file), dataDir);
       assertRefused(await feegate(dataDir, 'demo'), dataDir);
-      assertRefused(await feegate(dataDir, 'keys', 'issue', '--user', 'a@acme.test', '--customer', DEMO_CUSTOMERS.acme), dataDir);
+      assertRefused(
+        await feegate(dataDir, 'keys', 'issue', '--user', 'a@acme.test', '--customer', DEMO_CUSTOMERS.acme),
+        dataDir,
+      );
       assertRefused(await feegate(dataDir, 'serve'), dataDir);
 
       assert.equal(await rowsOf(holder, customers), 0);
@@ -86,7 +89,10 @@ describe('embedded data directory lock', () => {
   it('takes over a lock with its own pid but not its own (a container restarted with the same pid)', async () => {
     const dataDir = path.join(dir, 'restarted');
     await mkdir(dataDir);
-    await writeFile(path.join(dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, host: hostname(), token: 'previous-life', since: new Date().toISOString() }));
+    await writeFile(
+      path.join(dataDir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, host: hostname(), token: 'previous-life', since: new Date().toISOString() }),
+    );
     const database = await openDatabase({ dataDir });
     assert.equal(JSON.parse(await readFile(path.join(dataDir, LOCK_FILE), 'utf8')).pid, process.pid);
     await assert.rejects(openDatabase({ dataDir }), DataDirLockedError);
@@ -102,6 +108,10 @@ describe('embedded data directory lock', () => {
     assertRefused(res, dataDir);
     assert.match(res.stderr, /on elsewhere\.example/);
     assert.ok(res.stderr.includes(`remove ${path.join(dataDir, LOCK_FILE)}`), res.stderr);
-    assert.deepEqual(JSON.parse(await readFile(path.join(dataDir, LOCK_FILE), 'utf8')), remote, 'a refused process leaves the lock alone');
+    assert.deepEqual(
+      JSON.parse(await readFile(path.join(dataDir, LOCK_FILE), 'utf8')),
+      remote,
+      'a refused process leaves the lock alone',
+    );
   });
 });

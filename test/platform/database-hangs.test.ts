@@ -28,7 +28,10 @@ const HANGS = 4;
 const STATEMENT_TIMEOUT_MS = 1000;
 const POOL_SIZE = 4;
 
-describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)', timeout: 120_000 }, () => {
+describe('database hangs without a reset', {
+  skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)',
+  timeout: 120_000,
+}, () => {
   const faulty = useProxiedDatabase();
 
   beforeEach(async () => {
@@ -36,7 +39,11 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
   });
 
   it('gives up stuck queries, destroys their connections, and answers normally afterwards without a restart', async () => {
-    const database = await openDatabase({ databaseUrl: faulty.url, poolSize: POOL_SIZE, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    const database = await openDatabase({
+      databaseUrl: faulty.url,
+      poolSize: POOL_SIZE,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+    });
     const app = await buildApp({ config: testConfig(), database, ownsDatabase: true });
     let closed = false;
     try {
@@ -48,9 +55,13 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
       // (background work, such as the reload after a LISTEN connection came back,
       // gives its own up at its deadline too), and the service answers again.
       const recovered = async (after: string) => {
-        await waitFor(() => faulty.proxy.connections().every((c) => !c.swallowed || !c.clientOpen), `${after}: a swallowed connection is left open`, {
-          timeoutMs: 2 * (STATEMENT_TIMEOUT_MS + 1000) + 3000,
-        });
+        await waitFor(
+          () => faulty.proxy.connections().every((c) => !c.swallowed || !c.clientOpen),
+          `${after}: a swallowed connection is left open`,
+          {
+            timeoutMs: 2 * (STATEMENT_TIMEOUT_MS + 1000) + 3000,
+          },
+        );
         for (let i = 0; i < 3 * POOL_SIZE; i++) assert.equal((await read()).statusCode, 200, `${after}: read ${i}`);
       };
 
@@ -64,7 +75,11 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
         if (hang === 0) {
           const ready = await app.inject({ method: 'GET', url: '/ready' });
           assert.equal(ready.statusCode, 503, '/ready says so while no connection can be had');
-          assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200, '/health does not touch the database');
+          assert.equal(
+            (await app.inject({ method: 'GET', url: '/health' })).statusCode,
+            200,
+            '/health does not touch the database',
+          );
         } else {
           await sleep(500);
         }
@@ -72,7 +87,9 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
         const answers = await Promise.race([Promise.all(caught), sleep(15_000).then(() => 'hung' as const)]);
         assert.notEqual(answers, 'hung', `hang ${hang}: requests caught in it are still waiting 15 s later`);
         // Those that had a connection in the hang answer 503; those still waiting for one may get a new one.
-        const refused = (answers as Awaited<ReturnType<typeof read>>[]).filter((a) => a.statusCode !== 200 && a.statusCode !== 201);
+        const refused = (answers as Awaited<ReturnType<typeof read>>[]).filter(
+          (a) => a.statusCode !== 200 && a.statusCode !== 201,
+        );
         assert.ok(refused.length >= 1, `hang ${hang} caught some requests`);
         for (const answer of refused) {
           assert.equal(answer.statusCode, 503, answer.body);
@@ -93,7 +110,11 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
   });
 
   it('a hang shorter than the deadline costs nothing: held requests finish when the bytes flow again', async () => {
-    const database = await openDatabase({ databaseUrl: faulty.url, poolSize: POOL_SIZE, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    const database = await openDatabase({
+      databaseUrl: faulty.url,
+      poolSize: POOL_SIZE,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+    });
     const app = await buildApp({ config: testConfig(), database, ownsDatabase: true });
     try {
       const world = await seedWorld(app);
@@ -123,10 +144,12 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
       await database.db.insert(customers).values({ id: '00000000-0000-4000-8000-000000000001', name: 'Held' });
       await holder.query('BEGIN');
       await holder.query("UPDATE customers SET name = 'Holding' WHERE id = '00000000-0000-4000-8000-000000000001'");
-      const err = await database.db.execute(sql`UPDATE customers SET name = 'Waiting' WHERE id = '00000000-0000-4000-8000-000000000001'`).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const err = await database.db
+        .execute(sql`UPDATE customers SET name = 'Waiting' WHERE id = '00000000-0000-4000-8000-000000000001'`)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       assert.equal(sqlState(err), '55P03');
       assert.ok(isDatabaseUnavailable(err), 'answered 503 database_unavailable');
       assert.match(describeError(err), /longer than DATABASE_LOCK_TIMEOUT_MS/);
@@ -140,7 +163,11 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
   describe('limits set on every connection', () => {
     let database: Database;
     before(async () => {
-      database = await openDatabase({ databaseUrl: faulty.test.url!, statementTimeoutMs: STATEMENT_TIMEOUT_MS, lockTimeoutMs: 200 });
+      database = await openDatabase({
+        databaseUrl: faulty.test.url!,
+        statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+        lockTimeoutMs: 200,
+      });
     });
     after(async () => {
       await database?.close();
@@ -171,7 +198,11 @@ describe('database hangs without a reset', { skip: !ON_POSTGRES && 'needs TEST_D
       );
       assert.equal(sqlState(err), '57014');
       assert.ok(isDatabaseUnavailable(err));
-      assert.match(describeError(err), /longer than DATABASE_STATEMENT_TIMEOUT_MS/, 'the command line names the setting');
+      assert.match(
+        describeError(err),
+        /longer than DATABASE_STATEMENT_TIMEOUT_MS/,
+        'the command line names the setting',
+      );
       // The connection is sound afterwards.
       assert.deepEqual(await queryRows(database.db, sql`SELECT 1 AS one`), [{ one: 1 }]);
     });

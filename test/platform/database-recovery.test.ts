@@ -22,7 +22,11 @@ describe('database recovery', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (
       await proxy.stop();
       const down = await app.inject({ method: 'GET', url: '/ready' });
       assert.equal(down.statusCode, 503);
-      const login = await app.inject({ method: 'POST', url: '/v1/login', payload: { user: 'a@b.test', password: 'x' } });
+      const login = await app.inject({
+        method: 'POST',
+        url: '/v1/login',
+        payload: { user: 'a@b.test', password: 'x' },
+      });
       assert.equal(login.statusCode, 503);
       assert.equal(login.json().code, 'database_unavailable');
       await proxy.restart();

@@ -17,7 +17,7 @@ const h = useTestApp();
 const events = () => h.db.current.database.db.select().from(domainEvents).orderBy(asc(domainEvents.createdAt));
 
 describe('domain events', () => {
-  it('writes one event per key change, the key masked, of the key\'s customer', async () => {
+  it("writes one event per key change, the key masked, of the key's customer", async () => {
     const { app, world, token } = await customerSession(h);
     const created = await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.customerId });
     assert.equal(created.statusCode, 201);
@@ -38,15 +38,22 @@ describe('domain events', () => {
     );
     const text = JSON.stringify(written);
     assert.ok(!text.includes(key.api_key) && !text.includes(rolled.api_key), 'no event carries a full key');
-    assert.ok(written.every((e) => /\*{4}/.test(String((e.data as { api_key: string }).api_key))), 'the key is masked');
-    assert.ok(written.every((e) => typeof e.requestId === 'string' && e.requestId.length > 0), 'each event names its request');
+    assert.ok(
+      written.every((e) => /\*{4}/.test(String((e.data as { api_key: string }).api_key))),
+      'the key is masked',
+    );
+    assert.ok(
+      written.every((e) => typeof e.requestId === 'string' && e.requestId.length > 0),
+      'each event names its request',
+    );
   });
 
   it('writes none for a refused change', async () => {
     const { app, world, token } = await customerSession(h);
     const refused = await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.otherCustomerId });
     assert.equal(refused.statusCode, 404);
-    for (let i = 0; i < 10; i++) await createKey(app, { token }, { user: 'full@alpha.test', customer_id: world.customerId });
+    for (let i = 0; i < 10; i++)
+      await createKey(app, { token }, { user: 'full@alpha.test', customer_id: world.customerId });
     const eleventh = await createKey(app, { token }, { user: 'full@alpha.test', customer_id: world.customerId });
     assert.equal(eleventh.statusCode, 409);
     assert.equal((await events()).length, 10);
@@ -62,6 +69,10 @@ describe('domain events', () => {
     assert.equal(written.length, 1);
     assert.equal(written[0]!.type, 'FEE_RULES_ASSIGNED');
     assert.equal(written[0]!.customerId, world.customerId);
-    assert.deepEqual(written[0]!.data, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id], assignments_added: 1, assignments_removed: 1 }, 'visa6 replaces visa3, of the same kind');
+    assert.deepEqual(
+      written[0]!.data,
+      { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id], assignments_added: 1, assignments_removed: 1 },
+      'visa6 replaces visa3, of the same kind',
+    );
   });
 });

@@ -10,7 +10,10 @@ import { customers } from '../../src/db/schema.js';
 async function systemIdentifier(dataDir: string): Promise<string> {
   const database = await openDatabase({ dataDir });
   try {
-    const [row] = await queryRows<{ id: string }>(database.db, sql`SELECT system_identifier::text AS id FROM pg_control_system()`);
+    const [row] = await queryRows<{ id: string }>(
+      database.db,
+      sql`SELECT system_identifier::text AS id FROM pg_control_system()`,
+    );
     return row!.id;
   } finally {
     await database.close();
@@ -45,7 +48,10 @@ describe('embedded database', () => {
       await database.close();
       const reopened = await openDatabase({ dataDir: first });
       try {
-        assert.deepEqual((await reopened.db.select({ name: customers.name }).from(customers)).map((c) => c.name), ['Persisted']);
+        assert.deepEqual(
+          (await reopened.db.select({ name: customers.name }).from(customers)).map((c) => c.name),
+          ['Persisted'],
+        );
       } finally {
         await reopened.close();
       }

@@ -38,7 +38,10 @@ function tableRows(markdown: string): Row[] {
       header = undefined;
       continue;
     }
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells.every((c) => /^-+$/.test(c))) continue;
     if (!header) header = cells;
     else rows.push({ section, table: header, cells });
@@ -58,26 +61,42 @@ describe('the error catalogue', () => {
       if (!/^\d{3}$/.test(cells[0] ?? '')) continue;
       const codeColumn = table.findIndex((name) => name.replace(/`/g, '').toLowerCase() === 'code');
       // A table with a code column names exactly one code per row; elsewhere a status row may name codes in its text.
-      const named = codeColumn >= 0 ? backticked(cells[codeColumn] ?? '') : backticked(cells.slice(1).join(' ')).filter((t) => byCode.has(t));
+      const named =
+        codeColumn >= 0
+          ? backticked(cells[codeColumn] ?? '')
+          : backticked(cells.slice(1).join(' ')).filter((t) => byCode.has(t));
       for (const code of named) {
         if (byCode.get(code)?.status !== status) misplaced.push(`${status} ${code}`);
         if (section === 'Error codes') listed.push(`${status} ${code}`);
       }
     }
-    assert.deepEqual(misplaced, [], 'codes named under a status the catalogue does not give them (or not in the catalogue)');
-    assert.deepEqual(listed.sort(), ANSWERED.map((e) => `${e.status} ${e.code}`).sort(), 'the table of error codes is the catalogue');
+    assert.deepEqual(
+      misplaced,
+      [],
+      'codes named under a status the catalogue does not give them (or not in the catalogue)',
+    );
+    assert.deepEqual(
+      listed.sort(),
+      ANSWERED.map((e) => `${e.status} ${e.code}`).sort(),
+      'the table of error codes is the catalogue',
+    );
   });
 
   it("the document's description names every code any request may get, and every operation's code is listed by some operation", async () => {
     const app = await h.app();
     const doc = await openapiDocument(app);
     const description: string = doc.info.description;
-    const unnamed = ANSWERED.filter((e) => e.scope === 'any-request' && !description.includes(`\`${e.code}\``)).map((e) => e.code);
+    const unnamed = ANSWERED.filter((e) => e.scope === 'any-request' && !description.includes(`\`${e.code}\``)).map(
+      (e) => e.code,
+    );
     assert.deepEqual(unnamed, []);
     const listedSomewhere = new Set(operations(doc).flatMap((op) => [...op.codes.values()].flat()));
-    const neverListed = ANSWERED.filter((e) => e.scope === 'operation' && !listedSomewhere.has(e.code)).map((e) => e.code);
+    const neverListed = ANSWERED.filter((e) => e.scope === 'operation' && !listedSomewhere.has(e.code)).map(
+      (e) => e.code,
+    );
     assert.deepEqual(neverListed, [], 'codes of the catalogue no operation answers');
-    for (const code of listedSomewhere) assert.equal(byCode.get(code)?.scope, 'operation', `${code} is an operation's code`);
+    for (const code of listedSomewhere)
+      assert.equal(byCode.get(code)?.scope, 'operation', `${code} is an operation's code`);
   });
 
   it("an operation's description names only codes the operation lists, each under its own status", async () => {
@@ -88,12 +107,14 @@ describe('the error catalogue', () => {
       const text: string = doc.paths[op.path][op.method.toLowerCase()].description;
       const listed = new Set([...op.codes.values()].flat());
       for (const [code, entry] of byCode) {
-        if (entry.scope === 'operation' && new RegExp(`\\b${code}\\b`).test(text) && !listed.has(code)) findings.push(`${op.operationId} names ${code}, not listed`);
+        if (entry.scope === 'operation' && new RegExp(`\\b${code}\\b`).test(text) && !listed.has(code))
+          findings.push(`${op.operationId} names ${code}, not listed`);
       }
       // "409 api_key_not_enabled", "401 `refresh_token_reused`": the status said is the code's.
       for (const [, status, code] of text.matchAll(/\b(\d{3}) `?([a-z]+(?:_[a-z]+)*)`?/g)) {
         const entry = byCode.get(code!);
-        if (entry && entry.status !== Number(status)) findings.push(`${op.operationId} says ${status} ${code}; the catalogue ${entry.status}`);
+        if (entry && entry.status !== Number(status))
+          findings.push(`${op.operationId} says ${status} ${code}; the catalogue ${entry.status}`);
       }
     }
     assert.deepEqual(findings, []);
@@ -105,7 +126,10 @@ describe('the error catalogue', () => {
     const body = json(response);
     const entry = errorEntry('missing_credentials');
     assert.equal(response.statusCode, entry.status);
-    assert.deepEqual({ status: body.status, title: body.title, detail: body.detail, code: body.code }, { status: 401, title: 'Unauthorized', detail: entry.detail, code: 'missing_credentials' });
+    assert.deepEqual(
+      { status: body.status, title: body.title, detail: body.detail, code: body.code },
+      { status: 401, title: 'Unauthorized', detail: entry.detail, code: 'missing_credentials' },
+    );
   });
 
   it('error classes and problems() take only codes of the catalogue, of their status (each refusal below is a type error)', () => {

@@ -16,7 +16,15 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { bearer, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
-import { AnswerLedger, fillPath, type Operation, openapiDocument, operations, resolve, type Schema } from '../helpers/openapi.js';
+import {
+  AnswerLedger,
+  fillPath,
+  type Operation,
+  openapiDocument,
+  operations,
+  resolve,
+  type Schema,
+} from '../helpers/openapi.js';
 import { plan } from '../helpers/plans.js';
 import { API_BASE_PATH } from '../../src/lib/base-path.js';
 
@@ -68,13 +76,35 @@ const HOSTILE_TEXT = [
   'ffffffff-ffff-ffff-ffff-ffffffffffff',
 ];
 
-const HOSTILE_NUMBERS = [0, -1, 1.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 53), 1e21, 1e308, -1e308, Number.MIN_VALUE, 2_147_483_647, 2_147_483_648];
+const HOSTILE_NUMBERS = [
+  0,
+  -1,
+  1.5,
+  2 ** 31,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  1e21,
+  1e308,
+  -1e308,
+  Number.MIN_VALUE,
+  2_147_483_647,
+  2_147_483_648,
+];
 
 const hostileText = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...HOSTILE_TEXT) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
   // Some text with a NUL or an unpaired surrogate somewhere inside.
-  { weight: 2, arbitrary: fc.tuple(fc.string({ maxLength: 6 }), fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00'), fc.string({ maxLength: 6 })).map((p) => p.join('')) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.string({ maxLength: 6 }),
+        fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00'),
+        fc.string({ maxLength: 6 }),
+      )
+      .map((p) => p.join('')),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 255, max: 5000 }).map((n) => 'x'.repeat(n)) },
 );
 
@@ -83,7 +113,10 @@ const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_NUMBERS) },
   { weight: 1, arbitrary: fc.constantFrom(null, true, false) },
   { weight: 1, arbitrary: fc.array(hostileText, { maxLength: 3 }) },
-  { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('a', '__proto__', 'constructor', 'user'), hostileText, { maxKeys: 2 }) },
+  {
+    weight: 1,
+    arbitrary: fc.dictionary(fc.constantFrom('a', '__proto__', 'constructor', 'user'), hostileText, { maxKeys: 2 }),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 201, max: 260 }).map((n) => Array.from({ length: n }, randomUUID)) },
 );
 
@@ -116,29 +149,46 @@ const someId = (ids: string[]) =>
 /** A value the schema admits, often one of the world's. */
 function validValue(doc: Schema, raw: Schema, ids: Ids, name: string): fc.Arbitrary<unknown> {
   const schema = resolve(doc, raw);
-  const allowed: unknown[] | undefined = schema.enum ?? (schema.anyOf?.every((b: Schema) => b.const !== undefined) ? schema.anyOf.map((b: Schema) => b.const) : undefined);
+  const allowed: unknown[] | undefined =
+    schema.enum ??
+    (schema.anyOf?.every((b: Schema) => b.const !== undefined) ? schema.anyOf.map((b: Schema) => b.const) : undefined);
   if (allowed) return fc.constantFrom(...allowed);
   const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
   switch (type) {
     case 'string':
       if (schema.format === 'uuid') {
-        const pool = /merchant/.test(name) ? ids.merchants : /plan/.test(name) ? ids.plans : /customer/.test(name) ? ids.customers : ids.victimKeys;
+        const pool = /merchant/.test(name)
+          ? ids.merchants
+          : /plan/.test(name)
+            ? ids.plans
+            : /customer/.test(name)
+              ? ids.customers
+              : ids.victimKeys;
         return someId(pool);
       }
-      if (schema.format === 'date-time') return fc.integer({ min: -400, max: 400 }).map((days) => new Date(Date.now() + days * 86_400_000).toISOString());
+      if (schema.format === 'date-time')
+        return fc
+          .integer({ min: -400, max: 400 })
+          .map((days) => new Date(Date.now() + days * 86_400_000).toISOString());
       if (schema.format === 'email') return fc.constantFrom(...ids.emails);
       if (schema.examples?.[0] !== undefined) return fc.constantFrom(...(schema.examples as unknown[]));
       if (schema.default !== undefined) return fc.constant(schema.default);
       return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 20, 20) });
     case 'integer':
       // Past a clamped maximum too: a listing's size=10000 is served, as 1000.
-      return fc.integer({ min: schema.minimum ?? -1000, max: schema['x-clamp-maximum'] ? schema['x-clamp-maximum'] * 10 : Math.min(schema.maximum ?? 1000, 1000) });
+      return fc.integer({
+        min: schema.minimum ?? -1000,
+        max: schema['x-clamp-maximum'] ? schema['x-clamp-maximum'] * 10 : Math.min(schema.maximum ?? 1000, 1000),
+      });
     case 'number':
       return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true });
     case 'boolean':
       return fc.boolean();
     case 'array':
-      return fc.array(validValue(doc, schema.items ?? {}, ids, name), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) });
+      return fc.array(validValue(doc, schema.items ?? {}, ids, name), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 4, 4),
+      });
     case 'object': {
       const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
       const fields = Object.fromEntries(properties.map(([key, property]) => [key, valueFor(doc, property, ids, key)]));
@@ -154,9 +204,28 @@ function valueFor(doc: Schema, schema: Schema, ids: Ids, name: string): fc.Arbit
   return fc.oneof({ weight: 4, arbitrary: validValue(doc, schema, ids, name) }, { weight: 1, arbitrary: hostileJson });
 }
 
-type Auth = 'none' | 'token' | 'customerKey' | 'merchantKey' | 'both' | 'limitedKey' | 'readOnlyKey' | { header: 'authorization' | 'x-api-key'; value: string };
+type Auth =
+  | 'none'
+  | 'token'
+  | 'customerKey'
+  | 'merchantKey'
+  | 'both'
+  | 'limitedKey'
+  | 'readOnlyKey'
+  | { header: 'authorization' | 'x-api-key'; value: string };
 /** Credential headers that are not credentials (header values are Latin-1: no NUL or surrogate can be sent). */
-const BAD_CREDENTIALS = ['Bearer not.a.token', 'Bearer', 'Bearer ', 'Basic YTpi', 'bearer x', 'Bearer é.é.é', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'fgk_', 'fgk_ééé', ''];
+const BAD_CREDENTIALS = [
+  'Bearer not.a.token',
+  'Bearer',
+  'Bearer ',
+  'Basic YTpi',
+  'bearer x',
+  'Bearer é.é.é',
+  'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+  'fgk_',
+  'fgk_ééé',
+  '',
+];
 /** Mostly good credentials, so that requests get past authentication. */
 const auth: fc.Arbitrary<Auth> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom<Auth>('token', 'customerKey', 'merchantKey') },
@@ -166,15 +235,30 @@ const auth: fc.Arbitrary<Auth> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({
       header: fc.constantFrom('authorization' as const, 'x-api-key' as const),
-      value: fc.oneof(fc.constantFrom(...BAD_CREDENTIALS), fc.integer({ min: 100, max: 9000 }).map((n) => `fgk_${'x'.repeat(n)}`)),
+      value: fc.oneof(
+        fc.constantFrom(...BAD_CREDENTIALS),
+        fc.integer({ min: 100, max: 9000 }).map((n) => `fgk_${'x'.repeat(n)}`),
+      ),
     }),
   },
 );
 
 /** One request, printed as it is when a run fails. */
 /** Mostly JSON; now and then a media type the service does not take, or JSON spelt oddly. */
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'APPLICATION/JSON', 'application/json; charset=UTF-8', 'application/problem+json', ''];
-const contentType = fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) });
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  'APPLICATION/JSON',
+  'application/json; charset=UTF-8',
+  'application/problem+json',
+  '',
+];
+const contentType = fc.oneof(
+  { weight: 12, arbitrary: fc.constant('application/json') },
+  { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+);
 
 interface FuzzRequest {
   operationId: string;
@@ -198,29 +282,55 @@ function requestFor(doc: Schema, op: Operation, ids: Ids): fc.Arbitrary<FuzzRequ
         // Percent-encoded as a client would, any length (over 100 characters is a 414 before routing);
         // a malformed escape in the path is a pre-route error, tested in pre-route-errors.test.ts.
         fc
-          .oneof({ weight: 3, arbitrary: validValue(doc, p.schema, ids, p.name) }, { weight: 2, arbitrary: hostileText })
+          .oneof(
+            { weight: 3, arbitrary: validValue(doc, p.schema, ids, p.name) },
+            { weight: 2, arbitrary: hostileText },
+          )
           .map((v) => encodeURIComponent(wellFormed(String(v)))),
       ]),
     ),
   ) as fc.Arbitrary<Record<string, string>>;
   const queryValue = (schema: Schema, name: string): fc.Arbitrary<QueryValue> =>
-    fc.oneof({ weight: 3, arbitrary: validValue(doc, schema, ids, name).map(String) }, { weight: 2, arbitrary: hostileQuery });
+    fc.oneof(
+      { weight: 3, arbitrary: validValue(doc, schema, ids, name).map(String) },
+      { weight: 2, arbitrary: hostileQuery },
+    );
   const query = fc
     .tuple(
-      ...queryParams.map((p) => fc.option(queryValue(p.schema, p.name).map((v): [string, QueryValue] => [p.name, v]), { freq: 2, nil: undefined })),
+      ...queryParams.map((p) =>
+        fc.option(
+          queryValue(p.schema, p.name).map((v): [string, QueryValue] => [p.name, v]),
+          { freq: 2, nil: undefined },
+        ),
+      ),
       // Now and then a parameter the operation does not have.
-      fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom('unknown', 'PAGE', 'page[]', '__proto__', ''), hostileQuery) }),
+      fc.oneof(
+        { weight: 12, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.tuple(fc.constantFrom('unknown', 'PAGE', 'page[]', '__proto__', ''), hostileQuery) },
+      ),
     )
     .map((entries) => entries.filter((e): e is [string, QueryValue] => e !== undefined));
   const body: fc.Arbitrary<string | undefined> = op.body
     ? fc.oneof(
         { weight: 8, arbitrary: validValue(doc, op.body, ids, 'body').map((v) => JSON.stringify(v)) },
         { weight: 1, arbitrary: hostileJson.map((v) => JSON.stringify(v)) },
-        { weight: 1, arbitrary: fc.constantFrom('{', '', 'null', '"\\u0000"', '{"a":1}{', '\u0000', '[', '{"user":"\\ud800"}') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom('{', '', 'null', '"\\u0000"', '{"a":1}{', '\u0000', '[', '{"user":"\\ud800"}'),
+        },
       )
     : // An empty body declared as JSON, as integrations send on DELETE and logout, or some JSON.
-      fc.option(fc.oneof(fc.constant(''), hostileJson.map((v) => JSON.stringify(v))), { freq: 10, nil: undefined });
-  const base = fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constant(API_BASE_PATH) });
+      fc.option(
+        fc.oneof(
+          fc.constant(''),
+          hostileJson.map((v) => JSON.stringify(v)),
+        ),
+        { freq: 10, nil: undefined },
+      );
+  const base = fc.oneof(
+    { weight: 3, arbitrary: fc.constant('') },
+    { weight: 1, arbitrary: fc.constant(API_BASE_PATH) },
+  );
   return fc
     .record({ auth, params, query, body, contentType, base })
     .map(({ auth: caller, params: values, query: entries, body: text, contentType: type, base: prefix }) => ({
@@ -250,17 +360,39 @@ function encodeQuery(query: Array<[string, QueryValue]>): string {
 describe('fuzzing every operation of the document', () => {
   const h = useTestApp();
 
-  it(`answers ${RUNS} generated requests without a 5xx, every 4xx a problem+json with a code`, { timeout: 600_000 }, async () => {
+  it(`answers ${RUNS} generated requests without a 5xx, every 4xx a problem+json with a code`, {
+    timeout: 600_000,
+  }, async () => {
     // No per-address limit: thousands of logins from one address must reach validation and the service.
     const app = await h.app({ rateLimitAnonymousPerMinute: 0 });
     const firstPlan = plan();
-    const world = await seedWorld(app, { payment_plans: [firstPlan, plan({ card_brand: 'MASTERCARD' }), plan({ term: 3, has_installments: true })] });
+    const world = await seedWorld(app, {
+      payment_plans: [firstPlan, plan({ card_brand: 'MASTERCARD' }), plan({ term: 3, has_installments: true })],
+    });
     const customerKey = await issueKey(app, { user: 'fuzz-customer@alpha.test', customerId: world.customerId });
-    const merchantKey = await issueKey(app, { user: 'fuzz-merchant@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0] });
-    const victims = await Promise.all([0, 1, 2].map(() => issueKey(app, { user: 'victim@alpha.test', customerId: world.customerId })));
-    const limitedKey = await issueKey(app, { user: 'fuzz-limited@alpha.test', customerId: world.customerId }, { rate_limit: { limit: 1, window_seconds: 86_400 } });
-    const readOnlyKey = await issueKey(app, { user: 'fuzz-read-only@alpha.test', customerId: world.customerId }, { access: 'read_only' });
-    const merchantVictim = await issueKey(app, { user: 'victim-merchant@alpha.test', customerId: world.customerId, merchantId: world.merchantIds[0] });
+    const merchantKey = await issueKey(app, {
+      user: 'fuzz-merchant@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0],
+    });
+    const victims = await Promise.all(
+      [0, 1, 2].map(() => issueKey(app, { user: 'victim@alpha.test', customerId: world.customerId })),
+    );
+    const limitedKey = await issueKey(
+      app,
+      { user: 'fuzz-limited@alpha.test', customerId: world.customerId },
+      { rate_limit: { limit: 1, window_seconds: 86_400 } },
+    );
+    const readOnlyKey = await issueKey(
+      app,
+      { user: 'fuzz-read-only@alpha.test', customerId: world.customerId },
+      { access: 'read_only' },
+    );
+    const merchantVictim = await issueKey(app, {
+      user: 'victim-merchant@alpha.test',
+      customerId: world.customerId,
+      merchantId: world.merchantIds[0],
+    });
     let token = (await loginAs(app, world.login)).access_token;
     const ids: Ids = {
       customers: [world.customerId, world.otherCustomerId],
@@ -296,7 +428,10 @@ describe('fuzzing every operation of the document', () => {
           const response = await app.inject({
             method: request.method,
             url: request.url,
-            headers: { ...headersOf(request.auth), ...(request.body !== undefined ? { 'content-type': request.contentType } : {}) },
+            headers: {
+              ...headersOf(request.auth),
+              ...(request.body !== undefined ? { 'content-type': request.contentType } : {}),
+            },
             ...(request.body !== undefined ? { payload: request.body } : {}),
           });
           statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
@@ -304,7 +439,11 @@ describe('fuzzing every operation of the document', () => {
           const where = `${request.method} ${request.url.slice(0, 200)} → ${response.statusCode}`;
           assert.ok(response.statusCode < 500, `${where}: ${response.body.slice(0, 300)}`);
           if (response.statusCode >= 400) {
-            assert.match(String(response.headers['content-type']), /^application\/problem\+json/, `${where}: ${response.body.slice(0, 300)}`);
+            assert.match(
+              String(response.headers['content-type']),
+              /^application\/problem\+json/,
+              `${where}: ${response.body.slice(0, 300)}`,
+            );
             const problem = JSON.parse(response.body) as { code?: unknown; status?: unknown };
             assert.equal(typeof problem.code, 'string', `${where}: ${response.body.slice(0, 300)}`);
             assert.equal(problem.status, response.statusCode);
@@ -314,7 +453,11 @@ describe('fuzzing every operation of the document', () => {
             assert.ok(page.size >= 1 && page.size <= request.largestPage, `${where}: page.size ${page.size}`);
           }
           // A fuzzed logout with the live token revokes it: log in again so later requests stay authenticated.
-          if (/^(\/api)?\/v1\/logout/.test(request.url) && response.statusCode === 204 && (request.auth === 'token' || request.auth === 'both')) {
+          if (
+            /^(\/api)?\/v1\/logout/.test(request.url) &&
+            response.statusCode === 204 &&
+            (request.auth === 'token' || request.auth === 'both')
+          ) {
             token = (await loginAs(app, world.login)).access_token;
           }
         },
@@ -322,10 +465,18 @@ describe('fuzzing every operation of the document', () => {
       { seed: SEED, numRuns: RUNS, includeErrorInReport: true },
     );
     const seconds = (Date.now() - started) / 1000;
-    console.log(`fuzz: ${RUNS} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
+    console.log(
+      `fuzz: ${RUNS} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
+    );
     // The generator reaches past validation: successes and refusals from the services, not only 400s.
-    assert.ok([200, 201, 204].some((s) => (statuses.get(s) ?? 0) > 0), 'some requests succeed');
-    assert.ok((statuses.get(404) ?? 0) > 0 && (statuses.get(401) ?? 0) > 0, 'some reach the services and authentication');
+    assert.ok(
+      [200, 201, 204].some((s) => (statuses.get(s) ?? 0) > 0),
+      'some requests succeed',
+    );
+    assert.ok(
+      (statuses.get(404) ?? 0) > 0 && (statuses.get(401) ?? 0) > 0,
+      'some reach the services and authentication',
+    );
     // Every error code answered is one the operation's document lists for that status (its problems(...)).
     assert.ok(ledger.recordedErrors > 0);
     assert.deepEqual(ledger.undocumented(), [], 'codes answered that the document does not list for the operation');

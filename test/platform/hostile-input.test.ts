@@ -32,16 +32,55 @@ describe('hostile input in bodies and paths', () => {
     const before = await keysSnapshot(h.db.current.database);
     const auth = bearer(token);
     for (const bad of ['a\u0000b', '\u0000', 'a\ud800b', '\udfff']) {
-      await assertRefused(app, { method: 'POST', url: '/v1/login', payload: { user: bad, password: world.login.password } }, 'user');
-      await assertRefused(app, { method: 'POST', url: '/v1/login', payload: { user: world.login.user, password: bad } }, 'password');
-      await assertRefused(app, { method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: bad } }, 'refresh_token');
-      await assertRefused(app, { method: 'POST', url: '/v1/api-keys', headers: auth, payload: { user: `x${bad}@alpha.test`, customer_id: world.customerId } }, 'user');
-      await assertRefused(app, { method: 'POST', url: '/v1/api-keys', headers: auth, payload: { user: 'new@alpha.test', customer_id: world.customerId, name: bad } }, 'name');
-      await assertRefused(app, { method: 'PATCH', url: `/v1/api-keys/${id}`, headers: auth, payload: { name: bad } }, 'name');
+      await assertRefused(
+        app,
+        { method: 'POST', url: '/v1/login', payload: { user: bad, password: world.login.password } },
+        'user',
+      );
+      await assertRefused(
+        app,
+        { method: 'POST', url: '/v1/login', payload: { user: world.login.user, password: bad } },
+        'password',
+      );
+      await assertRefused(
+        app,
+        { method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: bad } },
+        'refresh_token',
+      );
+      await assertRefused(
+        app,
+        {
+          method: 'POST',
+          url: '/v1/api-keys',
+          headers: auth,
+          payload: { user: `x${bad}@alpha.test`, customer_id: world.customerId },
+        },
+        'user',
+      );
+      await assertRefused(
+        app,
+        {
+          method: 'POST',
+          url: '/v1/api-keys',
+          headers: auth,
+          payload: { user: 'new@alpha.test', customer_id: world.customerId, name: bad },
+        },
+        'name',
+      );
+      await assertRefused(
+        app,
+        { method: 'PATCH', url: `/v1/api-keys/${id}`, headers: auth, payload: { name: bad } },
+        'name',
+      );
     }
     assert.equal(await keysSnapshot(h.db.current.database), before);
     // A pair of surrogates is one character (an emoji): accepted.
-    const named = await app.inject({ method: 'PATCH', url: `/v1/api-keys/${id}`, headers: auth, payload: { name: 'till 😀' } });
+    const named = await app.inject({
+      method: 'PATCH',
+      url: `/v1/api-keys/${id}`,
+      headers: auth,
+      payload: { name: 'till 😀' },
+    });
     assert.equal(named.statusCode, 200, named.body);
     assert.equal(named.json().name, 'till 😀');
   });
@@ -52,7 +91,12 @@ describe('hostile input in bodies and paths', () => {
     const auth = bearer(token);
     const message = await assertRefused(
       app,
-      { method: 'POST', url: '/v1/api-keys', headers: auth, payload: { user: 'leap@alpha.test', customer_id: world.customerId, expires_at: '2027-06-30T23:59:60Z' } },
+      {
+        method: 'POST',
+        url: '/v1/api-keys',
+        headers: auth,
+        payload: { user: 'leap@alpha.test', customer_id: world.customerId, expires_at: '2027-06-30T23:59:60Z' },
+      },
       'expires_at',
     );
     assert.match(message, /RFC 3339/);
@@ -68,7 +112,10 @@ describe('hostile input in bodies and paths', () => {
       await assertRefused(app, { method: 'GET', url, headers: auth }, field);
     }
     // The edges themselves are instants PostgreSQL holds.
-    for (const url of [`/v1/audit-events?from=0001-01-01T00:00:00Z&to=${encodeURIComponent('9999-12-31T23:59:59.999Z')}`, `/v1/merchants/${merchant}/fee-rules?at=0001-01-01T00:00:00Z`]) {
+    for (const url of [
+      `/v1/audit-events?from=0001-01-01T00:00:00Z&to=${encodeURIComponent('9999-12-31T23:59:59.999Z')}`,
+      `/v1/merchants/${merchant}/fee-rules?at=0001-01-01T00:00:00Z`,
+    ]) {
       assert.equal((await app.inject({ method: 'GET', url, headers: auth })).statusCode, 200, url);
     }
   });
@@ -84,35 +131,58 @@ describe('hostile input in bodies and paths', () => {
       method: 'POST',
       url: '/v1/api-keys',
       headers: auth,
-      payload: { user: 'upper@alpha.test', customer_id: world.customerId.toUpperCase(), merchant_id: merchant.toUpperCase() },
+      payload: {
+        user: 'upper@alpha.test',
+        customer_id: world.customerId.toUpperCase(),
+        merchant_id: merchant.toUpperCase(),
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
     assert.equal(created.json().customer_id, world.customerId);
     assert.equal(created.json().merchant_id, merchant);
 
-    const listed = await app.inject({ method: 'GET', url: `/v1/api-keys?merchant_id=${merchant.toUpperCase()}`, headers: auth });
+    const listed = await app.inject({
+      method: 'GET',
+      url: `/v1/api-keys?merchant_id=${merchant.toUpperCase()}`,
+      headers: auth,
+    });
     assert.deepEqual(
       listed.json().data.map((k: { id: string }) => k.id),
       [created.json().id],
     );
 
-    const assigned = await bulkAssign(app, auth, { merchant_ids: [merchant.toUpperCase()], payment_plan_ids: [visa.id.toUpperCase()] });
+    const assigned = await bulkAssign(app, auth, {
+      merchant_ids: [merchant.toUpperCase()],
+      payment_plan_ids: [visa.id.toUpperCase()],
+    });
     assert.equal(assigned.statusCode, 201, assigned.body);
     assert.deepEqual(await assignmentSnapshot(h.db.current.database), [`${merchant} ${visa.id}`]);
 
-    const rules = await app.inject({ method: 'GET', url: `/v1/merchants/${merchant.toUpperCase()}/fee-rules`, headers: auth });
+    const rules = await app.inject({
+      method: 'GET',
+      url: `/v1/merchants/${merchant.toUpperCase()}/fee-rules`,
+      headers: auth,
+    });
     assert.equal(rules.json().merchant_id, merchant);
     assert.deepEqual(
       rules.json().data.map((p: { id: string }) => p.id),
       [visa.id],
     );
-    const selected = await app.inject({ method: 'GET', url: `/v1/payment-plans?is_selected=true&merchant_id=${merchant.toUpperCase()}`, headers: auth });
+    const selected = await app.inject({
+      method: 'GET',
+      url: `/v1/payment-plans?is_selected=true&merchant_id=${merchant.toUpperCase()}`,
+      headers: auth,
+    });
     assert.deepEqual(
       selected.json().data.map((p: { id: string }) => p.id),
       [visa.id],
     );
 
-    const deleted = await app.inject({ method: 'DELETE', url: `/v1/api-keys/${String(created.json().id).toUpperCase()}`, headers: auth });
+    const deleted = await app.inject({
+      method: 'DELETE',
+      url: `/v1/api-keys/${String(created.json().id).toUpperCase()}`,
+      headers: auth,
+    });
     assert.equal(deleted.statusCode, 204, deleted.body);
   });
 });

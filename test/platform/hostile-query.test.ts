@@ -22,22 +22,49 @@ describe('hostile query values on listings', () => {
       const response = await app.inject({ method: 'GET', url, headers: bearer(token) });
       assert.equal(response.statusCode, 400, url);
       assert.equal(response.json().code, 'validation_failed', url);
-      assert.ok(response.json().errors.some((e: { field: string }) => e.field === field), `${url} names ${field}`);
+      assert.ok(
+        response.json().errors.some((e: { field: string }) => e.field === field),
+        `${url} names ${field}`,
+      );
     }
-    assert.equal((await app.inject({ method: 'GET', url: '/v1/api-keys?page=2147483647', headers: bearer(token) })).statusCode, 200);
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/v1/api-keys?page=2147483647', headers: bearer(token) })).statusCode,
+      200,
+    );
   });
 
   it('takes page and size in decimal digits only: hexadecimal, exponent, fraction, blank, Infinity and NaN are a 400', async () => {
     const { app, token } = await customerSession(h);
-    for (const value of ['0x10', '1e1', '1.0', '1.5', '%205', '5%20', '', '%2B1', 'Infinity', '-Infinity', 'NaN', '0b1', '1_0']) {
-      for (const [name, url] of [['page', `/v1/merchants?page=${value}`], ['size', `/v1/audit-events?size=${value}`]]) {
+    for (const value of [
+      '0x10',
+      '1e1',
+      '1.0',
+      '1.5',
+      '%205',
+      '5%20',
+      '',
+      '%2B1',
+      'Infinity',
+      '-Infinity',
+      'NaN',
+      '0b1',
+      '1_0',
+    ]) {
+      for (const [name, url] of [
+        ['page', `/v1/merchants?page=${value}`],
+        ['size', `/v1/audit-events?size=${value}`],
+      ]) {
         const response = await app.inject({ method: 'GET', url: url!, headers: bearer(token) });
         assert.equal(response.statusCode, 400, url);
         const error = response.json().errors.find((e: { field: string }) => e.field === name);
         assert.equal(error?.message, 'must be an integer', url);
       }
     }
-    const response = await app.inject({ method: 'GET', url: '/v1/merchants?page=007&size=100', headers: bearer(token) });
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/merchants?page=007&size=100',
+      headers: bearer(token),
+    });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json().page, { size: 100, total_elements: 2, total_pages: 1, number: 7 });
   });
@@ -59,7 +86,11 @@ describe('hostile query values on listings', () => {
       assert.equal(response.json().detail, 'The query parameters are not valid.');
     }
     // The name of an unknown parameter comes from the client: only its first 80 characters come back (clip()).
-    const long = await app.inject({ method: 'GET', url: `/v1/merchants?${'p'.repeat(5000)}=1`, headers: bearer(token) });
+    const long = await app.inject({
+      method: 'GET',
+      url: `/v1/merchants?${'p'.repeat(5000)}=1`,
+      headers: bearer(token),
+    });
     assert.equal(long.statusCode, 400);
     assert.equal(long.json().errors[0].field, `${'p'.repeat(80)}...`);
   });

@@ -34,16 +34,27 @@ describe('migration 0007: integration users per customer', () => {
     const password = 'alpha-password-1';
     const key = (userId: string, customerId: string, merchantId: string | null) => {
       const value = generateApiKey();
-      return { value, row: sql`(${userId}, ${customerId}, ${merchantId}, ${sha256Hex(value)}, ${API_KEY_PREFIX}, ${lastFour(value)})` };
+      return {
+        value,
+        row: sql`(${userId}, ${customerId}, ${merchantId}, ${sha256Hex(value)}, ${API_KEY_PREFIX}, ${lastFour(value)})`,
+      };
     };
     // The old shape: one user per e-mail, and a key issued to the login user's e-mail held by the login user itself.
     await database.db.execute(sql`INSERT INTO customers (id, name) VALUES (${alpha}, 'Alpha'), (${beta}, 'Beta')`);
-    await database.db.execute(sql`INSERT INTO merchants (id, customer_id, name) VALUES (${store}, ${alpha}, 'Alpha Store')`);
-    const [owner] = await queryRows<{ id: string }>(database.db, sql`
+    await database.db.execute(
+      sql`INSERT INTO merchants (id, customer_id, name) VALUES (${store}, ${alpha}, 'Alpha Store')`,
+    );
+    const [owner] = await queryRows<{ id: string }>(
+      database.db,
+      sql`
       INSERT INTO users (email, type, customer_id, password_hash) VALUES ('owner@alpha.test', 'CUSTOMER', ${alpha}, ${await hash(password, ARGON2_OPTIONS)})
-      RETURNING id`);
-    const [pos] = await queryRows<{ id: string }>(database.db, sql`
-      INSERT INTO users (email, type, customer_id, merchant_id) VALUES ('pos@alpha.test', 'MERCHANT', ${alpha}, ${store}) RETURNING id`);
+      RETURNING id`,
+    );
+    const [pos] = await queryRows<{ id: string }>(
+      database.db,
+      sql`
+      INSERT INTO users (email, type, customer_id, merchant_id) VALUES ('pos@alpha.test', 'MERCHANT', ${alpha}, ${store}) RETURNING id`,
+    );
     const ownerKey = key(owner!.id, alpha, null);
     const posKey = key(pos!.id, alpha, store);
     await database.db.execute(sql`
@@ -68,13 +79,18 @@ describe('migration 0007: integration users per customer', () => {
       assert.equal(json(posMe).merchant_id, store);
 
       const token = (await loginAs(app, { user: 'owner@alpha.test', password })).access_token;
-      const [moved] = await database.db.select().from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(ownerKey.value)));
+      const [moved] = await database.db
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.keyHash, sha256Hex(ownerKey.value)));
       const [holder] = await database.db.select().from(users).where(eq(users.id, moved!.userId));
       assert.equal(holder!.passwordHash, null);
       // More keys for the login user's e-mail join the same integration user; the new rule holds.
       assert.equal((await createKey(app, { token }, { user: 'owner@alpha.test', customer_id: alpha })).statusCode, 201);
       assert.equal((await database.db.select().from(users).where(eq(users.email, 'owner@alpha.test'))).length, 2);
-      await database.db.execute(sql`INSERT INTO users (email, type, customer_id) VALUES ('pos@alpha.test', 'CUSTOMER', ${beta})`);
+      await database.db.execute(
+        sql`INSERT INTO users (email, type, customer_id) VALUES ('pos@alpha.test', 'CUSTOMER', ${beta})`,
+      );
     } finally {
       await app.close();
     }

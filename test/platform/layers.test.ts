@@ -21,22 +21,39 @@ function files(suffix: string): string[] {
 /** Every module an import or export statement names, with what it imports. */
 function imports(file: string): Array<{ from: string; names: string }> {
   const source = readFileSync(file, 'utf8');
-  return [...source.matchAll(/^(?:import|export)\s+(?:type\s+)?([^;]*?)\s+from\s+'([^']+)'/gms)].map((m) => ({ from: m[2]!, names: m[1]! }));
+  return [...source.matchAll(/^(?:import|export)\s+(?:type\s+)?([^;]*?)\s+from\s+'([^']+)'/gms)].map((m) => ({
+    from: m[2]!,
+    names: m[1]!,
+  }));
 }
 
-function violations(suffix: string, forbidden: Array<{ test: (i: { from: string; names: string }) => boolean; why: string }>): string[] {
+function violations(
+  suffix: string,
+  forbidden: Array<{ test: (i: { from: string; names: string }) => boolean; why: string }>,
+): string[] {
   return files(suffix).flatMap((file) =>
-    imports(file).flatMap((i) => forbidden.filter((f) => f.test(i)).map((f) => `${path.relative(FEATURES, file)} imports ${i.from}: ${f.why}`)),
+    imports(file).flatMap((i) =>
+      forbidden.filter((f) => f.test(i)).map((f) => `${path.relative(FEATURES, file)} imports ${i.from}: ${f.why}`),
+    ),
   );
 }
 
 describe('layers', () => {
   it('services import no database, driver, drizzle, Fastify or plugin, and never record audits themselves', () => {
     const found = violations('-service.ts', [
-      { test: (i) => /^(drizzle-orm|pg|@electric-sql\/pglite|fastify)(\/|$)/.test(i.from), why: 'a service knows no database or HTTP' },
-      { test: (i) => /\/db\/(database|driver|postgres|pglite|schema|data-layer)\.js$/.test(i.from), why: 'a service gets DALs and a unit of work, never the database' },
+      {
+        test: (i) => /^(drizzle-orm|pg|@electric-sql\/pglite|fastify)(\/|$)/.test(i.from),
+        why: 'a service knows no database or HTTP',
+      },
+      {
+        test: (i) => /\/db\/(database|driver|postgres|pglite|schema|data-layer)\.js$/.test(i.from),
+        why: 'a service gets DALs and a unit of work, never the database',
+      },
       { test: (i) => /\/plugins\//.test(i.from), why: 'a service knows no Fastify plugin' },
-      { test: (i) => /audit-dal\.js$/.test(i.from) && /\brecordAudit\b/.test(i.names), why: 'audit records are written by the unit of work' },
+      {
+        test: (i) => /audit-dal\.js$/.test(i.from) && /\brecordAudit\b/.test(i.names),
+        why: 'audit records are written by the unit of work',
+      },
     ]);
     assert.deepEqual(found, []);
   });
@@ -44,7 +61,10 @@ describe('layers', () => {
   it('routes reach services only: no DAL, no database', () => {
     const found = violations('-routes.ts', [
       { test: (i) => /-dal\.js$/.test(i.from), why: 'a route calls services, not DALs' },
-      { test: (i) => /\/db\//.test(i.from) || /^(drizzle-orm|pg)(\/|$)/.test(i.from), why: 'a route never touches the database' },
+      {
+        test: (i) => /\/db\//.test(i.from) || /^(drizzle-orm|pg)(\/|$)/.test(i.from),
+        why: 'a route never touches the database',
+      },
     ]);
     assert.deepEqual(found, []);
   });

@@ -33,11 +33,22 @@ describe('logs', () => {
       const token = await loginAs(app, world.login);
       const key = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
       secrets.push(world.login.password, token.access_token, token.refresh_token, key.api_key);
-      await app.inject({ method: 'GET', url: '/v1/users/me', headers: { authorization: `Bearer ${token.access_token}` } });
+      await app.inject({
+        method: 'GET',
+        url: '/v1/users/me',
+        headers: { authorization: `Bearer ${token.access_token}` },
+      });
       await app.inject({ method: 'GET', url: '/v1/users/me', headers: { 'x-api-key': key.api_key } });
-      await app.inject({ method: 'POST', url: '/v1/login', payload: { user: world.login.user, password: 'wrong-password-xyz' } });
+      await app.inject({
+        method: 'POST',
+        url: '/v1/login',
+        payload: { user: world.login.user, password: 'wrong-password-xyz' },
+      });
       // Logging a whole request object must redact its credential headers.
-      app.log.info({ request: { headers: { authorization: `Bearer ${token.access_token}`, 'x-api-key': key.api_key } } }, 'explicit');
+      app.log.info(
+        { request: { headers: { authorization: `Bearer ${token.access_token}`, 'x-api-key': key.api_key } } },
+        'explicit',
+      );
     } finally {
       await app.close();
     }
@@ -56,7 +67,15 @@ describe('logged URLs', () => {
     const world = await seedWorld(app);
     const token = await loginAs(app, world.login);
     const key = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
-    const secrets = [key.api_key, token.access_token, token.refresh_token, 'hunter2-password', 'oauth-code-123', 'shh-its-a-secret', 'session-token-xyz'];
+    const secrets = [
+      key.api_key,
+      token.access_token,
+      token.refresh_token,
+      'hunter2-password',
+      'oauth-code-123',
+      'shh-its-a-secret',
+      'session-token-xyz',
+    ];
     const urls = [
       `/v1/users/me?api_key=${key.api_key}`,
       `/v1/users/me?access_token=${token.access_token}`,
@@ -75,7 +94,10 @@ describe('logged URLs', () => {
     } finally {
       await app.close();
     }
-    const logged = lines.slice(before).map((l) => JSON.parse(l) as { req?: { url: string } }).flatMap((l) => (l.req ? [l.req.url] : []));
+    const logged = lines
+      .slice(before)
+      .map((l) => JSON.parse(l) as { req?: { url: string } })
+      .flatMap((l) => (l.req ? [l.req.url] : []));
     assert.equal(logged.length, urls.length, 'one incoming-request line per request');
     const text = lines.join('');
     for (const secret of secrets) assert.ok(!text.includes(secret), `log leaks ${secret.slice(0, 12)}…`);

@@ -30,7 +30,9 @@ async function scrape(port: number): Promise<{ status: number; type: string | nu
 async function hangUpDuringLogin(apiPort: number): Promise<void> {
   const socket = connect(apiPort, '127.0.0.1');
   await once(socket, 'connect');
-  socket.write('POST /v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user":');
+  socket.write(
+    'POST /v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user":',
+  );
   await new Promise((resolve) => setTimeout(resolve, 50));
   socket.destroy();
 }
@@ -53,7 +55,11 @@ describe('metrics', () => {
     assert.equal((await api('/v1/users/me', { headers: { 'x-api-key': wrongKey } })).status, 401);
     // Under the platform's base path: the same route, one series.
     assert.equal((await api('/api/v1/users/me', { headers: { authorization: `Bearer ${token}` } })).status, 200);
-    const badLogin = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: world.login.user, password: 'wrong-password' }) };
+    const badLogin = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: world.login.user, password: 'wrong-password' }),
+    };
     assert.equal((await api('/v1/login', badLogin)).status, 401);
     assert.equal((await api('/no/such/route')).status, 404);
     await hangUpDuringLogin(apiPort);
@@ -71,8 +77,16 @@ describe('metrics', () => {
     assert.equal(sample(text, 'feegate_http_requests_total{route="/v1/users/me",method="GET",status="401"}'), 1);
     assert.equal(sample(text, 'feegate_http_requests_total{route="/v1/login",method="POST",status="200"}'), 1); // customerSession's, by inject
     assert.equal(sample(text, 'feegate_http_requests_total{route="unmatched",method="GET",status="404"}'), 1);
-    assert.equal(sample(text, 'feegate_http_request_duration_seconds_count{route="/v1/users/me",method="GET",status="200"}'), 3);
-    assert.ok(sample(text, 'feegate_http_request_duration_seconds_bucket{le="10",route="/v1/users/me",method="GET",status="200"}') === 3);
+    assert.equal(
+      sample(text, 'feegate_http_request_duration_seconds_count{route="/v1/users/me",method="GET",status="200"}'),
+      3,
+    );
+    assert.ok(
+      sample(
+        text,
+        'feegate_http_request_duration_seconds_bucket{le="10",route="/v1/users/me",method="GET",status="200"}',
+      ) === 3,
+    );
     assert.equal(sample(text, 'feegate_api_key_verifications_total{outcome="valid"}'), 2);
     assert.equal(sample(text, 'feegate_api_key_verifications_total{outcome="invalid"}'), 1);
     assert.equal(sample(text, 'feegate_logins_total{outcome="success"}'), 1);
@@ -81,10 +95,19 @@ describe('metrics', () => {
     assert.equal(sample(text, 'feegate_login_queue_depth'), 0);
     assert.ok(sample(text, 'feegate_cache_lookups_total{cache="api_keys",result="hit"}')! >= 1);
     assert.ok(sample(text, 'feegate_cache_lookups_total{cache="api_keys",result="miss"}')! >= 1);
-    for (const series of ['feegate_db_pool_connections', 'feegate_db_pool_idle_connections', 'feegate_db_pool_waiting_requests', 'process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const series of [
+      'feegate_db_pool_connections',
+      'feegate_db_pool_idle_connections',
+      'feegate_db_pool_waiting_requests',
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       assert.notEqual(sample(text, series), undefined, `${series} is exported`);
     }
-    if (app.database.driver === 'postgres') assert.ok(sample(text, 'feegate_db_pool_connections')! >= 1, 'the pool is measured');
+    if (app.database.driver === 'postgres')
+      assert.ok(sample(text, 'feegate_db_pool_connections')! >= 1, 'the pool is measured');
 
     // Never on the API port; nothing else on the metrics port.
     assert.equal((await api('/metrics')).status, 404);
@@ -103,9 +126,15 @@ describe('metrics', () => {
 
   it('reads METRICS_PORT and METRICS_HOST from the environment and refuses the API port', () => {
     assert.equal(loadConfig({}).metricsPort, undefined);
-    assert.deepEqual([loadConfig({ METRICS_PORT: '9464' }).metricsPort, loadConfig({ METRICS_PORT: '9464' }).metricsHost], [9464, '127.0.0.1']);
+    assert.deepEqual(
+      [loadConfig({ METRICS_PORT: '9464' }).metricsPort, loadConfig({ METRICS_PORT: '9464' }).metricsHost],
+      [9464, '127.0.0.1'],
+    );
     assert.equal(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).metricsHost, '0.0.0.0');
-    assert.throws(() => loadConfig({ METRICS_PORT: 'nine' }), (err: Error) => err instanceof ConfigError && /METRICS_PORT must be a whole number/.test(err.message));
+    assert.throws(
+      () => loadConfig({ METRICS_PORT: 'nine' }),
+      (err: Error) => err instanceof ConfigError && /METRICS_PORT must be a whole number/.test(err.message),
+    );
     assert.throws(() => loadConfig({ METRICS_PORT: '0' }), /METRICS_PORT must be between 1 and 65535/);
     assert.throws(() => loadConfig({ METRICS_PORT: '3000' }), /METRICS_PORT must differ from PORT \(3000\)/);
     assert.throws(() => loadConfig({ PORT: '8080', METRICS_PORT: '8080' }), /never served on the API port/);

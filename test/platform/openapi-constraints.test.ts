@@ -14,7 +14,16 @@ import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { useTestApp } from '../helpers/app.js';
 import { issueKey, seedWorld } from '../helpers/fixtures.js';
-import { AnswerLedger, fillPath, type Operation, openapiDocument, operations, queryString, resolve, type Schema } from '../helpers/openapi.js';
+import {
+  AnswerLedger,
+  fillPath,
+  type Operation,
+  openapiDocument,
+  operations,
+  queryString,
+  resolve,
+  type Schema,
+} from '../helpers/openapi.js';
 
 const OMIT = Symbol('omit');
 type Key = string | number;
@@ -50,7 +59,8 @@ function sample(doc: Schema, raw: Schema): unknown {
       if (schema.format === 'uuid') return randomUUID();
       if (schema.format === 'date-time') return new Date(Date.now() + 86_400_000).toISOString();
       if (schema.format === 'email') return 'someone@example.com';
-      if (schema.pattern && !matches(schema.pattern, 'a')) throw new Error(`document an example for a string with pattern ${schema.pattern}`);
+      if (schema.pattern && !matches(schema.pattern, 'a'))
+        throw new Error(`document an example for a string with pattern ${schema.pattern}`);
       return 'a'.repeat(Math.max(1, schema.minLength ?? 1));
     case 'integer':
     case 'number':
@@ -60,7 +70,9 @@ function sample(doc: Schema, raw: Schema): unknown {
     case 'array':
       return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => sample(doc, schema.items ?? {}));
     case 'object':
-      return Object.fromEntries((schema.required ?? []).map((name: string) => [name, sample(doc, schema.properties[name])]));
+      return Object.fromEntries(
+        (schema.required ?? []).map((name: string) => [name, sample(doc, schema.properties[name])]),
+      );
     default:
       return 'a';
   }
@@ -83,10 +95,13 @@ function ofLength(base: unknown, length: number): string {
 function variants(doc: Schema, raw: Schema, base: unknown, path: Key[], inBody: boolean): Variant[] {
   const schema = resolve(doc, raw);
   const out: Variant[] = [];
-  const add = (value: unknown, valid: boolean, why: string, at: Key[] = path, servedAs?: number) => out.push({ path: at, value, valid, why, servedAs });
+  const add = (value: unknown, valid: boolean, why: string, at: Key[] = path, servedAs?: number) =>
+    out.push({ path: at, value, valid, why, servedAs });
   const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.includes('null')) add(null, true, 'null is admitted');
-  const allowed: unknown[] | undefined = schema.enum ?? (schema.anyOf?.every((b: Schema) => b.const !== undefined) ? schema.anyOf.map((b: Schema) => b.const) : undefined);
+  const allowed: unknown[] | undefined =
+    schema.enum ??
+    (schema.anyOf?.every((b: Schema) => b.const !== undefined) ? schema.anyOf.map((b: Schema) => b.const) : undefined);
   if (allowed) {
     for (const value of allowed) add(value, true, `enum value ${String(value)}`);
     add(`${String(allowed[0])}_NOT_LISTED`, false, 'a value outside the enum');
@@ -96,14 +111,16 @@ function variants(doc: Schema, raw: Schema, base: unknown, path: Key[], inBody: 
   if (type === 'string') {
     if (schema.minLength !== undefined) {
       add(ofLength(base, schema.minLength), true, `minLength ${schema.minLength}`);
-      if (schema.minLength > 0) add(ofLength(base, schema.minLength - 1), false, `minLength ${schema.minLength}, one under`);
+      if (schema.minLength > 0)
+        add(ofLength(base, schema.minLength - 1), false, `minLength ${schema.minLength}, one under`);
     }
     if (schema.maxLength !== undefined) {
       add(ofLength(base, schema.maxLength), true, `maxLength ${schema.maxLength}`);
       add(ofLength(base, schema.maxLength + 1), false, `maxLength ${schema.maxLength}, one over`);
     }
     // What the format admits, unless a pattern says otherwise: `ops@localhost` is an e-mail address to format:email.
-    const admitted = FORMAT_SAMPLES[schema.format]?.filter((value) => !schema.pattern || matches(schema.pattern, value)) ?? [];
+    const admitted =
+      FORMAT_SAMPLES[schema.format]?.filter((value) => !schema.pattern || matches(schema.pattern, value)) ?? [];
     for (const value of admitted) add(value, true, `format ${schema.format}`);
     if (schema.pattern) {
       const bad = ['x\u0000', 'not valid!', '\ud800'].find((candidate) => !matches(schema.pattern, candidate));
@@ -133,7 +150,10 @@ function variants(doc: Schema, raw: Schema, base: unknown, path: Key[], inBody: 
     const items = Array.isArray(base) && base.length > 0 ? base : [sample(doc, schema.items ?? {})];
     const item = resolve(doc, schema.items ?? {});
     // Ids must differ where duplicates would be folded together; other items repeat the first.
-    const arrayOf = (n: number) => Array.from({ length: n }, (_, i) => (item.format === 'uuid' ? (items[i] ?? randomUUID()) : items[i % items.length]));
+    const arrayOf = (n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        item.format === 'uuid' ? (items[i] ?? randomUUID()) : items[i % items.length],
+      );
     if (schema.minItems !== undefined) {
       add(arrayOf(schema.minItems), true, `minItems ${schema.minItems}`);
       if (schema.minItems > 0) add(arrayOf(schema.minItems - 1), false, `minItems ${schema.minItems}, one under`);
@@ -149,8 +169,10 @@ function variants(doc: Schema, raw: Schema, base: unknown, path: Key[], inBody: 
       const required = (schema.required ?? []).includes(name);
       add(OMIT, !required, `${required ? 'required' : 'optional'} ${name}, left out`, [...path, name]);
     }
-    if (schema.additionalProperties === false) add(1, false, 'a field the schema does not name', [...path, 'unexpected_field']);
-    if (schema.minProperties !== undefined && schema.minProperties > 0) add({}, false, `minProperties ${schema.minProperties}`);
+    if (schema.additionalProperties === false)
+      add(1, false, 'a field the schema does not name', [...path, 'unexpected_field']);
+    if (schema.minProperties !== undefined && schema.minProperties > 0)
+      add({}, false, `minProperties ${schema.minProperties}`);
     for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
       out.push(...variants(doc, property, value[name] ?? sample(doc, property), [...path, name], inBody));
     }
@@ -175,7 +197,13 @@ interface Request {
   body: unknown;
 }
 
-async function send(app: FastifyInstance, op: Operation, request: Request, headers: Record<string, string>, ledger: AnswerLedger) {
+async function send(
+  app: FastifyInstance,
+  op: Operation,
+  request: Request,
+  headers: Record<string, string>,
+  ledger: AnswerLedger,
+) {
   const params = Object.fromEntries(Object.entries(request.params).map(([k, v]) => [k, encodeURIComponent(String(v))]));
   const response = await app.inject({
     method: op.method,
@@ -184,8 +212,14 @@ async function send(app: FastifyInstance, op: Operation, request: Request, heade
     ...(op.body && request.body !== OMIT ? { payload: request.body as object } : {}),
   });
   ledger.record(op, response.statusCode, response.body);
-  const body = response.body ? (response.json() as { code?: string; errors?: Array<{ field: string }>; page?: { size: number } }) : undefined;
-  return { status: response.statusCode, problem: response.statusCode >= 400 ? body : undefined, pageSize: body?.page?.size };
+  const body = response.body
+    ? (response.json() as { code?: string; errors?: Array<{ field: string }>; page?: { size: number } })
+    : undefined;
+  return {
+    status: response.statusCode,
+    problem: response.statusCode >= 400 ? body : undefined,
+    pageSize: body?.page?.size,
+  };
 }
 
 describe('the OpenAPI document states the constraints the server enforces', () => {
@@ -204,8 +238,14 @@ describe('the OpenAPI document states the constraints the server enforces', () =
     for (const op of operations(doc)) {
       const headers: Record<string, string> = op.secured ? { 'x-api-key': api_key } : {};
       const base: Request = {
-        params: Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? sample(doc, p.schema)])),
-        query: Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example ?? sample(doc, p.schema)])),
+        params: Object.fromEntries(
+          op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? sample(doc, p.schema)]),
+        ),
+        query: Object.fromEntries(
+          op.parameters
+            .filter((p) => p.in === 'query' && p.required)
+            .map((p) => [p.name, p.example ?? sample(doc, p.schema)]),
+        ),
         body: op.bodyExample,
       };
       if (op.body) assert.ok(op.bodyExample !== undefined, `${op.method} ${op.path} documents an example body`);
@@ -215,19 +255,44 @@ describe('the OpenAPI document states the constraints the server enforces', () =
         const valid = p.example ?? sample(doc, p.schema);
         const bucket = where === 'path' ? 'params' : 'query';
         // The documented example (or a sampled valid value) of the parameter alone.
-        cases.push({ request: { ...base, [bucket]: { ...base[bucket], [p.name]: valid } }, variant: { path: [p.name], value: valid, valid: true, why: 'its example' }, where });
-        if (p.required && where === 'query') cases.push({ request: { ...base, query: setAt(base.query, [p.name], OMIT) as Record<string, unknown> }, variant: { path: [p.name], value: OMIT, valid: false, why: 'required' }, where });
+        cases.push({
+          request: { ...base, [bucket]: { ...base[bucket], [p.name]: valid } },
+          variant: { path: [p.name], value: valid, valid: true, why: 'its example' },
+          where,
+        });
+        if (p.required && where === 'query')
+          cases.push({
+            request: { ...base, query: setAt(base.query, [p.name], OMIT) as Record<string, unknown> },
+            variant: { path: [p.name], value: OMIT, valid: false, why: 'required' },
+            where,
+          });
         for (const variant of variants(doc, p.schema, valid, [p.name], false)) {
           if (variant.path.length !== 1 || (where === 'path' && variant.value === '')) continue;
-          cases.push({ request: { ...base, [bucket]: setAt(base[bucket], variant.path, variant.value) }, variant, where });
+          cases.push({
+            request: { ...base, [bucket]: setAt(base[bucket], variant.path, variant.value) },
+            variant,
+            where,
+          });
         }
       }
       if (op.body) {
-        cases.push({ request: base, variant: { path: [], value: op.bodyExample, valid: true, why: 'the documented example' }, where: 'body' });
+        cases.push({
+          request: base,
+          variant: { path: [], value: op.bodyExample, valid: true, why: 'the documented example' },
+          where: 'body',
+        });
         const why = op.bodyRequired ? 'no body, which is required' : 'no body, which is optional';
-        cases.push({ request: { ...base, body: OMIT }, variant: { path: [], value: OMIT, valid: !op.bodyRequired, why }, where: 'body' });
+        cases.push({
+          request: { ...base, body: OMIT },
+          variant: { path: [], value: OMIT, valid: !op.bodyRequired, why },
+          where: 'body',
+        });
         for (const variant of variants(doc, op.body, op.bodyExample, [], true)) {
-          cases.push({ request: { ...base, body: setAt(base.body, variant.path, variant.value) }, variant, where: 'body' });
+          cases.push({
+            request: { ...base, body: setAt(base.body, variant.path, variant.value) },
+            variant,
+            where: 'body',
+          });
         }
       }
 
@@ -237,13 +302,20 @@ describe('the OpenAPI document states the constraints the server enforces', () =
         const label = `${op.method} ${op.path} ${where} ${fieldName(variant.path)}: ${variant.why} → ${status} ${problem?.code ?? ''}`;
         // Refused for this value: a validation failure, or any 400 naming this field (merchant_ids_required).
         // A 400 naming another field is a rule between fields (is_selected needs merchant_id) that OpenAPI cannot state.
-        const refusedHere = status === 400 && (problem?.code === 'validation_failed' || Boolean(problem?.errors?.some((e) => e.field === fieldName(variant.path))));
+        const refusedHere =
+          status === 400 &&
+          (problem?.code === 'validation_failed' ||
+            Boolean(problem?.errors?.some((e) => e.field === fieldName(variant.path))));
         if (status >= 500) failures.push(`${label} (a 5xx)`);
-        else if (variant.servedAs !== undefined && (status !== 200 || pageSize !== variant.servedAs)) failures.push(`${label} (to be served as ${variant.servedAs}, page.size ${pageSize})`);
-        else if (variant.valid && refusedHere) failures.push(`${label} (documented as valid, refused: ${JSON.stringify(problem?.errors)})`);
+        else if (variant.servedAs !== undefined && (status !== 200 || pageSize !== variant.servedAs))
+          failures.push(`${label} (to be served as ${variant.servedAs}, page.size ${pageSize})`);
+        else if (variant.valid && refusedHere)
+          failures.push(`${label} (documented as valid, refused: ${JSON.stringify(problem?.errors)})`);
         else if (!variant.valid && status !== 400) failures.push(`${label} (documented as invalid, not refused)`);
         else if (!variant.valid && !problem?.errors?.some((e) => e.field === fieldName(variant.path))) {
-          failures.push(`${label} (the 400 does not name ${fieldName(variant.path)}: ${JSON.stringify(problem?.errors)})`);
+          failures.push(
+            `${label} (the 400 does not name ${fieldName(variant.path)}: ${JSON.stringify(problem?.errors)})`,
+          );
         }
       }
     }
@@ -262,9 +334,11 @@ describe('the OpenAPI document states the constraints the server enforces', () =
       const schema = resolve(doc, raw);
       const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type];
       if (types.includes('string') && schema.const === undefined && !schema.enum) {
-        if (!schema.pattern || ['\u0000', 'a\ud800', '\udfffa'].some((bad) => matches(schema.pattern, bad))) missing.push(where);
+        if (!schema.pattern || ['\u0000', 'a\ud800', '\udfffa'].some((bad) => matches(schema.pattern, bad)))
+          missing.push(where);
       }
-      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) walk(property, `${where}.${name}`);
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>))
+        walk(property, `${where}.${name}`);
       if (schema.items) walk(schema.items, `${where}[]`);
       for (const branch of schema.anyOf ?? []) walk(branch, where);
     };

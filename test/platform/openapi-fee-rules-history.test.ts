@@ -5,17 +5,40 @@ import { useTestApp } from '../helpers/app.js';
 
 const h = useTestApp();
 
-type Operation = { operationId?: string; summary?: string; description?: string; tags?: string[]; security?: unknown[]; responses: Record<string, unknown> };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: unknown[];
+  responses: Record<string, unknown>;
+};
 
 describe('OpenAPI: fee rules over time', () => {
   it('documents the new operations and the dry run', async () => {
     const app = await h.app();
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const expected: Record<string, { id: string; statuses: string[]; codes: string[] }> = {
-      'get /v1/merchants/{id}/fee-rules': { id: 'getMerchantFeeRules', statuses: ['200', '400', '401', '404', '429', '500', '503'], codes: ['validation_failed', 'merchant_not_found'] },
-      'get /v1/audit-events': { id: 'listAuditEvents', statuses: ['200', '400', '401', '403', '429', '500', '503'], codes: ['validation_failed', 'invalid_time_range', 'forbidden'] },
-      'post /v1/fee-rules/bulk-assign': { id: 'bulkAssignFeeRules', statuses: ['200', '201', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'], codes: ['dry_run', 'validation_failed'] },
-      'post /v1/fee-rules/bulk-assign/all': { id: 'bulkAssignFeeRulesToAll', statuses: ['200', '201', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'], codes: ['dry_run', 'validation_failed'] },
+      'get /v1/merchants/{id}/fee-rules': {
+        id: 'getMerchantFeeRules',
+        statuses: ['200', '400', '401', '404', '429', '500', '503'],
+        codes: ['validation_failed', 'merchant_not_found'],
+      },
+      'get /v1/audit-events': {
+        id: 'listAuditEvents',
+        statuses: ['200', '400', '401', '403', '429', '500', '503'],
+        codes: ['validation_failed', 'invalid_time_range', 'forbidden'],
+      },
+      'post /v1/fee-rules/bulk-assign': {
+        id: 'bulkAssignFeeRules',
+        statuses: ['200', '201', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
+        codes: ['dry_run', 'validation_failed'],
+      },
+      'post /v1/fee-rules/bulk-assign/all': {
+        id: 'bulkAssignFeeRulesToAll',
+        statuses: ['200', '201', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
+        codes: ['dry_run', 'validation_failed'],
+      },
     };
     for (const [operation, want] of Object.entries(expected)) {
       const [method, path] = operation.split(' ') as [string, string];
@@ -26,7 +49,9 @@ describe('OpenAPI: fee rules over time', () => {
       for (const code of want.codes) assert.match(op.description ?? '', new RegExp(code), `${operation} names ${code}`);
       assert.deepEqual(Object.keys(op.responses).sort(), [...want.statuses].sort(), `${operation} statuses`);
     }
-    const dryRun = doc.paths['/v1/fee-rules/bulk-assign'].post.parameters.find((p: { name: string }) => p.name === 'dry_run');
+    const dryRun = doc.paths['/v1/fee-rules/bulk-assign'].post.parameters.find(
+      (p: { name: string }) => p.name === 'dry_run',
+    );
     assert.equal(dryRun?.in, 'query');
   });
 });

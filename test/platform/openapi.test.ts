@@ -44,8 +44,10 @@ describe('GET /v1/openapi.json', () => {
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
       for (const [method, op] of Object.entries(methods)) {
         const where = `${method} ${path}`;
-        if (op.requestBody) for (const s of ['400', '413', '415']) assert.ok(op.responses[s], `${where} documents ${s}`);
-        if (op.security?.length) for (const s of ['401', '500', '503']) assert.ok(op.responses[s], `${where} documents ${s}`);
+        if (op.requestBody)
+          for (const s of ['400', '413', '415']) assert.ok(op.responses[s], `${where} documents ${s}`);
+        if (op.security?.length)
+          for (const s of ['401', '500', '503']) assert.ok(op.responses[s], `${where} documents ${s}`);
         for (const [status, response] of Object.entries(op.responses)) {
           if (Number(status) >= 400) {
             const content = (response as { content?: Record<string, unknown> }).content ?? {};
@@ -65,11 +67,22 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(roll.operationId, 'rollApiKey');
     for (const op of [patch, roll]) {
       assert.ok(op.summary && op.tags.includes('api-keys'));
-      for (const code of ['api_key_not_enabled', 'api_key_not_found', 'read_only_key', 'rate_limited']) assert.match(op.description, new RegExp(code));
-      assert.deepEqual(Object.keys(op.responses['429'].headers).sort(), ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
+      for (const code of ['api_key_not_enabled', 'api_key_not_found', 'read_only_key', 'rate_limited'])
+        assert.match(op.description, new RegExp(code));
+      assert.deepEqual(Object.keys(op.responses['429'].headers).sort(), [
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
+      ]);
     }
     const created = doc.components.schemas.CreateApiKeyRequest.properties;
-    assert.deepEqual(created.rate_limit.properties.limit, { type: 'integer', minimum: 1, maximum: 100000, description: 'Requests allowed per window' });
+    assert.deepEqual(created.rate_limit.properties.limit, {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      description: 'Requests allowed per window',
+    });
     assert.equal(doc.components.schemas.RollApiKeyRequest.properties.grace_period_seconds.maximum, 604800);
     assert.ok(doc.paths['/v1/login'].post.responses['429'].headers['Retry-After']);
   });
@@ -80,7 +93,9 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(doc.info.version, packageJson.version);
     assert.equal(doc.info.license.name, 'Apache-2.0');
     assert.ok(doc.servers.length > 0);
-    const tags = new Set((doc.tags as Array<{ name: string; description: string }>).map((t) => t.description && t.name));
+    const tags = new Set(
+      (doc.tags as Array<{ name: string; description: string }>).map((t) => t.description && t.name),
+    );
     const operationIds = new Set<string>();
     const hasExample = (media: Record<string, unknown>) => media.example !== undefined || media.examples !== undefined;
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -90,10 +105,14 @@ describe('GET /v1/openapi.json', () => {
         assert.ok(!operationIds.has(op.operationId), `${where}: operationId is unique`);
         operationIds.add(op.operationId);
         assert.ok(op.summary && op.description, `${where} has a summary and a description`);
-        assert.ok(op.tags.every((t: string) => tags.has(t)), `${where}: its tags are declared with a description`);
+        assert.ok(
+          op.tags.every((t: string) => tags.has(t)),
+          `${where}: its tags are declared with a description`,
+        );
         assert.ok(Array.isArray(op.security), `${where} says its security ([] when public)`);
         for (const p of op.parameters ?? []) {
-          if (p.schema?.default !== undefined) assert.equal(p.required, false, `${where}: ${p.name} has a default, so it is optional`);
+          if (p.schema?.default !== undefined)
+            assert.equal(p.required, false, `${where}: ${p.name} has a default, so it is optional`);
         }
         for (const media of Object.values(op.requestBody?.content ?? {}) as Array<Record<string, any>>) {
           assert.match(media.schema.$ref ?? '', /^#\/components\/schemas\//, `${where}: the body is a named schema`);
@@ -105,27 +124,42 @@ describe('GET /v1/openapi.json', () => {
             if (Number(status) >= 400) {
               const codes: string[] = media.schema.allOf[1].properties.code.enum;
               assert.ok(codes.length > 0, `${where} ${status} lists its codes`);
-              assert.deepEqual(Object.keys(media.examples).sort(), [...codes].sort(), `${where} ${status}: one example per code`);
+              assert.deepEqual(
+                Object.keys(media.examples).sort(),
+                [...codes].sort(),
+                `${where} ${status}: one example per code`,
+              );
             } else {
-              assert.match(media.schema.$ref ?? '', /^#\/components\/schemas\//, `${where} ${status} is a named schema`);
+              assert.match(
+                media.schema.$ref ?? '',
+                /^#\/components\/schemas\//,
+                `${where} ${status} is a named schema`,
+              );
             }
           }
         }
       }
     }
     const problem = doc.components.schemas.Problem.properties;
-    for (const field of ['code', 'errors', 'conflicts', 'payment_plan_ids', 'merchant_ids']) assert.ok(problem[field], `Problem has ${field}`);
+    for (const field of ['code', 'errors', 'conflicts', 'payment_plan_ids', 'merchant_ids'])
+      assert.ok(problem[field], `Problem has ${field}`);
   });
 
   it('lists the exact codes of an operation: bulk-assign answers 422 with its three codes', async () => {
     const app = await h.app();
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const media = doc.paths['/v1/fee-rules/bulk-assign'].post.responses['422'].content['application/problem+json'];
-    assert.deepEqual(media.schema.allOf[1].properties.code.enum, ['unknown_payment_plans', 'unknown_merchants', 'conflicting_payment_plans']);
+    assert.deepEqual(media.schema.allOf[1].properties.code.enum, [
+      'unknown_payment_plans',
+      'unknown_merchants',
+      'conflicting_payment_plans',
+    ]);
     assert.deepEqual(media.examples.conflicting_payment_plans.value.conflicts[0].payment_plan_ids.length, 2);
     const login = doc.paths['/v1/login'].post;
     assert.deepEqual(login.security, [], 'login is public');
-    assert.deepEqual(login.responses['401'].content['application/problem+json'].schema.allOf[1].properties.code.enum, ['invalid_credentials']);
+    assert.deepEqual(login.responses['401'].content['application/problem+json'].schema.allOf[1].properties.code.enum, [
+      'invalid_credentials',
+    ]);
   });
 
   it('serves /docs as a page', async () => {

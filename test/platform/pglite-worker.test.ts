@@ -46,7 +46,9 @@ describe('embedded database in a worker thread: the API over it', { skip }, () =
         [key.id],
       );
       assert.equal((await deleteKey(app, { token }, key.id)).statusCode, 204);
-      await waitFor(async () => (await me()).statusCode === 401, 'the second instance refuses the deleted key', { timeoutMs: 1000 });
+      await waitFor(async () => (await me()).statusCode === 401, 'the second instance refuses the deleted key', {
+        timeoutMs: 1000,
+      });
     } finally {
       await second.close();
     }
@@ -128,7 +130,9 @@ describe('embedded database in a worker thread: transactions, errors, notificati
   it('delivers a NOTIFY once its transaction commits, and never for a rolled-back one', async () => {
     const { db } = database();
     const received: string[] = [];
-    const unlisten = await database().listen('feegate_test_channel', { onMessage: (payload) => received.push(payload) });
+    const unlisten = await database().listen('feegate_test_channel', {
+      onMessage: (payload) => received.push(payload),
+    });
     try {
       await assert.rejects(
         db.transaction(async (tx) => {

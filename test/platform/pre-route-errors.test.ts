@@ -45,7 +45,11 @@ describe('errors before a route', () => {
 
   it('name an unknown query parameter of 10,000 characters by its first few only', async () => {
     const { app, token } = await customerSession(h);
-    const body = assertProblem(await app.inject({ url: `/v1/merchants?${LONG}=1`, headers: bearer(token) }), 400, 'validation_failed');
+    const body = assertProblem(
+      await app.inject({ url: `/v1/merchants?${LONG}=1`, headers: bearer(token) }),
+      400,
+      'validation_failed',
+    );
     assert.ok(body.errors[0].field.startsWith('aaa'));
   });
 
@@ -61,10 +65,20 @@ describe('errors before a route', () => {
     assert.equal(me.headers.allow, 'GET, HEAD');
 
     const before = await keysSnapshot(app.database);
-    const keys = await app.inject({ method: 'PUT', url: '/v1/api-keys', headers: bearer(token), payload: { user: 'k@alpha.test', customer_id: world.customerId } });
+    const keys = await app.inject({
+      method: 'PUT',
+      url: '/v1/api-keys',
+      headers: bearer(token),
+      payload: { user: 'k@alpha.test', customer_id: world.customerId },
+    });
     assertProblem(keys, 405, 'method_not_allowed');
     assert.equal(keys.headers.allow, 'GET, HEAD, POST');
-    const oneKey = await app.inject({ method: 'POST', url: '/v1/api-keys/3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90', headers: bearer(token), payload: {} });
+    const oneKey = await app.inject({
+      method: 'POST',
+      url: '/v1/api-keys/3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90',
+      headers: bearer(token),
+      payload: {},
+    });
     assertProblem(oneKey, 405, 'method_not_allowed');
     assert.equal(oneKey.headers.allow, 'DELETE, PATCH');
     assert.equal(await keysSnapshot(app.database), before, 'nothing changed');
@@ -87,7 +101,10 @@ describe('errors before a route', () => {
   it('answer 20 KB of request headers with 431 request_header_fields_too_large on the socket, and close it', async () => {
     const app = await h.app();
     await app.listen({ host: '127.0.0.1', port: 0 });
-    const res = await rawExchange(portOf(app), `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const res = await rawExchange(
+      portOf(app),
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     assertProblem(res, 431, 'request_header_fields_too_large');
     assert.equal(res.headers.connection, 'close');
     assert.equal(res.headers['cache-control'], 'no-store');

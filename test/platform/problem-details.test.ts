@@ -8,11 +8,16 @@ import { loginAs, seedWorld } from '../helpers/fixtures.js';
 
 const h = useTestApp();
 
-function assertProblem(res: Awaited<ReturnType<Awaited<ReturnType<typeof h.app>>['inject']>>, status: number, code: string) {
+function assertProblem(
+  res: Awaited<ReturnType<Awaited<ReturnType<typeof h.app>>['inject']>>,
+  status: number,
+  code: string,
+) {
   assert.equal(res.statusCode, status);
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
   const body = json(res);
-  for (const member of ['type', 'title', 'status', 'detail', 'instance', 'code', 'request_id']) assert.ok(member in body, `has ${member}`);
+  for (const member of ['type', 'title', 'status', 'detail', 'instance', 'code', 'request_id'])
+    assert.ok(member in body, `has ${member}`);
   assert.equal(body.status, status);
   assert.equal(body.code, code);
   assert.equal(body.request_id, res.headers['x-request-id']);
@@ -66,7 +71,11 @@ describe('database unavailable', () => {
       assertProblem(ready, 503, 'database_unavailable');
       assert.ok(ready.headers['retry-after']);
       // The access token is verified in memory (a JWT); what it asks for needs the database.
-      const merchants = await app.inject({ method: 'GET', url: '/v1/merchants', headers: { authorization: `Bearer ${token.access_token}` } });
+      const merchants = await app.inject({
+        method: 'GET',
+        url: '/v1/merchants',
+        headers: { authorization: `Bearer ${token.access_token}` },
+      });
       assertProblem(merchants, 503, 'database_unavailable');
       assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200, 'the process is still up');
     } finally {

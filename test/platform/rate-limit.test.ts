@@ -13,7 +13,11 @@ const h = useTestApp();
 const login = (app: FastifyInstance, payload: object) => app.inject({ method: 'POST', url: '/v1/login', payload });
 
 async function limitedKey(app: FastifyInstance, token: string, customerId: string, limit: number, windowSeconds = 60) {
-  const res = await createKey(app, { token }, { user: 'limited@alpha.test', customer_id: customerId, rate_limit: { limit, window_seconds: windowSeconds } });
+  const res = await createKey(
+    app,
+    { token },
+    { user: 'limited@alpha.test', customer_id: customerId, rate_limit: { limit, window_seconds: windowSeconds } },
+  );
   assert.equal(res.statusCode, 201, res.body);
   return json(res).api_key as string;
 }
@@ -41,8 +45,15 @@ describe('per-key rate limits (in memory)', () => {
     }
     assertRateLimited(await whoAmI(app, key), 3);
     // The limit is the key's own, across routes; other callers are not affected.
-    assert.equal((await app.inject({ method: 'GET', url: '/v1/api-keys', headers: { 'x-api-key': key } })).statusCode, 429);
-    assert.equal((await app.inject({ method: 'GET', url: '/v1/users/me', headers: { authorization: `Bearer ${token}` } })).statusCode, 200);
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/v1/api-keys', headers: { 'x-api-key': key } })).statusCode,
+      429,
+    );
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/v1/users/me', headers: { authorization: `Bearer ${token}` } }))
+        .statusCode,
+      200,
+    );
   });
 
   it('starts a new window when the old one ends', async () => {
@@ -56,7 +67,9 @@ describe('per-key rate limits (in memory)', () => {
 
   it('leaves keys without a rate_limit alone: no headers, no counting', async () => {
     const { app, world, token } = await customerSession(h);
-    const key = json(await createKey(app, { token }, { user: 'free@alpha.test', customer_id: world.customerId })).api_key;
+    const key = json(
+      await createKey(app, { token }, { user: 'free@alpha.test', customer_id: world.customerId }),
+    ).api_key;
     const incr = mock.method(app.services.rateLimits, 'incr');
     for (let i = 0; i < 5; i++) {
       const res = await whoAmI(app, key);
@@ -78,23 +91,43 @@ describe('per-address limit of login and refresh (in memory)', () => {
     await app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: 'fgr_unknown' } });
     assert.equal((await login(app, world.login)).statusCode, 200);
     assertRateLimited(await login(app, world.login), 3);
-    const refresh = await app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: 'fgr_unknown' } });
+    const refresh = await app.inject({
+      method: 'POST',
+      url: '/v1/login/refresh',
+      payload: { refresh_token: 'fgr_unknown' },
+    });
     assert.equal(refresh.statusCode, 429);
     // Another address is counted apart.
-    assert.equal((await app.inject({ method: 'POST', url: '/v1/login', payload: world.login, remoteAddress: '10.0.0.9' })).statusCode, 200);
+    assert.equal(
+      (await app.inject({ method: 'POST', url: '/v1/login', payload: world.login, remoteAddress: '10.0.0.9' }))
+        .statusCode,
+      200,
+    );
   });
 });
 
 describe('the client address behind a proxy (TRUST_PROXY)', () => {
   /** A login as a proxy passes it on: from the proxy's socket, the client's own X-Forwarded-For with the real address appended. */
   const viaProxy = (app: FastifyInstance, proxy: string, forwardedFor: string, user = 'nobody@proxy.test') =>
-    app.inject({ method: 'POST', url: '/v1/login', payload: { user, password: 'wrong' }, remoteAddress: proxy, headers: { 'x-forwarded-for': forwardedFor } });
+    app.inject({
+      method: 'POST',
+      url: '/v1/login',
+      payload: { user, password: 'wrong' },
+      remoteAddress: proxy,
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
   const trusting = (value: string) => loadConfig({ TRUST_PROXY: value }).trustProxy;
 
   it('with one hop, a client that writes its own X-Forwarded-For is still counted by its real address', async () => {
-    const app = await h.app({ trustProxy: trusting('1'), rateLimitAnonymousPerMinute: 60, loginMaxFailures: 0, loginMaxFailuresPerUser: 0 });
+    const app = await h.app({
+      trustProxy: trusting('1'),
+      rateLimitAnonymousPerMinute: 60,
+      loginMaxFailures: 0,
+      loginMaxFailuresPerUser: 0,
+    });
     const statuses: number[] = [];
-    for (let i = 0; i < 150; i++) statuses.push((await viaProxy(app, '10.0.0.1', `198.51.100.${i}, 203.0.113.7`)).statusCode);
+    for (let i = 0; i < 150; i++)
+      statuses.push((await viaProxy(app, '10.0.0.1', `198.51.100.${i}, 203.0.113.7`)).statusCode);
     assert.equal(statuses.filter((s) => s === 401).length, 60, 'the limit of 60 holds');
     assert.equal(statuses.filter((s) => s === 429).length, 90);
     // Another client behind the same proxy has a count of its own.
@@ -102,7 +135,12 @@ describe('the client address behind a proxy (TRUST_PROXY)', () => {
   });
 
   it("with the proxies' addresses, the client is the first untrusted address from the right", async () => {
-    const app = await h.app({ trustProxy: trusting('10.0.0.0/24, 192.168.1.5'), rateLimitAnonymousPerMinute: 2, loginMaxFailures: 0, loginMaxFailuresPerUser: 0 });
+    const app = await h.app({
+      trustProxy: trusting('10.0.0.0/24, 192.168.1.5'),
+      rateLimitAnonymousPerMinute: 2,
+      loginMaxFailures: 0,
+      loginMaxFailuresPerUser: 0,
+    });
     // Through two trusted proxies: whatever the client wrote on the left, it is 203.0.113.7.
     assert.equal((await viaProxy(app, '10.0.0.1', 'spoofed-1, 203.0.113.7, 192.168.1.5')).statusCode, 401);
     assert.equal((await viaProxy(app, '10.0.0.2', '198.51.100.1, 203.0.113.7, 192.168.1.5')).statusCode, 401);
@@ -119,7 +157,9 @@ describe('failed logins are counted before hashing', () => {
     const app = await h.app({ rateLimitAnonymousPerMinute: 0 });
     const world = await seedWorld(app);
     const verify = mock.method(app.services.hasher, 'verify');
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => login(app, { user: world.login.user, password: `guess-${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => login(app, { user: world.login.user, password: `guess-${i}` })),
+    );
     mock.restoreAll();
     const statuses = results.map((r) => r.statusCode);
     assert.equal(statuses.filter((s) => s === 401).length, 10);
@@ -171,14 +211,21 @@ describe('shared through Redis', { skip: NEEDS_REDIS }, () => {
       closed = true;
       const statuses: number[] = [];
       for (let i = 0; i < 8; i++) statuses.push((await whoAmI(app, key)).statusCode);
-      for (let i = 0; i < 3; i++) statuses.push((await login(app, { user: world.login.user, password: 'wrong' })).statusCode);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await login(app, { user: world.login.user, password: 'wrong' })).statusCode);
       statuses.push((await login(app, world.login)).statusCode);
       warn.mock.restore();
-      assert.ok(statuses.every((s) => s < 500), `no 5xx: ${statuses}`);
+      assert.ok(
+        statuses.every((s) => s < 500),
+        `no 5xx: ${statuses}`,
+      );
       assert.ok(statuses.slice(0, 8).includes(429), 'the key is still limited, locally');
       assert.equal(statuses.at(-1), 200, 'logins still work');
       const outages = warnings.filter((w) => /Redis unavailable/.test(w));
-      assert.ok(outages.length >= 1 && outages.length <= 2, `logged once per set of counters, not per request: ${outages.length}`);
+      assert.ok(
+        outages.length >= 1 && outages.length <= 2,
+        `logged once per set of counters, not per request: ${outages.length}`,
+      );
     } finally {
       if (!closed) await proxy.close();
     }

@@ -21,7 +21,10 @@ function assertTimedOut(res: RawAnswer): void {
   const body = JSON.parse(res.body) as Record<string, unknown>;
   assert.equal(body.code, 'request_timeout');
   assert.equal(body.status, 408);
-  assert.ok(res.closedAfterMs >= TIMEOUT_SECONDS * 1000 - 100, `not before the deadline (${Math.round(res.closedAfterMs)} ms)`);
+  assert.ok(
+    res.closedAfterMs >= TIMEOUT_SECONDS * 1000 - 100,
+    `not before the deadline (${Math.round(res.closedAfterMs)} ms)`,
+  );
   assert.ok(res.closedAfterMs <= LATEST_MS, `within 2 s after the deadline (${Math.round(res.closedAfterMs)} ms)`);
 }
 
@@ -29,8 +32,14 @@ describe('request timeout', () => {
   it('is read from REQUEST_TIMEOUT_SECONDS: 30 s by default, a whole number of seconds from 1 to 3600', () => {
     assert.equal(loadConfig({}).requestTimeoutSeconds, 30);
     assert.equal(loadConfig({ REQUEST_TIMEOUT_SECONDS: '5' }).requestTimeoutSeconds, 5);
-    assert.throws(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: 'soon' }), (err: Error) => err instanceof ConfigError && /REQUEST_TIMEOUT_SECONDS must be a whole number/.test(err.message));
-    assert.throws(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: '0' }), /REQUEST_TIMEOUT_SECONDS must be between 1 and 3600/);
+    assert.throws(
+      () => loadConfig({ REQUEST_TIMEOUT_SECONDS: 'soon' }),
+      (err: Error) => err instanceof ConfigError && /REQUEST_TIMEOUT_SECONDS must be a whole number/.test(err.message),
+    );
+    assert.throws(
+      () => loadConfig({ REQUEST_TIMEOUT_SECONDS: '0' }),
+      /REQUEST_TIMEOUT_SECONDS must be between 1 and 3600/,
+    );
   });
 
   it('answers 408 request_timeout and closes when the headers have not all arrived in time', async () => {

@@ -21,8 +21,11 @@ describe('migration 0008: roll chains', () => {
     await old.migrateBefore();
     const customer = uuid('c');
     await database.db.execute(sql`INSERT INTO customers (id, name) VALUES (${customer}, 'Alpha')`);
-    const [user] = await queryRows<{ id: string }>(database.db, sql`
-      INSERT INTO users (email, type, customer_id) VALUES ('ci@alpha.test', 'CUSTOMER', ${customer}) RETURNING id`);
+    const [user] = await queryRows<{ id: string }>(
+      database.db,
+      sql`
+      INSERT INTO users (email, type, customer_id) VALUES ('ci@alpha.test', 'CUSTOMER', ${customer}) RETURNING id`,
+    );
     // Two chains, a -> b -> c and d -> e, and a key f never rolled; ids in that order.
     const ids = Array.from({ length: 6 }, () => uuid('f'));
     for (const id of ids) {
@@ -32,14 +35,21 @@ describe('migration 0008: roll chains', () => {
         VALUES (${id}, ${user!.id}, ${customer}, ${sha256Hex(value)}, ${API_KEY_PREFIX}, ${lastFour(value)})`);
     }
     const [a, b, c, d, e] = ids;
-    for (const [from, to] of [[a, b], [b, c], [d, e]]) {
+    for (const [from, to] of [
+      [a, b],
+      [b, c],
+      [d, e],
+    ]) {
       await database.db.execute(sql`UPDATE api_keys SET replaced_by = ${to!} WHERE id = ${from!}`);
     }
 
     await database.migrate();
     const { applied, total } = await appliedMigrations(database);
     assert.equal(applied, total, 'every migration ran, 0008 included');
-    const rows = await database.db.select({ id: apiKeys.id, chain: apiKeys.rollChainId }).from(apiKeys).orderBy(asc(apiKeys.id));
+    const rows = await database.db
+      .select({ id: apiKeys.id, chain: apiKeys.rollChainId })
+      .from(apiKeys)
+      .orderBy(asc(apiKeys.id));
     assert.deepEqual(
       rows.map((r) => r.chain),
       [null, a, a, null, d, null],

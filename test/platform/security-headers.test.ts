@@ -30,7 +30,12 @@ describe('security headers', () => {
       'not found': await app.inject({ url: '/nothing' }),
       'method not allowed': await app.inject({ method: 'DELETE', url: '/health' }),
       unauthenticated: await app.inject({ url: '/v1/users/me' }),
-      'malformed JSON': await app.inject({ method: 'POST', url: '/v1/login', headers: { 'content-type': 'application/json' }, payload: '{' }),
+      'malformed JSON': await app.inject({
+        method: 'POST',
+        url: '/v1/login',
+        headers: { 'content-type': 'application/json' },
+        payload: '{',
+      }),
       'path parameter too long': await app.inject({ method: 'DELETE', url: `/v1/api-keys/${'a'.repeat(200)}` }),
     };
     for (const [what, res] of Object.entries(answers)) assertBaseline(res, what);
@@ -58,10 +63,19 @@ describe('security headers', () => {
   it('no-store on every answer carrying a secret: login, refresh, a created or rolled key', async () => {
     const { app, world, token } = await customerSession(h);
     const login = await app.inject({ method: 'POST', url: '/v1/login', payload: world.login });
-    const refresh = await app.inject({ method: 'POST', url: '/v1/login/refresh', payload: { refresh_token: json(login).token.refresh_token } });
+    const refresh = await app.inject({
+      method: 'POST',
+      url: '/v1/login/refresh',
+      payload: { refresh_token: json(login).token.refresh_token },
+    });
     const created = await createKey(app, { token }, { user: 'new@alpha.test', customer_id: world.customerId });
     const rolled = await rollKey(app, { token }, json(created).id);
-    for (const [what, res, status] of [['login', login, 200], ['refresh', refresh, 200], ['created key', created, 201], ['rolled key', rolled, 201]] as const) {
+    for (const [what, res, status] of [
+      ['login', login, 200],
+      ['refresh', refresh, 200],
+      ['created key', created, 201],
+      ['rolled key', rolled, 201],
+    ] as const) {
       assert.equal(res.statusCode, status, what);
       assertBaseline(res, what);
       assert.equal(res.headers['cache-control'], 'no-store', `${what}: no-store`);
@@ -78,7 +92,10 @@ describe('security headers', () => {
     try {
       const page = await browser.newPage();
       const refused: string[] = [];
-      page.on('console', (message) => /Content.Security.Policy|Refused to/i.test(message.text()) && refused.push(message.text()));
+      page.on(
+        'console',
+        (message) => /Content.Security.Policy|Refused to/i.test(message.text()) && refused.push(message.text()),
+      );
       page.on('pageerror', (error) => refused.push(error.message));
 
       const docs = await page.goto(`${base}/docs`);

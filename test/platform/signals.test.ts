@@ -36,7 +36,10 @@ async function freePort(): Promise<number> {
 /** Pids in a process group (pgrep exits 1 when there are none). */
 function groupMembers(pgid: number): number[] {
   try {
-    return execFileSync('pgrep', ['-g', String(pgid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
+    return execFileSync('pgrep', ['-g', String(pgid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map(Number);
   } catch {
     return [];
   }
@@ -53,7 +56,14 @@ async function isServing(port: number): Promise<boolean> {
 /** `npm start` in its own process group (as under a supervisor), on a free port and a fresh data directory. */
 async function npmStart(name: string): Promise<{ npm: ChildProcess; port: number; output: () => string }> {
   const port = await freePort();
-  const env = { ...process.env, DATABASE_URL: '', FEEGATE_DATA_DIR: path.join(dir, name), PORT: String(port), FEEGATE_DEMO: 'false', LOG_LEVEL: 'info' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: '',
+    FEEGATE_DATA_DIR: path.join(dir, name),
+    PORT: String(port),
+    FEEGATE_DEMO: 'false',
+    LOG_LEVEL: 'info',
+  };
   const npm = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   npm.stdout!.on('data', (d) => (output += d));
@@ -80,7 +90,10 @@ describe('npm start and signals', () => {
         if (target === 'npm') npm.kill(signal);
         else process.kill(-pgid, signal);
         await exited;
-        await waitFor(() => groupMembers(pgid).length === 0, `processes left behind: ${groupMembers(pgid).join(' ')}`, { timeoutMs: 15_000, intervalMs: 100 });
+        await waitFor(() => groupMembers(pgid).length === 0, `processes left behind: ${groupMembers(pgid).join(' ')}`, {
+          timeoutMs: 15_000,
+          intervalMs: 100,
+        });
         assert.equal(await isServing(port), false);
         assert.match(output(), new RegExp(`"signal":"${signal}","msg":"shutting down: finishing requests in flight"`));
         assert.match(output(), /"msg":"closed"/, 'the graceful close ran to its end');
@@ -105,8 +118,19 @@ describe('npm start and signals', () => {
         const { loadConfig } = await import(${JSON.stringify(path.resolve('src/config.ts'))});
         await serve(loadConfig());
         ${fault}`;
-      const env = { ...process.env, DATABASE_URL: '', FEEGATE_DATA_DIR: dataDir, PORT: '0', FEEGATE_DEMO: 'false', LOG_LEVEL: 'info' };
-      const res = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env, timeout: 60_000 }).then(
+      const env = {
+        ...process.env,
+        DATABASE_URL: '',
+        FEEGATE_DATA_DIR: dataDir,
+        PORT: '0',
+        FEEGATE_DEMO: 'false',
+        LOG_LEVEL: 'info',
+      };
+      const res = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { env, timeout: 60_000 },
+      ).then(
         () => ({ code: 0, stdout: '' }),
         (err: { code: number; stdout: string }) => err,
       );

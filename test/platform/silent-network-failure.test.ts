@@ -36,7 +36,10 @@ async function msUntil(refused: () => Promise<boolean>, what: string): Promise<n
   return elapsed;
 }
 
-describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)', timeout: 60_000 }, () => {
+describe('a LISTEN connection that dies without a reset', {
+  skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)',
+  timeout: 60_000,
+}, () => {
   const faulty = useProxiedDatabase();
 
   it('is noticed by its heartbeat, counted as disconnected, and replaced when the path comes back', async () => {
@@ -47,7 +50,8 @@ describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES &
       onMessage: (payload) => messages.push(payload),
       onConnectedChange: (connected) => events.push(connected),
     });
-    const notify = (payload: string) => faulty.test.database.db.execute(sql.raw(`NOTIFY feegate_test_heartbeat, '${payload}'`));
+    const notify = (payload: string) =>
+      faulty.test.database.db.execute(sql.raw(`NOTIFY feegate_test_heartbeat, '${payload}'`));
     try {
       assert.deepEqual(events, [true]);
       await notify('before');
@@ -55,9 +59,13 @@ describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES &
 
       faulty.proxy.blackHole({ applicationName: LISTEN_APPLICATION_NAME });
       await notify('lost');
-      await waitFor(() => events.at(-1) === false, 'the dead connection counts as disconnected', { timeoutMs: BOUND_MS });
+      await waitFor(() => events.at(-1) === false, 'the dead connection counts as disconnected', {
+        timeoutMs: BOUND_MS,
+      });
       assert.ok(!messages.includes('lost'), 'the notice was swallowed');
-      const swallowed = faulty.proxy.connections().filter((c) => c.swallowed && c.startup.includes(LISTEN_APPLICATION_NAME));
+      const swallowed = faulty.proxy
+        .connections()
+        .filter((c) => c.swallowed && c.startup.includes(LISTEN_APPLICATION_NAME));
       assert.ok(swallowed.length >= 1);
 
       faulty.proxy.heal();
@@ -89,7 +97,9 @@ describe('a LISTEN connection that dies without a reset', { skip: !ON_POSTGRES &
       const world = await seedWorld(a);
       const login = await loginAs(a, world.login);
       const key = await issueKey(a, { user: 'integration@alpha.test', customerId: world.customerId });
-      const tokenWorksOnB = async () => (await b!.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(login.access_token) })).statusCode === 200;
+      const tokenWorksOnB = async () =>
+        (await b!.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(login.access_token) })).statusCode ===
+        200;
       const keyWorksOnB = async () => (await whoAmI(b!, key.api_key)).statusCode === 200;
       // B knows both from memory now: the token's login is not revoked, the key is verified and cached.
       assert.ok(await tokenWorksOnB());

@@ -25,9 +25,20 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 const NO_BODY: Array<Record<string, string>> = [{ 'Content-Length': '0' }, {}];
 
 /** One request as written on the wire, `Connection: close` so that the answer ends the exchange. */
-async function wire(app: FastifyInstance, method: string, path: string, headers: Record<string, string>, body = ''): Promise<RawAnswer> {
+async function wire(
+  app: FastifyInstance,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body = '',
+): Promise<RawAnswer> {
   if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
-  const head = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), 'Connection: close'];
+  const head = [
+    `${method} ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    'Connection: close',
+  ];
   return rawExchange(portOf(app), `${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
@@ -59,7 +70,11 @@ describe('an empty body declared as JSON is no body', () => {
         assert.equal(roll.status, 201, `${label}: ${roll.body}`);
         const successor = JSON.parse(roll.body) as { api_key: string };
         assert.equal((await whoAmI(app, successor.api_key)).statusCode, 200, `${label}: the new key works`);
-        assert.equal((await whoAmI(app, rolled.api_key)).statusCode, 401, `${label}: the old one, without grace, does not`);
+        assert.equal(
+          (await whoAmI(app, rolled.api_key)).statusCode,
+          401,
+          `${label}: the old one, without grace, does not`,
+        );
 
         assert.equal((await wire(app, 'POST', '/v1/logout', headers)).status, 204, label);
         const after = await app.inject({ url: '/v1/users/me', headers: bearer(token) });
@@ -81,7 +96,11 @@ describe('an empty body declared as JSON is no body', () => {
         ['POST', '/v1/login'],
         ['POST', '/v1/login/refresh'],
       ] as const) {
-        const problem = problemOf(await wire(app, method, path, { ...auth(token), ...JSON_TYPE, ...noBody }), 400, 'validation_failed');
+        const problem = problemOf(
+          await wire(app, method, path, { ...auth(token), ...JSON_TYPE, ...noBody }),
+          400,
+          'validation_failed',
+        );
         assert.deepEqual(problem.errors, [{ field: 'body', message: 'must be an object' }], `${method} ${path}`);
       }
     }
@@ -109,7 +128,12 @@ describe('routing comes before the body', () => {
       ['DELETE', `/v1/webhooks/${id}`, { ...JSON_TYPE, 'Content-Length': '0' }, ''],
       ['DELETE', `/v1/webhooks/${id}`, JSON_TYPE, ''],
       ['POST', '/v1/webhooks/mock/send-payment-notification', { ...JSON_TYPE, 'Content-Length': '0' }, ''],
-      ['POST', '/api/v1/webhooks/mock/send-payment-notification', { ...auth(token), ...JSON_TYPE, 'Content-Length': '0' }, ''],
+      [
+        'POST',
+        '/api/v1/webhooks/mock/send-payment-notification',
+        { ...auth(token), ...JSON_TYPE, 'Content-Length': '0' },
+        '',
+      ],
       ['POST', '/v1/webhooks', { ...JSON_TYPE, 'Content-Length': '1' }, '{'],
       ['POST', '/v1/webhooks', { 'Content-Type': 'text/plain', 'Content-Length': '5' }, 'hello'],
     ];
@@ -126,7 +150,13 @@ describe('routing comes before the body', () => {
     const cases: Array<[string, string, Record<string, string>, string, string]> = [
       ['PUT', '/v1/users/me', { ...JSON_TYPE, 'Content-Length': '0' }, '', 'GET, HEAD'],
       ['POST', `/v1/api-keys/${key.id}`, { ...auth(token), ...JSON_TYPE, 'Content-Length': '1' }, '{', 'DELETE, PATCH'],
-      ['PUT', `/api/v1/api-keys/${key.id}`, { ...auth(token), 'Content-Type': 'text/plain', 'Content-Length': '5' }, 'hello', 'DELETE, PATCH'],
+      [
+        'PUT',
+        `/api/v1/api-keys/${key.id}`,
+        { ...auth(token), 'Content-Type': 'text/plain', 'Content-Length': '5' },
+        'hello',
+        'DELETE, PATCH',
+      ],
     ];
     for (const [method, path, headers, body, allow] of cases) {
       const answer = await wire(app, method, path, headers, body);
@@ -149,13 +179,23 @@ describe('routing comes before the body', () => {
 });
 
 /** The generated client's generic call: an operation of the document with its documented examples. */
-type Call = (method: string, path: string, init: object) => Promise<{ response: Response; error?: { code?: string; instance?: string } }>;
+type Call = (
+  method: string,
+  path: string,
+  init: object,
+) => Promise<{ response: Response; error?: { code?: string; instance?: string } }>;
 
 /** The documented examples; an id in the path is `merchantId` under /merchants/, else one of nothing (the same for both calls). */
 function exampleInit(op: Operation, merchantId: string): object {
   const nothing = uuid();
-  const path = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? (op.path.startsWith('/v1/merchants/') ? merchantId : nothing)]));
-  const query = Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example]));
+  const path = Object.fromEntries(
+    op.parameters
+      .filter((p) => p.in === 'path')
+      .map((p) => [p.name, p.example ?? (op.path.startsWith('/v1/merchants/') ? merchantId : nothing)]),
+  );
+  const query = Object.fromEntries(
+    op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example]),
+  );
   return { params: { path, query }, ...(op.body ? { body: op.bodyExample } : {}) };
 }
 
@@ -167,7 +207,10 @@ describe('the platform base path /api', () => {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const origin = `http://127.0.0.1:${portOf(app)}`;
     const doc = await openapiDocument(app);
-    assert.deepEqual(doc.servers.map((s: Schema) => s.url), ['{origin}', '{origin}/api']);
+    assert.deepEqual(
+      doc.servers.map((s: Schema) => s.url),
+      ['{origin}', '{origin}/api'],
+    );
     const call = (base: string): Call => createFeegateClient(base, { apiKey: api_key }).request as unknown as Call;
     const [root, prefixed] = [call(origin), call(`${origin}/api`)];
     const differences: string[] = [];
@@ -180,11 +223,14 @@ describe('the platform base path /api', () => {
       const label = `${op.method} ${op.path}: ${atRoot.response.status} ${atRoot.error?.code ?? ''} / under /api ${underApi.response.status} ${underApi.error?.code ?? ''}`;
       if (!/^\/v[12]\//.test(op.path)) {
         // Operations outside the API's versions stay at the root only.
-        if (underApi.response.status !== 404 || underApi.error?.code !== 'not_found') differences.push(`${label} (only at the root)`);
+        if (underApi.response.status !== 404 || underApi.error?.code !== 'not_found')
+          differences.push(`${label} (only at the root)`);
         continue;
       }
-      if (underApi.response.status !== atRoot.response.status || underApi.error?.code !== atRoot.error?.code) differences.push(label);
-      if (underApi.error && !underApi.error.instance?.startsWith('/api/v')) differences.push(`${label} (instance ${underApi.error.instance})`);
+      if (underApi.response.status !== atRoot.response.status || underApi.error?.code !== atRoot.error?.code)
+        differences.push(label);
+      if (underApi.error && !underApi.error.instance?.startsWith('/api/v'))
+        differences.push(`${label} (instance ${underApi.error.instance})`);
       if (underApi.response.ok) succeeded++;
     }
     assert.deepEqual(differences, []);
@@ -197,7 +243,17 @@ describe('the platform base path /api', () => {
     for (const path of ['/health', '/ready', '/docs', '/.well-known/jwks.json', '/v1/openapi.json']) {
       assert.ok([200, 302].includes((await app.inject({ url: path })).statusCode), path);
     }
-    for (const path of ['/api/health', '/api/ready', '/api/docs', '/api/console/', '/api/.well-known/jwks.json', '/api', '/api/v1', '/api/api/v1/users/me', '/API/v1/users/me']) {
+    for (const path of [
+      '/api/health',
+      '/api/ready',
+      '/api/docs',
+      '/api/console/',
+      '/api/.well-known/jwks.json',
+      '/api',
+      '/api/v1',
+      '/api/api/v1/users/me',
+      '/API/v1/users/me',
+    ]) {
       const res = await app.inject({ url: path });
       assert.equal(res.statusCode, 404, path);
       assert.equal(json(res).instance, path);
@@ -213,7 +269,11 @@ describe('the platform base path /api', () => {
       },
     });
     const config = testConfig({ logLevel: 'info' });
-    const app = await buildApp({ config, database: h.db.current.database, loggerInstance: pino(loggerOptions(config) as object, sink) });
+    const app = await buildApp({
+      config,
+      database: h.db.current.database,
+      loggerInstance: pino(loggerOptions(config) as object, sink),
+    });
     try {
       const world = await seedWorld(app);
       const { api_key } = await issueKey(app, { user: 'logged@alpha.test', customerId: world.customerId });
@@ -226,8 +286,20 @@ describe('the platform base path /api', () => {
     }
     const incoming = lines.filter((l) => l.msg === 'incoming request').map((l) => l.req);
     assert.deepEqual(incoming, [
-      { method: 'GET', url: '/v1/users/me?x=1', original_url: '/api/v1/users/me?x=1', host: 'localhost:80', remoteAddress: '127.0.0.1' },
-      { method: 'GET', url: '/v1/users/me', original_url: '/api/v1/users/me', host: 'localhost:80', remoteAddress: '127.0.0.1' },
+      {
+        method: 'GET',
+        url: '/v1/users/me?x=1',
+        original_url: '/api/v1/users/me?x=1',
+        host: 'localhost:80',
+        remoteAddress: '127.0.0.1',
+      },
+      {
+        method: 'GET',
+        url: '/v1/users/me',
+        original_url: '/api/v1/users/me',
+        host: 'localhost:80',
+        remoteAddress: '127.0.0.1',
+      },
       { method: 'GET', url: '/v1/users/me', host: 'localhost:80', remoteAddress: '127.0.0.1' },
     ]);
   });
@@ -243,11 +315,25 @@ describe('page sizes', () => {
     assert.ok(listings.length >= 4, `${listings.length} listings`);
     for (const op of listings) {
       const size = op.parameters.find((p) => p.name === 'size')!.schema;
-      assert.deepEqual([size.type, size.minimum, size.maximum, size['x-clamp-maximum']], ['integer', 1, undefined, 1000], `${op.path} states size`);
-      assert.match(doc.paths[op.path].get.parameters.find((p: Schema) => p.name === 'size').description, /above 1000 .* served as 1000/);
-      const required = Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example]));
+      assert.deepEqual(
+        [size.type, size.minimum, size.maximum, size['x-clamp-maximum']],
+        ['integer', 1, undefined, 1000],
+        `${op.path} states size`,
+      );
+      assert.match(
+        doc.paths[op.path].get.parameters.find((p: Schema) => p.name === 'size').description,
+        /above 1000 .* served as 1000/,
+      );
+      const required = Object.fromEntries(
+        op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example]),
+      );
       const url = (value: string) => fillPath(op.path, {}) + queryString({ ...required, size: value });
-      for (const [ask, served] of [['10000', 1000], ['1001', 1000], ['1000', 1000], ['1', 1]] as const) {
+      for (const [ask, served] of [
+        ['10000', 1000],
+        ['1001', 1000],
+        ['1000', 1000],
+        ['1', 1],
+      ] as const) {
         const res = await app.inject({ url: url(ask), headers: { 'x-api-key': api_key } });
         assert.equal(res.statusCode, 200, `${op.path} size=${ask}: ${res.body}`);
         assert.equal(json(res).page.size, served, `${op.path} size=${ask}`);
@@ -255,7 +341,10 @@ describe('page sizes', () => {
       for (const bad of ['0', '-1', '1e4', '10000.0']) {
         const res = await app.inject({ url: url(bad), headers: { 'x-api-key': api_key } });
         assert.equal(res.statusCode, 400, `${op.path} size=${bad}`);
-        assert.deepEqual(json(res).errors.map((e: { field: string }) => e.field), ['size']);
+        assert.deepEqual(
+          json(res).errors.map((e: { field: string }) => e.field),
+          ['size'],
+        );
       }
     }
   });
@@ -263,7 +352,9 @@ describe('page sizes', () => {
   it('serves 1,000 of 1,005 merchants for size=10000, and the other 5 on the next page', async () => {
     const { app, world, token } = await customerSession(h);
     const ids = Array.from({ length: 1003 }, () => uuid('d'));
-    await h.db.current.database.db.insert(merchants).values(ids.map((id, i) => ({ id, customerId: world.customerId, name: `Shop ${i}` })));
+    await h.db.current.database.db
+      .insert(merchants)
+      .values(ids.map((id, i) => ({ id, customerId: world.customerId, name: `Shop ${i}` })));
     const first = json(await app.inject({ url: '/api/v1/merchants?size=10000', headers: bearer(token) }));
     assert.deepEqual(first.page, { size: 1000, total_elements: 1005, total_pages: 2, number: 0 });
     assert.equal(first.data.length, 1000);

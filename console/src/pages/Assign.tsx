@@ -62,12 +62,17 @@ export function AssignPage() {
       const result = await unwrap(
         allMerchants
           ? client.POST('/v1/fee-rules/bulk-assign/all', { params, body: { payment_plan_ids } })
-          : client.POST('/v1/fee-rules/bulk-assign', { params, body: { merchant_ids: [...merchants], payment_plan_ids } }),
+          : client.POST('/v1/fee-rules/bulk-assign', {
+              params,
+              body: { merchant_ids: [...merchants], payment_plan_ids },
+            }),
       );
       if (dryRun) setPreview(result);
       else {
         setPreview(undefined);
-        setOutcome(`Assigned ${plans.size} plan${plans.size === 1 ? '' : 's'} to ${allMerchants ? 'every merchant' : `${merchants.size} merchant${merchants.size === 1 ? '' : 's'}`}.`);
+        setOutcome(
+          `Assigned ${plans.size} plan${plans.size === 1 ? '' : 's'} to ${allMerchants ? 'every merchant' : `${merchants.size} merchant${merchants.size === 1 ? '' : 's'}`}.`,
+        );
       }
     } catch (error) {
       const problem = error instanceof ApiError ? error.problem.body : undefined;
@@ -87,7 +92,10 @@ export function AssignPage() {
     <section aria-labelledby="assign-title">
       <div className="page-head">
         <h1 id="assign-title">Fee plans</h1>
-        <p className="lead">Assign plans to merchants. Each merchant's plans of the same card brand, method, international and installment kind are replaced; the others stay.</p>
+        <p className="lead">
+          Assign plans to merchants. Each merchant's plans of the same card brand, method, international and installment
+          kind are replaced; the others stay.
+        </p>
       </div>
 
       <h2>1. Plans</h2>
@@ -156,7 +164,15 @@ export function AssignPage() {
                       <td data-label="Kind">
                         <PlanFlags plan={plan} />
                       </td>
-                      <td>{refused && <span className="error">{refusal?.conflicts.some((c) => c.includes(plan.id)) ? 'conflicts with another selected plan' : 'refused'}</span>}</td>
+                      <td>
+                        {refused && (
+                          <span className="error">
+                            {refusal?.conflicts.some((c) => c.includes(plan.id))
+                              ? 'conflicts with another selected plan'
+                              : 'refused'}
+                          </span>
+                        )}
+                      </td>
                     </tr>
                   );
                 })}
@@ -177,14 +193,22 @@ export function AssignPage() {
         />{' '}
         All merchants of the customer (those it has when you apply)
       </label>
-      {!allMerchants && <MerchantPicker selected={merchants} refused={refusal?.merchants ?? []} onToggle={(id) => toggle(merchants, id, setMerchants)} />}
+      {!allMerchants && (
+        <MerchantPicker
+          selected={merchants}
+          refused={refusal?.merchants ?? []}
+          onToggle={(id) => toggle(merchants, id, setMerchants)}
+        />
+      )}
 
       <h2>3. Review and apply</h2>
       {refusal && (
         <div className="problem" role="alert">
           <p>{refusal.message}</p>
           {refusal.conflicts.map((group, i) => (
-            <p key={i}>Conflicting: {group.map((id) => (names.has(id) ? planLabel(names.get(id)!) : id)).join(' and ')}</p>
+            <p key={i}>
+              Conflicting: {group.map((id) => (names.has(id) ? planLabel(names.get(id)!) : id)).join(' and ')}
+            </p>
           ))}
           {refusal.merchants.length > 0 && <p>Unknown merchants: {refusal.merchants.join(', ')}</p>}
         </div>
@@ -193,7 +217,12 @@ export function AssignPage() {
         <button type="button" disabled={!ready || busy !== undefined} onClick={() => void send(true)}>
           {busy === 'preview' ? 'Previewing…' : 'Preview change'}
         </button>
-        <button type="button" className="primary" disabled={!ready || busy !== undefined} onClick={() => void send(false)}>
+        <button
+          type="button"
+          className="primary"
+          disabled={!ready || busy !== undefined}
+          onClick={() => void send(false)}
+        >
           {busy === 'apply' ? 'Applying…' : 'Apply'}
         </button>
       </div>
@@ -216,10 +245,22 @@ function Preview({ result, names }: { result: DryRun; names: Map<string, Payment
   return (
     <div className="preview" role="region" aria-label="Preview of the change">
       <dl className="stats">
-        <div><dt>Merchants</dt><dd data-testid="preview-merchants">{result.merchants}</dd></div>
-        <div><dt>Would change</dt><dd data-testid="preview-changed">{result.merchants_changed}</dd></div>
-        <div><dt>Plans added</dt><dd>{result.assignments_added}</dd></div>
-        <div><dt>Plans removed</dt><dd>{result.assignments_removed}</dd></div>
+        <div>
+          <dt>Merchants</dt>
+          <dd data-testid="preview-merchants">{result.merchants}</dd>
+        </div>
+        <div>
+          <dt>Would change</dt>
+          <dd data-testid="preview-changed">{result.merchants_changed}</dd>
+        </div>
+        <div>
+          <dt>Plans added</dt>
+          <dd>{result.assignments_added}</dd>
+        </div>
+        <div>
+          <dt>Plans removed</dt>
+          <dd>{result.assignments_removed}</dd>
+        </div>
       </dl>
       {result.changes.length === 0 ? (
         <Empty>Nothing would change: every merchant already has these plans.</Empty>
@@ -227,12 +268,20 @@ function Preview({ result, names }: { result: DryRun; names: Map<string, Payment
         <table>
           <caption>First {result.changes.length} changed merchants</caption>
           <thead>
-            <tr><th scope="col">Merchant</th><th scope="col">Added</th><th scope="col">Removed</th></tr>
+            <tr>
+              <th scope="col">Merchant</th>
+              <th scope="col">Added</th>
+              <th scope="col">Removed</th>
+            </tr>
           </thead>
           <tbody>
             {result.changes.map((c) => (
               <tr key={c.merchant_id}>
-                <td data-label="Merchant"><Link href={`/merchants/${c.merchant_id}`}><code>{c.merchant_id.slice(0, 8)}</code></Link></td>
+                <td data-label="Merchant">
+                  <Link href={`/merchants/${c.merchant_id}`}>
+                    <code>{c.merchant_id.slice(0, 8)}</code>
+                  </Link>
+                </td>
                 <td data-label="Added">{c.added.map(label).join(', ') || '—'}</td>
                 <td data-label="Removed">{c.removed.map(label).join(', ') || '—'}</td>
               </tr>
@@ -245,14 +294,28 @@ function Preview({ result, names }: { result: DryRun; names: Map<string, Payment
 }
 
 /** Merchants page by page, searched by the server among all of the customer's merchants. */
-function MerchantPicker({ selected, refused, onToggle }: { selected: Set<string>; refused: string[]; onToggle: (id: string) => void }) {
+function MerchantPicker({
+  selected,
+  refused,
+  onToggle,
+}: {
+  selected: Set<string>;
+  refused: string[];
+  onToggle: (id: string) => void;
+}) {
   const { search, setSearch, query, setPage, listing } = useMerchantSearch(50);
   return (
     <div className="picker">
       <div className="filters">
         <label>
           <span>Search merchants</span>
-          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name or id" maxLength={100} />
+          <input
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="name or id"
+            maxLength={100}
+          />
         </label>
         <p className="count">{selected.size} selected</p>
       </div>
@@ -269,7 +332,9 @@ function MerchantPicker({ selected, refused, onToggle }: { selected: Set<string>
                   <label className="inline">
                     <input type="checkbox" checked={selected.has(m.id)} onChange={() => onToggle(m.id)} /> {m.name}
                   </label>
-                  <Link href={`/merchants/${m.id}`} aria-label={`Plans of ${m.name}`}>plans</Link>
+                  <Link href={`/merchants/${m.id}`} aria-label={`Plans of ${m.name}`}>
+                    plans
+                  </Link>
                 </li>
               ))}
             </ul>

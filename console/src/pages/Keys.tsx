@@ -27,7 +27,15 @@ export function KeysPage({ customerId }: { customerId: string }) {
     () =>
       unwrap(
         client.GET('/v1/api-keys', {
-          params: { query: { status, page, size: 20, ...(merchantId && { merchant_id: merchantId }), ...(username && { username }) } },
+          params: {
+            query: {
+              status,
+              page,
+              size: 20,
+              ...(merchantId && { merchant_id: merchantId }),
+              ...(username && { username }),
+            },
+          },
         }),
       ),
     [status, page, merchantId, username],
@@ -45,9 +53,15 @@ export function KeysPage({ customerId }: { customerId: string }) {
         await unwrap(client.PATCH('/v1/api-keys/{id}', { params: { path }, body: { name: String(form.get('name')) } }));
       } else {
         const rolled = await unwrap(
-          client.POST('/v1/api-keys/{id}/roll', { params: { path }, body: { grace_period_seconds: Number(form.get('grace')) } }),
+          client.POST('/v1/api-keys/{id}/roll', {
+            params: { path },
+            body: { grace_period_seconds: Number(form.get('grace')) },
+          }),
         );
-        setRevealed({ secret: rolled.api_key, note: 'The key was rolled. Copy the new key now: it is shown only once.' });
+        setRevealed({
+          secret: rolled.api_key,
+          note: 'The key was rolled. Copy the new key now: it is shown only once.',
+        });
       }
       setAction(undefined);
       reload();
@@ -128,7 +142,9 @@ export function KeysPage({ customerId }: { customerId: string }) {
         {keys.state === 'error' && <ErrorNote message={keys.message} />}
         {keys.state === 'ready' &&
           (keys.value.data.length === 0 ? (
-            <Empty>No {status.toLowerCase()} keys{username ? ` for ${username}` : ''}.</Empty>
+            <Empty>
+              No {status.toLowerCase()} keys{username ? ` for ${username}` : ''}.
+            </Empty>
           ) : (
             <>
               <table>
@@ -163,13 +179,26 @@ export function KeysPage({ customerId }: { customerId: string }) {
                       <td className="row-actions">
                         {key.status === 'ENABLED' && (
                           <>
-                            <button type="button" aria-label={`Rename ${key.api_key}`} onClick={() => setAction({ kind: 'rename', key })}>
+                            <button
+                              type="button"
+                              aria-label={`Rename ${key.api_key}`}
+                              onClick={() => setAction({ kind: 'rename', key })}
+                            >
                               Rename
                             </button>
-                            <button type="button" aria-label={`Roll ${key.api_key}`} onClick={() => setAction({ kind: 'roll', key })}>
+                            <button
+                              type="button"
+                              aria-label={`Roll ${key.api_key}`}
+                              onClick={() => setAction({ kind: 'roll', key })}
+                            >
                               Roll
                             </button>
-                            <button type="button" className="danger" aria-label={`Revoke ${key.api_key}`} onClick={() => setAction({ kind: 'revoke', key })}>
+                            <button
+                              type="button"
+                              className="danger"
+                              aria-label={`Revoke ${key.api_key}`}
+                              onClick={() => setAction({ kind: 'revoke', key })}
+                            >
                               Revoke
                             </button>
                           </>
@@ -198,7 +227,8 @@ export function KeysPage({ customerId }: { customerId: string }) {
         >
           {action.kind === 'revoke' && (
             <p>
-              <code>{action.key.api_key}</code> of {action.key.user} stops working at once, everywhere. This cannot be undone.
+              <code>{action.key.api_key}</code> of {action.key.user} stops working at once, everywhere. This cannot be
+              undone.
             </p>
           )}
           {action.kind === 'rename' && (
@@ -209,7 +239,9 @@ export function KeysPage({ customerId }: { customerId: string }) {
           )}
           {action.kind === 'roll' && (
             <>
-              <p>A new key replaces <code>{action.key.api_key}</code>. The old one keeps working for the grace period.</p>
+              <p>
+                A new key replaces <code>{action.key.api_key}</code>. The old one keeps working for the grace period.
+              </p>
               <label htmlFor="roll-grace">Grace period</label>
               <select id="roll-grace" name="grace" defaultValue="3600">
                 <option value="0">none: the old key stops at once</option>
@@ -282,7 +314,11 @@ function CreateKey(props: { customerId: string; merchants: Schemas['Merchant'][]
       setKind('customer');
       props.onCreated(created.api_key);
     } catch (e) {
-      setError(e instanceof ApiError && e.problem.code === 'api_key_limit_reached' ? `${e.problem.detail} Revoke one of this user's keys first.` : describeError(e));
+      setError(
+        e instanceof ApiError && e.problem.code === 'api_key_limit_reached'
+          ? `${e.problem.detail} Revoke one of this user's keys first.`
+          : describeError(e),
+      );
     } finally {
       setBusy(false);
     }
@@ -294,10 +330,24 @@ function CreateKey(props: { customerId: string; merchants: Schemas['Merchant'][]
         <fieldset>
           <legend>Key for</legend>
           <label className="inline">
-            <input type="radio" name="kind" value="customer" checked={kind === 'customer'} onChange={() => setKind('customer')} /> the customer
+            <input
+              type="radio"
+              name="kind"
+              value="customer"
+              checked={kind === 'customer'}
+              onChange={() => setKind('customer')}
+            />{' '}
+            the customer
           </label>
           <label className="inline">
-            <input type="radio" name="kind" value="merchant" checked={kind === 'merchant'} onChange={() => setKind('merchant')} /> a merchant
+            <input
+              type="radio"
+              name="kind"
+              value="merchant"
+              checked={kind === 'merchant'}
+              onChange={() => setKind('merchant')}
+            />{' '}
+            a merchant
           </label>
         </fieldset>
         {kind === 'merchant' && (

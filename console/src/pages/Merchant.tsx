@@ -8,7 +8,12 @@ import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
 
 export function MerchantPage({ id }: { id: string }) {
   const [current] = useLoad(
-    () => unwrap(client.GET('/v1/payment-plans', { params: { query: { merchant_id: id, is_selected: true, page: 0, size: MAX_PAGE_SIZE } } })),
+    () =>
+      unwrap(
+        client.GET('/v1/payment-plans', {
+          params: { query: { merchant_id: id, is_selected: true, page: 0, size: MAX_PAGE_SIZE } },
+        }),
+      ),
     [id],
   );
   const [merchant] = useLoad(() => findMerchant(id), [id]);
@@ -16,14 +21,26 @@ export function MerchantPage({ id }: { id: string }) {
   return (
     <section aria-labelledby="merchant-title">
       <div className="page-head">
-        <p className="crumbs"><Link href="/merchants">Merchants</Link> /</p>
-        <h1 id="merchant-title">{name ?? <>Merchant <code>{id.slice(0, 8)}</code></>}</h1>
-        <p className="lead"><code>{id}</code></p>
+        <p className="crumbs">
+          <Link href="/merchants">Merchants</Link> /
+        </p>
+        <h1 id="merchant-title">
+          {name ?? (
+            <>
+              Merchant <code>{id.slice(0, 8)}</code>
+            </>
+          )}
+        </h1>
+        <p className="lead">
+          <code>{id}</code>
+        </p>
       </div>
       <h2>Plans now</h2>
       {current.state === 'loading' && <Loading what="plans" />}
       {current.state === 'error' && <ErrorNote message={current.message} />}
-      {current.state === 'ready' && <PlanTable plans={current.value.data} label="Current plans" testId="current-plans" />}
+      {current.state === 'ready' && (
+        <PlanTable plans={current.value.data} label="Current plans" testId="current-plans" />
+      )}
       <h2>Plans at a date</h2>
       <History id={id} />
     </section>
@@ -67,14 +84,28 @@ function History({ id }: { id: string }) {
   );
 }
 
-function PlanTable({ plans, label, testId, showAssigned }: { plans: (PaymentPlan | HeldPlan)[]; label: string; testId: string; showAssigned?: boolean }) {
+function PlanTable({
+  plans,
+  label,
+  testId,
+  showAssigned,
+}: {
+  plans: (PaymentPlan | HeldPlan)[];
+  label: string;
+  testId: string;
+  showAssigned?: boolean;
+}) {
   if (plans.length === 0) return <Empty>No plans {showAssigned ? 'at that time' : 'assigned'}.</Empty>;
   return (
     <table data-testid={testId}>
       <caption className="sr-only">{label}</caption>
       <thead>
         <tr>
-          <th scope="col">Brand</th><th scope="col">Method</th><th scope="col">Term</th><th scope="col">Commission</th><th scope="col">Kind</th>
+          <th scope="col">Brand</th>
+          <th scope="col">Method</th>
+          <th scope="col">Term</th>
+          <th scope="col">Commission</th>
+          <th scope="col">Kind</th>
           {showAssigned && <th scope="col">Assigned</th>}
         </tr>
       </thead>
@@ -85,8 +116,12 @@ function PlanTable({ plans, label, testId, showAssigned }: { plans: (PaymentPlan
             <td data-label="Method">{p.payment_method}</td>
             <td data-label="Term">{p.term}</td>
             <td data-label="Commission">{p.commission}%</td>
-            <td data-label="Kind"><PlanFlags plan={p} /></td>
-            {showAssigned && <td data-label="Assigned">{formatDate('assigned_at' in p ? p.assigned_at : undefined)}</td>}
+            <td data-label="Kind">
+              <PlanFlags plan={p} />
+            </td>
+            {showAssigned && (
+              <td data-label="Assigned">{formatDate('assigned_at' in p ? p.assigned_at : undefined)}</td>
+            )}
           </tr>
         ))}
       </tbody>

@@ -12,7 +12,13 @@ export function MerchantsPage() {
       <div className="filters">
         <label>
           <span>Search merchants</span>
-          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name or id" maxLength={100} />
+          <input
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="name or id"
+            maxLength={100}
+          />
         </label>
       </div>
       {listing.state === 'loading' && <Loading what="merchants" />}
@@ -24,13 +30,21 @@ export function MerchantsPage() {
           <>
             <table>
               <thead>
-                <tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created</th></tr>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Id</th>
+                  <th scope="col">Created</th>
+                </tr>
               </thead>
               <tbody>
                 {listing.value.data.map((m) => (
                   <tr key={m.id}>
-                    <td data-label="Name"><Link href={`/merchants/${m.id}`}>{m.name}</Link></td>
-                    <td data-label="Id"><code>{m.id}</code></td>
+                    <td data-label="Name">
+                      <Link href={`/merchants/${m.id}`}>{m.name}</Link>
+                    </td>
+                    <td data-label="Id">
+                      <code>{m.id}</code>
+                    </td>
                     <td data-label="Created">{formatDate(m.create_date)}</td>
                   </tr>
                 ))}

@@ -11,7 +11,9 @@ export function SignIn({ notice, onToken }: { notice?: string; onToken: (token: 
     setBusy(true);
     setError(undefined);
     try {
-      const { token } = await unwrap(client.POST('/v1/login', { body: { user: String(form.get('user')), password: String(form.get('password')) } }));
+      const { token } = await unwrap(
+        client.POST('/v1/login', { body: { user: String(form.get('user')), password: String(form.get('password')) } }),
+      );
       await onToken(token);
     } catch (e) {
       setError(describeError(e));

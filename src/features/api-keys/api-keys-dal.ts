@@ -110,9 +110,20 @@ export function createApiKeysDal(db: Db) {
 
     /** `rollChainId`: a roll's successor names the first key of its chain. */
     async insertKey(
-      key: { userId: string; customerId: string; merchantId: string | null; keyHash: string; displayPrefix: string; last4: string; rollChainId?: string } & KeyLifecycle,
+      key: {
+        userId: string;
+        customerId: string;
+        merchantId: string | null;
+        keyHash: string;
+        displayPrefix: string;
+        last4: string;
+        rollChainId?: string;
+      } & KeyLifecycle,
     ) {
-      const [row] = await db.insert(apiKeys).values(key).returning({ id: apiKeys.id, status: apiKeys.status, createdAt: apiKeys.createdAt });
+      const [row] = await db
+        .insert(apiKeys)
+        .values(key)
+        .returning({ id: apiKeys.id, status: apiKeys.status, createdAt: apiKeys.createdAt });
       return row!;
     },
 
@@ -163,7 +174,11 @@ export function createApiKeysDal(db: Db) {
 
     /** One key's record, as listings show it. */
     async findRecord(id: string): Promise<ApiKeyRecordRow | undefined> {
-      const [row] = await db.select(keyColumns).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.id, id));
+      const [row] = await db
+        .select(keyColumns)
+        .from(apiKeys)
+        .innerJoin(users, eq(users.id, apiKeys.userId))
+        .where(eq(apiKeys.id, id));
       return row;
     },
 
@@ -191,7 +206,10 @@ export function createApiKeysDal(db: Db) {
     },
 
     async updateKey(id: string, changes: KeyChanges): Promise<void> {
-      await db.update(apiKeys).set({ ...changes, updatedAt: sql`now()` }).where(eq(apiKeys.id, id));
+      await db
+        .update(apiKeys)
+        .set({ ...changes, updatedAt: sql`now()` })
+        .where(eq(apiKeys.id, id));
     },
 
     /** The old key of a roll: replaced, and expiring after the grace period (never later than it already did). */

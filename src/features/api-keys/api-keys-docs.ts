@@ -14,7 +14,7 @@ export const API_KEYS_DOCS = operationDocs('api-keys', {
   createApiKey: {
     summary: 'Create an API key',
     description:
-      'Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key\'s expires_at, access and rate_limit where they are not sent, and may ask for less but not more.' +
+      "Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key's expires_at, access and rate_limit where they are not sent, and may ask for less but not more." +
       NO_LOOSER +
       ' The full key is returned only here.' +
       ' Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key),' +
@@ -34,7 +34,7 @@ export const API_KEYS_DOCS = operationDocs('api-keys', {
     summary: 'Rename an API key or change its expiry or rate limit',
     description:
       'Changes any of name, expires_at and rate_limit (null removes each). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on.' +
-      ' With a key, an expiry or rate limit may be set within the calling key\'s own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them.' +
+      " With a key, an expiry or rate limit may be set within the calling key's own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them." +
       NO_LOOSER +
       ' Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name or rate_limit);' +
       ESCALATION +

@@ -2,7 +2,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, READS_BODY, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
+import {
+  ALWAYS,
+  AUTHENTICATED,
+  AUTHENTICATED_WRITE,
+  NoContent,
+  READS_BODY,
+  Ref,
+  SECURITY_ANY,
+  WITH_BODY,
+  problems,
+} from '../../schemas/common.js';
 import type { ApiKeyStatus } from './api-keys-service.js';
 import {
   ApiKeyListing,
@@ -67,9 +77,20 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: SECURITY_ANY,
       params: ApiKeyParams,
       body: Ref(UpdateApiKeyBody),
-      response: { 200: Ref(ListedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, 'key_escalation', 'api_key_not_found', 'api_key_not_enabled', ...ALWAYS) },
+      response: {
+        200: Ref(ListedApiKey),
+        ...problems(
+          ...WITH_BODY,
+          ...AUTHENTICATED_WRITE,
+          'key_escalation',
+          'api_key_not_found',
+          'api_key_not_enabled',
+          ...ALWAYS,
+        ),
+      },
     },
-    handler: async (request) => apiKeys.update(principalOf(request), request.params.id, request.body, changeContext(request)),
+    handler: async (request) =>
+      apiKeys.update(principalOf(request), request.params.id, request.body, changeContext(request)),
   });
 
   app.post('/v1/api-keys/:id/roll', {
@@ -83,7 +104,17 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: SECURITY_ANY,
       params: ApiKeyParams,
       body: Ref(RollApiKeyBody),
-      response: { 201: Ref(CreatedApiKey), ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, 'key_escalation', 'api_key_not_found', 'api_key_not_enabled', ...ALWAYS) },
+      response: {
+        201: Ref(CreatedApiKey),
+        ...problems(
+          ...WITH_BODY,
+          ...AUTHENTICATED_WRITE,
+          'key_escalation',
+          'api_key_not_found',
+          'api_key_not_enabled',
+          ...ALWAYS,
+        ),
+      },
     },
     handler: async (request, reply) => {
       const grace = request.body.grace_period_seconds ?? 0;

@@ -1,5 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { Component, Email, InstantText, Listing, Nullable, PageQuery, Pattern, Text, Timestamp, Uuid } from '../../schemas/common.js';
+import {
+  Component,
+  Email,
+  InstantText,
+  Listing,
+  Nullable,
+  PageQuery,
+  Pattern,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../schemas/common.js';
 
 const UserTypeSchema = Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]);
 const Status = Type.Union([Type.Literal('ENABLED'), Type.Literal('DELETED'), Type.Literal('EXPIRED')], {
@@ -12,11 +23,18 @@ export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 const Name = Type.String({
   minLength: 1,
   maxLength: 64,
-  pattern: Pattern('^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]+$', 'must not contain control characters or an unpaired UTF-16 surrogate'),
+  pattern: Pattern(
+    '^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]+$',
+    'must not contain control characters or an unpaired UTF-16 surrogate',
+  ),
   description: 'A label for people, 1..64 characters, no control characters',
 });
-const ExpiresAt = InstantText(`When the key stops working: in the future, at most ${MAX_KEY_LIFETIME_YEARS} years ahead`);
-const Access = Type.Union([Type.Literal('full'), Type.Literal('read_only')], { description: 'read_only keys may use GET operations only' });
+const ExpiresAt = InstantText(
+  `When the key stops working: in the future, at most ${MAX_KEY_LIFETIME_YEARS} years ahead`,
+);
+const Access = Type.Union([Type.Literal('full'), Type.Literal('read_only')], {
+  description: 'read_only keys may use GET operations only',
+});
 const RateLimit = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Requests allowed per window' }),
@@ -36,7 +54,12 @@ const lifecycleFields = {
 const CUSTOMER_ID = '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const MERCHANT_ID = 'b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e';
 const KEY_ID = '3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90';
-const LIFECYCLE_EXAMPLE = { name: 'POS terminals, store 12', expires_at: '2027-11-23T00:00:00.000Z', access: 'full', rate_limit: { limit: 600, window_seconds: 60 } };
+const LIFECYCLE_EXAMPLE = {
+  name: 'POS terminals, store 12',
+  expires_at: '2027-11-23T00:00:00.000Z',
+  access: 'full',
+  rate_limit: { limit: 600, window_seconds: 60 },
+};
 
 export const CreateApiKeyBody = Component(
   'CreateApiKeyRequest',
@@ -53,7 +76,17 @@ export const CreateApiKeyBody = Component(
     {
       additionalProperties: false,
       description: 'Who the key is for: a CUSTOMER key without merchant_id, a MERCHANT key with it',
-      examples: [{ user: 'pos-terminal@acme.example', customer_id: CUSTOMER_ID, merchant_id: MERCHANT_ID, name: 'POS terminals, store 12', expires_at: '2027-11-23T00:00:00.000Z', access: 'full', rate_limit: { limit: 600, window_seconds: 60 } }],
+      examples: [
+        {
+          user: 'pos-terminal@acme.example',
+          customer_id: CUSTOMER_ID,
+          merchant_id: MERCHANT_ID,
+          name: 'POS terminals, store 12',
+          expires_at: '2027-11-23T00:00:00.000Z',
+          access: 'full',
+          rate_limit: { limit: 600, window_seconds: 60 },
+        },
+      ],
     },
   ),
 );
@@ -131,7 +164,10 @@ export const ListApiKeysQuery = Type.Object(
     username: Type.Optional(Text({ maxLength: 254, description: 'Filter by the e-mail of the key user' })),
     status: Type.String({
       default: 'ENABLED',
-      pattern: Pattern('^([Ee][Nn][Aa][Bb][Ll][Ee][Dd]|[Dd][Ee][Ll][Ee][Tt][Ee][Dd]|[Ee][Xx][Pp][Ii][Rr][Ee][Dd])$', 'must be ENABLED, DELETED or EXPIRED (any letter case)'),
+      pattern: Pattern(
+        '^([Ee][Nn][Aa][Bb][Ll][Ee][Dd]|[Dd][Ee][Ll][Ee][Tt][Ee][Dd]|[Ee][Xx][Pp][Ii][Rr][Ee][Dd])$',
+        'must be ENABLED, DELETED or EXPIRED (any letter case)',
+      ),
       description: 'ENABLED (default), DELETED or EXPIRED, case-insensitive',
     }),
     merchant_id: Type.Optional({ ...Uuid, description: "Customer callers: list this merchant's keys instead" }),
@@ -142,33 +178,43 @@ export const ListApiKeysQuery = Type.Object(
 export const UpdateApiKeyBody = Component(
   'UpdateApiKeyRequest',
   Type.Object(
-  {
-    name: Type.Optional(Nullable(Name, 'null removes the name')),
-    expires_at: Type.Optional(Nullable(ExpiresAt, 'null removes the expiry')),
-    rate_limit: Type.Optional(Nullable(RateLimit, 'null removes the rate limit')),
-  },
-  {
-    additionalProperties: false,
-    minProperties: 1,
-    description: 'What to change: any of name, expires_at and rate_limit',
-    examples: [{ name: 'POS terminals, store 12', expires_at: '2027-05-23T00:00:00.000Z', rate_limit: { limit: 300, window_seconds: 60 } }],
-  },
+    {
+      name: Type.Optional(Nullable(Name, 'null removes the name')),
+      expires_at: Type.Optional(Nullable(ExpiresAt, 'null removes the expiry')),
+      rate_limit: Type.Optional(Nullable(RateLimit, 'null removes the rate limit')),
+    },
+    {
+      additionalProperties: false,
+      minProperties: 1,
+      description: 'What to change: any of name, expires_at and rate_limit',
+      examples: [
+        {
+          name: 'POS terminals, store 12',
+          expires_at: '2027-05-23T00:00:00.000Z',
+          rate_limit: { limit: 300, window_seconds: 60 },
+        },
+      ],
+    },
   ),
 );
 
 export const RollApiKeyBody = Component(
   'RollApiKeyRequest',
   Type.Object(
-  {
-    grace_period_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: MAX_GRACE_PERIOD_SECONDS,
-        description: 'How long the old key keeps working (0..604800, default 0: refused at once)',
-      }),
-    ),
-  },
-  { additionalProperties: false, description: 'How long the old key keeps working', examples: [{ grace_period_seconds: 86400 }] },
+    {
+      grace_period_seconds: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: MAX_GRACE_PERIOD_SECONDS,
+          description: 'How long the old key keeps working (0..604800, default 0: refused at once)',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description: 'How long the old key keeps working',
+      examples: [{ grace_period_seconds: 86400 }],
+    },
   ),
 );
 

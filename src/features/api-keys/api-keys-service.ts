@@ -68,7 +68,10 @@ function parseExpiry(value: string, now = Date.now()): Date {
   const latest = new Date(now);
   latest.setUTCFullYear(latest.getUTCFullYear() + MAX_KEY_LIFETIME_YEARS);
   if (at.getTime() <= now) throw new ValidationError([{ field: 'expires_at', message: 'must be in the future' }]);
-  if (at > latest) throw new ValidationError([{ field: 'expires_at', message: `must be at most ${MAX_KEY_LIFETIME_YEARS} years ahead` }]);
+  if (at > latest)
+    throw new ValidationError([
+      { field: 'expires_at', message: `must be at most ${MAX_KEY_LIFETIME_YEARS} years ahead` },
+    ]);
   return at;
 }
 
@@ -139,7 +142,9 @@ function listedRecord(row: ApiKeyRecordRow) {
 
 /** The caller may see the key: its customer's, and for merchant callers its merchant's. No caller: the operator. */
 function isVisible(key: { customerId: string; merchantId: string | null }, caller: Principal | null): boolean {
-  return !caller || (key.customerId === caller.customerId && (!caller.merchantId || key.merchantId === caller.merchantId));
+  return (
+    !caller || (key.customerId === caller.customerId && (!caller.merchantId || key.merchantId === caller.merchantId))
+  );
 }
 
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
@@ -147,7 +152,9 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
   /** The merchant a caller may act for: its own for merchant callers, one of its customer's otherwise. */
   async function visibleMerchant(caller: Principal, merchantId: string): Promise<string> {
-    const ok = caller.merchantId ? caller.merchantId === merchantId : await merchantsDal.belongsToCustomer(caller.customerId, merchantId);
+    const ok = caller.merchantId
+      ? caller.merchantId === merchantId
+      : await merchantsDal.belongsToCustomer(caller.customerId, merchantId);
     if (!ok) throw new NotFoundError('merchant_not_found');
     return merchantId;
   }
@@ -166,10 +173,16 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
    */
   function assertChangeable(key: { status: string; expired: boolean; replacedBy: string | null }): void {
     if (key.status !== 'ENABLED' || key.expired) {
-      throw new ConflictError('api_key_not_enabled', `This API key is ${key.status === 'ENABLED' ? 'EXPIRED' : key.status}; only ENABLED keys can be changed or rolled.`);
+      throw new ConflictError(
+        'api_key_not_enabled',
+        `This API key is ${key.status === 'ENABLED' ? 'EXPIRED' : key.status}; only ENABLED keys can be changed or rolled.`,
+      );
     }
     if (key.replacedBy) {
-      throw new ConflictError('api_key_not_enabled', 'This API key was rolled and is in its grace period; change or roll its replacement instead.');
+      throw new ConflictError(
+        'api_key_not_enabled',
+        'This API key was rolled and is in its grace period; change or roll its replacement instead.',
+      );
     }
   }
 
@@ -179,16 +192,26 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
   }
 
   /** Creates a key for `owner`; shared by the HTTP path and the operator's command line. */
-  async function issue(owner: { email: string; customerId: string; merchantId: string | null }, lifecycle: KeyLifecycle, context: ChangeContext) {
+  async function issue(
+    owner: { email: string; customerId: string; merchantId: string | null },
+    lifecycle: KeyLifecycle,
+    context: ChangeContext,
+  ) {
     const type: UserType = owner.merchantId ? 'MERCHANT' : 'CUSTOMER';
     const apiKey = generateApiKey();
     return uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
       const user = await apiKeys.lockOrCreateUser({ ...owner, type });
       if (user.type !== type || user.merchantId !== owner.merchantId) {
-        throw new ConflictError('user_conflict', "This e-mail already names one of this customer's integration users, of another type or merchant.");
+        throw new ConflictError(
+          'user_conflict',
+          "This e-mail already names one of this customer's integration users, of another type or merchant.",
+        );
       }
       if ((await apiKeys.countEnabledKeys(user.id)) >= MAX_ENABLED_KEYS_PER_USER) {
-        throw new ConflictError('api_key_limit_reached', `A user may hold at most ${MAX_ENABLED_KEYS_PER_USER} enabled API keys; delete one first.`);
+        throw new ConflictError(
+          'api_key_limit_reached',
+          `A user may hold at most ${MAX_ENABLED_KEYS_PER_USER} enabled API keys; delete one first.`,
+        );
       }
       const key = await apiKeys.insertKey({
         userId: user.id,
@@ -225,11 +248,19 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       const lifecycle = lifecycleOf(request, bound);
       if (bound) assertWithin(grantOf(lifecycle), bound, ALL_GRANT_FIELDS);
       const merchantId = request.merchant_id ? await visibleMerchant(caller, request.merchant_id) : null;
-      return issue({ email: normaliseEmail(request.user), customerId: caller.customerId, merchantId }, lifecycle, context);
+      return issue(
+        { email: normaliseEmail(request.user), customerId: caller.customerId, merchantId },
+        lifecycle,
+        context,
+      );
     },
 
     /** The operator's `feegate keys issue`: no caller, the same rules otherwise. */
-    async issueByOperator(owner: { email: string; customerId: string; merchantId: string | null }, context: ChangeContext, settings: KeySettings = {}) {
+    async issueByOperator(
+      owner: { email: string; customerId: string; merchantId: string | null },
+      context: ChangeContext,
+      settings: KeySettings = {},
+    ) {
       if (owner.merchantId && !(await merchantsDal.belongsToCustomer(owner.customerId, owner.merchantId))) {
         throw new NotFoundError('merchant_not_found');
       }
@@ -323,17 +354,36 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           customerId: old.customerId,
           targetType: 'api_key',
           targetId: old.id,
-          details: { new_key_id: key.id, grace_period_seconds: gracePeriodSeconds, expires_at: oldExpiresAt.toISOString() },
+          details: {
+            new_key_id: key.id,
+            grace_period_seconds: gracePeriodSeconds,
+            expires_at: oldExpiresAt.toISOString(),
+          },
         });
         await audit({
           action: 'api_key.created',
           customerId: old.customerId,
           targetType: 'api_key',
           targetId: key.id,
-          details: { user: old.email, user_type: type, merchant_id: old.merchantId, rolled_from: old.id, ...lifecycleRecord(lifecycle) },
+          details: {
+            user: old.email,
+            user_type: type,
+            merchant_id: old.merchantId,
+            rolled_from: old.id,
+            ...lifecycleRecord(lifecycle),
+          },
         });
-        const record = createdRecord(key, apiKey, { email: old.email, type, customerId: old.customerId, merchantId: old.merchantId }, lifecycle);
-        await emit({ type: 'API_KEY_ROLLED', customerId: old.customerId, data: { ...masked(record), rolled_from: old.id, rolled_from_expires_at: oldExpiresAt.toISOString() } });
+        const record = createdRecord(
+          key,
+          apiKey,
+          { email: old.email, type, customerId: old.customerId, merchantId: old.merchantId },
+          lifecycle,
+        );
+        await emit({
+          type: 'API_KEY_ROLLED',
+          customerId: old.customerId,
+          data: { ...masked(record), rolled_from: old.id, rolled_from_expires_at: oldExpiresAt.toISOString() },
+        });
         await notify(keyChangeNotice(old.customerId, old.keyHash));
         afterCommit(() => caches.changed(old.customerId, old.keyHash));
         return record;
@@ -344,9 +394,18 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     async list(caller: Principal, request: ListKeysRequest) {
       const merchantId = request.merchant_id ? await visibleMerchant(caller, request.merchant_id) : caller.merchantId;
       const email = request.username === undefined ? undefined : normaliseEmail(request.username);
-      const cacheKey = JSON.stringify([caller.customerId, merchantId, request.status, email, request.page, request.size]);
+      const cacheKey = JSON.stringify([
+        caller.customerId,
+        merchantId,
+        request.status,
+        email,
+        request.page,
+        request.size,
+      ]);
       const token = caches.listings.token(caller.customerId);
-      const cached = caches.listings.get(cacheKey) as ReturnType<typeof toPage<ReturnType<typeof listedRecord>>> | undefined;
+      const cached = caches.listings.get(cacheKey) as
+        | ReturnType<typeof toPage<ReturnType<typeof listedRecord>>>
+        | undefined;
       if (cached) return cached;
       const { rows, total } = await dal.list(
         { customerId: caller.customerId, merchantId, status: request.status, email },
@@ -369,7 +428,11 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           targetType: 'api_key',
           targetId: key.id,
         });
-        await emit({ type: 'API_KEY_REVOKED', customerId: key.customerId, data: listedRecord((await apiKeys.findRecord(key.id))!) });
+        await emit({
+          type: 'API_KEY_REVOKED',
+          customerId: key.customerId,
+          data: listedRecord((await apiKeys.findRecord(key.id))!),
+        });
         await notify(keyChangeNotice(key.customerId, key.keyHash));
         afterCommit(() => caches.changed(key.customerId, key.keyHash));
       });
@@ -393,7 +456,14 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           sessionId: null,
           apiKeyId: key.id,
           readOnly: key.access === 'read_only',
-          rateLimit: key.rateLimit === null ? null : { limit: key.rateLimit, windowSeconds: key.rateLimitWindowSeconds!, counter: key.rollChainId ?? key.id },
+          rateLimit:
+            key.rateLimit === null
+              ? null
+              : {
+                  limit: key.rateLimit,
+                  windowSeconds: key.rateLimitWindowSeconds!,
+                  counter: key.rollChainId ?? key.id,
+                },
           keyExpiresAt: key.expiresAt,
         };
         verified = { principal, expiresAt: key.expiresAt?.getTime() ?? null };

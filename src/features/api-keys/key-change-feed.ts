@@ -23,9 +23,17 @@ export function keyChangeNotice(customerId: string, keyHash?: string): Notice {
 
 export function createKeyCaches(options: { database: Database; keyTtlMs: number; listingTtlMs: number }) {
   /** Verified keys by hash; each key is its own scope. */
-  const verifiedKeys = createPushedCache<VerifiedKey>({ ttlMs: options.keyTtlMs, maxEntries: 50_000, name: 'api_keys' });
+  const verifiedKeys = createPushedCache<VerifiedKey>({
+    ttlMs: options.keyTtlMs,
+    maxEntries: 50_000,
+    name: 'api_keys',
+  });
   /** Listing pages by request; scoped by customer. */
-  const listings = createPushedCache<unknown>({ ttlMs: options.listingTtlMs, maxEntries: 10_000, name: 'api_key_listings' });
+  const listings = createPushedCache<unknown>({
+    ttlMs: options.listingTtlMs,
+    maxEntries: 10_000,
+    name: 'api_key_listings',
+  });
   let unlisten: (() => Promise<void>) | undefined;
 
   const changed = (customerId: string, keyHash?: string) => {

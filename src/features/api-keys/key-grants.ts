@@ -22,7 +22,9 @@ export function callerGrant(caller: Principal): Grant | null {
   if (caller.auth !== 'api_key') return null;
   return {
     expiresAt: caller.keyExpiresAt ?? null,
-    rateLimit: caller.rateLimit ? { limit: caller.rateLimit.limit, windowSeconds: caller.rateLimit.windowSeconds } : null,
+    rateLimit: caller.rateLimit
+      ? { limit: caller.rateLimit.limit, windowSeconds: caller.rateLimit.windowSeconds }
+      : null,
     access: caller.readOnly ? 'read_only' : 'full',
   };
 }
@@ -45,13 +47,20 @@ export function grantOf(key: KeyLifecycle): Grant {
 const within: { [F in GrantField]: (wanted: Grant, bound: Grant) => boolean } = {
   expires_at: (w, b) => b.expiresAt === null || (w.expiresAt !== null && w.expiresAt <= b.expiresAt),
   rate_limit: (w, b) =>
-    b.rateLimit === null || (w.rateLimit !== null && w.rateLimit.limit <= b.rateLimit.limit && w.rateLimit.windowSeconds >= b.rateLimit.windowSeconds),
+    b.rateLimit === null ||
+    (w.rateLimit !== null &&
+      w.rateLimit.limit <= b.rateLimit.limit &&
+      w.rateLimit.windowSeconds >= b.rateLimit.windowSeconds),
   access: (w, b) => b.access === 'full' || w.access === 'read_only',
 };
 
 function describe(field: GrantField, grant: Grant): string {
-  if (field === 'expires_at') return grant.expiresAt ? `expires at ${grant.expiresAt.toISOString()}` : 'does not expire';
-  if (field === 'rate_limit') return grant.rateLimit ? `allows ${grant.rateLimit.limit} requests per ${grant.rateLimit.windowSeconds} s` : 'has no rate limit';
+  if (field === 'expires_at')
+    return grant.expiresAt ? `expires at ${grant.expiresAt.toISOString()}` : 'does not expire';
+  if (field === 'rate_limit')
+    return grant.rateLimit
+      ? `allows ${grant.rateLimit.limit} requests per ${grant.rateLimit.windowSeconds} s`
+      : 'has no rate limit';
   return `has ${grant.access} access`;
 }
 

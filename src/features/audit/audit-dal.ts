@@ -63,7 +63,8 @@ const actingUser = alias(users, 'acting_user');
 const keyUser = alias(users, 'key_user');
 
 /** actor_id is text (it names a user or a key); cast only the kind each join expects, so the joins probe primary keys. */
-const actorIdAs = (type: string): SQL => sql`(CASE WHEN ${auditEvents.actorType} = ${type} THEN ${auditEvents.actorId}::uuid END)`;
+const actorIdAs = (type: string): SQL =>
+  sql`(CASE WHEN ${auditEvents.actorType} = ${type} THEN ${auditEvents.actorId}::uuid END)`;
 
 function filtersOf(filters: AuditFilters): SQL | undefined {
   return and(

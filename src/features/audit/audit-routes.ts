@@ -17,7 +17,10 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...AUDIT_DOCS.listAuditEvents,
       security: SECURITY_ANY,
       querystring: AuditEventListQuery,
-      response: { 200: Ref(AuditEventListing), ...problems(...AUTHENTICATED, 'invalid_time_range', 'forbidden', ...ALWAYS) },
+      response: {
+        200: Ref(AuditEventListing),
+        ...problems(...AUTHENTICATED, 'invalid_time_range', 'forbidden', ...ALWAYS),
+      },
     },
     handler: async (request) => audit.list(principalOf(request), request.query),
   });

@@ -14,7 +14,13 @@ const AUDIT_EXAMPLE = {
 export const AuditEventListQuery = Type.Object(
   {
     ...PageQuery,
-    action: Type.Optional(Text({ minLength: 1, maxLength: 64, description: 'Only records of this action, e.g. fee_rules.bulk_assign_all, api_key.created' })),
+    action: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Only records of this action, e.g. fee_rules.bulk_assign_all, api_key.created',
+      }),
+    ),
     from: Type.Optional(InstantText('Only records at or after this instant')),
     to: Type.Optional(InstantText('Only records before this instant')),
   },
@@ -24,20 +30,33 @@ export const AuditEventListQuery = Type.Object(
 export const AuditEvent = Component(
   'AuditEvent',
   Type.Object(
-  {
-  id: Type.String({ description: 'Opaque; later records have greater ids' }),
-  action: Type.String({ description: 'What happened, e.g. fee_rules.bulk_assign, api_key.created, api_key.deleted, auth.logout' }),
-  actor: Type.Object({
-    type: Type.String({ description: 'user (a token), api_key, operator (command line) or anonymous (a failed login)' }),
-    id: Nullable(Type.String(), 'The user id or API key id; null for the operator'),
-    user: Nullable(Type.String(), 'E-mail of the user who acted, directly or through its API key; null for the operator'),
-  }),
-  request_id: Nullable(Type.String(), 'The X-Request-Id of the request that made the change; null for the command line'),
-  target: Type.Object({ type: Type.String(), id: Nullable(Type.String()) }, { description: 'What the change was made to' }),
-  details: Type.Object({}, { additionalProperties: true, description: 'Depends on the action' }),
-  create_date: Timestamp,
-  },
-  { description: 'One change, recorded in the transaction that made it', examples: [AUDIT_EXAMPLE] },
+    {
+      id: Type.String({ description: 'Opaque; later records have greater ids' }),
+      action: Type.String({
+        description: 'What happened, e.g. fee_rules.bulk_assign, api_key.created, api_key.deleted, auth.logout',
+      }),
+      actor: Type.Object({
+        type: Type.String({
+          description: 'user (a token), api_key, operator (command line) or anonymous (a failed login)',
+        }),
+        id: Nullable(Type.String(), 'The user id or API key id; null for the operator'),
+        user: Nullable(
+          Type.String(),
+          'E-mail of the user who acted, directly or through its API key; null for the operator',
+        ),
+      }),
+      request_id: Nullable(
+        Type.String(),
+        'The X-Request-Id of the request that made the change; null for the command line',
+      ),
+      target: Type.Object(
+        { type: Type.String(), id: Nullable(Type.String()) },
+        { description: 'What the change was made to' },
+      ),
+      details: Type.Object({}, { additionalProperties: true, description: 'Depends on the action' }),
+      create_date: Timestamp,
+    },
+    { description: 'One change, recorded in the transaction that made it', examples: [AUDIT_EXAMPLE] },
   ),
 );
 

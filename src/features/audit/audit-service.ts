@@ -26,7 +26,11 @@ export function createAuditService(deps: { auditDal: AuditDal }) {
 
   /** The trail is the customer's: merchant callers see none of it. */
   function assertMayRead(principal: Principal): void {
-    if (isMerchantCaller(principal)) throw new ForbiddenError('forbidden', 'Merchant callers may not read the audit trail; a customer caller reads it.');
+    if (isMerchantCaller(principal))
+      throw new ForbiddenError(
+        'forbidden',
+        'Merchant callers may not read the audit trail; a customer caller reads it.',
+      );
   }
 
   return {
@@ -37,9 +41,14 @@ export function createAuditService(deps: { auditDal: AuditDal }) {
       const from = request.from === undefined ? undefined : parseInstant('from', request.from);
       const to = request.to === undefined ? undefined : parseInstant('to', request.to);
       if (from && to && from > to) {
-        throw new BadRequestError('invalid_time_range', 'from must not be after to.', [{ field: 'from', message: 'is after to' }]);
+        throw new BadRequestError('invalid_time_range', 'from must not be after to.', [
+          { field: 'from', message: 'is after to' },
+        ]);
       }
-      const { rows, total } = await auditDal.list({ customerId: principal.customerId, action: request.action, from, to }, request);
+      const { rows, total } = await auditDal.list(
+        { customerId: principal.customerId, action: request.action, from, to },
+        request,
+      );
       const data = rows.map((e) => ({
         id: String(e.id),
         action: e.action,

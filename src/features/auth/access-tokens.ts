@@ -5,7 +5,16 @@
  * keeps the key ring and says which claims a token carries.
  */
 import { randomUUID } from 'node:crypto';
-import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify } from 'jose';
+import {
+  type CryptoKey,
+  type JWK,
+  SignJWT,
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+} from 'jose';
 import { UnauthorizedError } from '../../errors.js';
 import type { UserType } from '../../lib/principal.js';
 import type { NewSigningKey, SigningKeysDal } from './signing-keys-dal.js';
@@ -84,7 +93,8 @@ export function createAccessTokens(deps: AccessTokensDeps) {
   const verified = new Map<string, VerifiedAccess>();
 
   /** A retired key verifies while tokens it signed may still be alive. */
-  const verifies = (key: RingKey) => key.retiredAt === null || key.retiredAt.getTime() + deps.ttlSeconds * 1000 > now().getTime();
+  const verifies = (key: RingKey) =>
+    key.retiredAt === null || key.retiredAt.getTime() + deps.ttlSeconds * 1000 > now().getTime();
 
   async function reload(): Promise<void> {
     lastReload = Date.now();
@@ -174,7 +184,11 @@ export function createAccessTokens(deps: AccessTokensDeps) {
           clockTolerance: 0,
         });
         const { sub, sid, user_type, customer_id, jti, exp } = payload;
-        if (typeof sid !== 'string' || typeof customer_id !== 'string' || (user_type !== 'CUSTOMER' && user_type !== 'MERCHANT')) {
+        if (
+          typeof sid !== 'string' ||
+          typeof customer_id !== 'string' ||
+          (user_type !== 'CUSTOMER' && user_type !== 'MERCHANT')
+        ) {
           throw invalidToken();
         }
         const claims: VerifiedAccess = { sub: sub!, sid, user_type, customer_id, jti: jti!, exp: exp! };

@@ -36,7 +36,10 @@ export function createArgon2Pool(size: number, options: Argon2PoolOptions = { cp
   let nextId = 0;
 
   function spawn(): Worker {
-    const worker = new Worker(WORKER_URL, { resourceLimits: WORKER_LIMITS, workerData: { cpuPercent: options.cpuPercent, reportRests: options.onRest !== undefined } });
+    const worker = new Worker(WORKER_URL, {
+      resourceLimits: WORKER_LIMITS,
+      workerData: { cpuPercent: options.cpuPercent, reportRests: options.onRest !== undefined },
+    });
     worker.unref();
     workers++;
     worker.on('message', (msg: { result?: unknown; error?: string; rest?: { busyMs: number; restedMs: number } }) => {

@@ -33,7 +33,10 @@ export interface AuthChangeHandlers {
   connectedChanged(connected: boolean): void;
 }
 
-export async function listenForAuthChanges(database: Database, handlers: AuthChangeHandlers): Promise<() => Promise<void>> {
+export async function listenForAuthChanges(
+  database: Database,
+  handlers: AuthChangeHandlers,
+): Promise<() => Promise<void>> {
   return database.listen(CHANNEL, {
     onMessage: (payload) => {
       // A user name may contain spaces: everything after the first one is the subject.

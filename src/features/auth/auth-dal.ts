@@ -34,18 +34,39 @@ const loginStatements = {
   // one round trip instead of five with BEGIN and COMMIT; the foreign keys are
   // checked at the end of the statement.
   openSession: (on: Db, name = '') => {
-    const newSession = on.$with('new_session').as(on.insert(authSessions).values({ id: sql.placeholder('sessionId'), userId: sql.placeholder('userId') }));
-    const newToken = on.$with('new_token').as(on.insert(authTokens).values(placeholders('tokenHash', 'sessionId', 'kind', 'expiresAt')));
-    const audit = placeholders('requestId', 'actorType', 'actorId', 'customerId', 'action', 'targetType', 'targetId', 'details');
+    const newSession = on
+      .$with('new_session')
+      .as(on.insert(authSessions).values({ id: sql.placeholder('sessionId'), userId: sql.placeholder('userId') }));
+    const newToken = on
+      .$with('new_token')
+      .as(on.insert(authTokens).values(placeholders('tokenHash', 'sessionId', 'kind', 'expiresAt')));
+    const audit = placeholders(
+      'requestId',
+      'actorType',
+      'actorId',
+      'customerId',
+      'action',
+      'targetType',
+      'targetId',
+      'details',
+    );
     return on.with(newSession, newToken).insert(auditEvents).values(audit).prepare(name);
   },
 };
 
 export function createAuthDal(db: Db) {
   // Built on first use: a unit of work binds this DAL to each transaction, and most never log in.
-  let prepared: { findLoginUser: ReturnType<typeof loginStatements.findLoginUser>; openSession: ReturnType<typeof loginStatements.openSession> } | undefined;
+  let prepared:
+    | {
+        findLoginUser: ReturnType<typeof loginStatements.findLoginUser>;
+        openSession: ReturnType<typeof loginStatements.openSession>;
+      }
+    | undefined;
   const statements = () =>
-    (prepared ??= { findLoginUser: loginStatements.findLoginUser(db, 'auth_find_login_user'), openSession: loginStatements.openSession(db, 'auth_open_session') });
+    (prepared ??= {
+      findLoginUser: loginStatements.findLoginUser(db, 'auth_find_login_user'),
+      openSession: loginStatements.openSession(db, 'auth_open_session'),
+    });
 
   return {
     /** The login user of an e-mail (unique on the platform); integration users of the same e-mail cannot log in. */
@@ -79,7 +100,11 @@ export function createAuthDal(db: Db) {
     },
 
     async isSessionRevoked(sessionId: string): Promise<boolean> {
-      const [row] = await db.select({ revokedAt: authSessions.revokedAt }).from(authSessions).where(eq(authSessions.id, sessionId)).limit(1);
+      const [row] = await db
+        .select({ revokedAt: authSessions.revokedAt })
+        .from(authSessions)
+        .where(eq(authSessions.id, sessionId))
+        .limit(1);
       return !row || row.revokedAt !== null;
     },
 
@@ -112,7 +137,10 @@ export function createAuthDal(db: Db) {
 
     /** Tokens past their expiry are useless: one statement removes them all. */
     async deleteExpiredTokens(before: Date): Promise<number> {
-      const rows = await db.delete(authTokens).where(lt(authTokens.expiresAt, before)).returning({ hash: authTokens.tokenHash });
+      const rows = await db
+        .delete(authTokens)
+        .where(lt(authTokens.expiresAt, before))
+        .returning({ hash: authTokens.tokenHash });
       return rows.length;
     },
 

@@ -2,7 +2,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../plugins/authentication.js';
 import { changeContext, clientGone } from '../../lib/request-context.js';
-import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, NoContent, READS_BODY, Ref, SECURITY_ANY, SECURITY_BEARER, WITH_BODY, problems } from '../../schemas/common.js';
+import {
+  ALWAYS,
+  AUTHENTICATED,
+  AUTHENTICATED_WRITE,
+  NoContent,
+  READS_BODY,
+  Ref,
+  SECURITY_ANY,
+  SECURITY_BEARER,
+  WITH_BODY,
+  problems,
+} from '../../schemas/common.js';
 import { CurrentUser, JsonWebKeySet, LoginBody, RefreshBody, TokenResponse } from './auth-schemas.js';
 import { AUTH_DOCS } from './auth-docs.js';
 
@@ -17,11 +28,21 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Ref(LoginBody),
       response: {
         200: Ref(TokenResponse),
-        ...problems(...WITH_BODY, 'invalid_credentials', 'too_many_login_attempts', 'rate_limited', 'server_busy', ...ALWAYS),
+        ...problems(
+          ...WITH_BODY,
+          'invalid_credentials',
+          'too_many_login_attempts',
+          'rate_limited',
+          'server_busy',
+          ...ALWAYS,
+        ),
       },
     },
     handler: async (request, reply) => {
-      const token = await auth.login(request.body, changeContext(request), { address: request.ip, gone: clientGone(reply) });
+      const token = await auth.login(request.body, changeContext(request), {
+        address: request.ip,
+        gone: clientGone(reply),
+      });
       reply.header('cache-control', 'no-store');
       return { token };
     },
@@ -31,7 +52,10 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       ...AUTH_DOCS.refreshToken,
       body: Ref(RefreshBody),
-      response: { 200: Ref(TokenResponse), ...problems(...WITH_BODY, 'invalid_refresh_token', 'refresh_token_reused', 'rate_limited', ...ALWAYS) },
+      response: {
+        200: Ref(TokenResponse),
+        ...problems(...WITH_BODY, 'invalid_refresh_token', 'refresh_token_reused', 'rate_limited', ...ALWAYS),
+      },
     },
     handler: async (request, reply) => {
       const token = await auth.refresh(request.body.refresh_token, changeContext(request), request.ip);

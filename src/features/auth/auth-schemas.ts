@@ -8,7 +8,11 @@ export const LoginBody = Component(
       user: Text({ minLength: 1, maxLength: 254, description: 'User name (e-mail) of a CUSTOMER user' }),
       password: Text({ minLength: 1, maxLength: 1024 }),
     },
-    { additionalProperties: false, description: 'The credentials of a CUSTOMER user', examples: [{ user: 'admin@acme.example', password: 'correct horse battery staple' }] },
+    {
+      additionalProperties: false,
+      description: 'The credentials of a CUSTOMER user',
+      examples: [{ user: 'admin@acme.example', password: 'correct horse battery staple' }],
+    },
   ),
 );
 
@@ -17,7 +21,11 @@ export const RefreshBody = Component(
   Type.Object(
     // Long enough for an access token sent here by mistake: that is a 401, not a 400.
     { refresh_token: Text({ minLength: 1, maxLength: 2048 }) },
-    { additionalProperties: false, description: 'A refresh token, good once', examples: [{ refresh_token: 'fgr_Vq3xN8p2Lk7sT0aB4cD9eF1gH6iJ5kL2mN3oP4qR5sT' }] },
+    {
+      additionalProperties: false,
+      description: 'A refresh token, good once',
+      examples: [{ refresh_token: 'fgr_Vq3xN8p2Lk7sT0aB4cD9eF1gH6iJ5kL2mN3oP4qR5sT' }],
+    },
   ),
 );
 
@@ -37,7 +45,10 @@ export const TokenResponse = Component(
         token_type: Type.Literal('Bearer'),
         expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
         refresh_token: Type.String({ description: 'Single-use token for POST /v1/login/refresh' }),
-        refresh_expires_in: Type.Integer({ description: 'Seconds until the refresh token expires: REFRESH_TOKEN_TTL_SECONDS, or less when the login reaches SESSION_MAX_AGE_SECONDS sooner' }),
+        refresh_expires_in: Type.Integer({
+          description:
+            'Seconds until the refresh token expires: REFRESH_TOKEN_TTL_SECONDS, or less when the login reaches SESSION_MAX_AGE_SECONDS sooner',
+        }),
       }),
     },
     {
@@ -66,7 +77,9 @@ export const CurrentUser = Component(
       user_type: Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]),
       customer_id: Uuid,
       merchant_id: Nullable(Uuid, 'null for customer users'),
-      auth: Type.Union([Type.Literal('token'), Type.Literal('api_key')], { description: 'How this request was authenticated' }),
+      auth: Type.Union([Type.Literal('token'), Type.Literal('api_key')], {
+        description: 'How this request was authenticated',
+      }),
     },
     {
       description: 'The caller of the request',
@@ -93,7 +106,9 @@ export const JsonWebKeySet = Component(
           kty: Type.Literal('OKP'),
           crv: Type.Literal('Ed25519'),
           x: Type.String({ description: 'Public key, base64url' }),
-          kid: Type.String({ description: 'Key id: the RFC 7638 thumbprint, as in the header of the tokens it signed' }),
+          kid: Type.String({
+            description: 'Key id: the RFC 7638 thumbprint, as in the header of the tokens it signed',
+          }),
           alg: Type.Literal('EdDSA'),
           use: Type.Literal('sig'),
         }),

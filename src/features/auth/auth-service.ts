@@ -72,7 +72,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     ttlMs: deps.accessTokenTtlSeconds * 1000,
     loadRevokedSince: (since) => authDal.listRevokedSessionIds(since),
     isRevokedInDatabase: (sessionId) => authDal.isSessionRevoked(sessionId),
-    onReloadError: (err) => deps.onBackgroundError?.(err, 'could not load revoked logins; checking each token in the database'),
+    onReloadError: (err) =>
+      deps.onBackgroundError?.(err, 'could not load revoked logins; checking each token in the database'),
   });
   const emails = new Map<string, string>();
   const rememberEmail = (userId: string, email: string) => {
@@ -89,16 +90,32 @@ export function createAuthService(deps: AuthServiceDeps) {
    * lifetime in seconds. It ends with the login at the latest: `sessionEndsAt`,
    * or, for a new login, SESSION_MAX_AGE_SECONDS from now.
    */
-  function newRefreshToken(sessionId: string, sessionEndsAt?: number): { token: string; row: NewToken; expiresIn: number } {
+  function newRefreshToken(
+    sessionId: string,
+    sessionEndsAt?: number,
+  ): { token: string; row: NewToken; expiresIn: number } {
     const token = opaqueToken(REFRESH_PREFIX);
     const issuedAt = now().getTime();
     const expiresAt = Math.min(issuedAt + deps.refreshTokenTtlSeconds * 1000, sessionEndsAt ?? sessionEnd(issuedAt));
-    return { token, row: { tokenHash: sha256Hex(token), sessionId, kind: 'refresh', expiresAt: new Date(expiresAt) }, expiresIn: Math.floor((expiresAt - issuedAt) / 1000) };
+    return {
+      token,
+      row: { tokenHash: sha256Hex(token), sessionId, kind: 'refresh', expiresAt: new Date(expiresAt) },
+      expiresIn: Math.floor((expiresAt - issuedAt) / 1000),
+    };
   }
 
   /** The answer of a login or a refresh: a signed access token (JWT) beside the refresh token. */
-  async function tokenObject(sessionId: string, owner: TokenOwner, refresh: { token: string; expiresIn: number }): Promise<TokenObject> {
-    const access = await accessTokens.sign({ sub: owner.id, sid: sessionId, user_type: owner.type, customer_id: owner.customerId });
+  async function tokenObject(
+    sessionId: string,
+    owner: TokenOwner,
+    refresh: { token: string; expiresIn: number },
+  ): Promise<TokenObject> {
+    const access = await accessTokens.sign({
+      sub: owner.id,
+      sid: sessionId,
+      user_type: owner.type,
+      customer_id: owner.customerId,
+    });
     rememberEmail(owner.id, owner.email);
     return {
       access_token: access.token,
@@ -128,7 +145,13 @@ export function createAuthService(deps: AuthServiceDeps) {
   async function endSessions(user: { id: string; customerId: string }, context: ChangeContext): Promise<number> {
     return uow.write(context, async ({ dal: { auth }, audit, notify, afterCommit }) => {
       const ids = await auth.revokeUserSessions(user.id, 'logout_all');
-      await audit({ action: 'auth.logout_all', customerId: user.customerId, targetType: 'user', targetId: user.id, details: { sessions: ids.length } });
+      await audit({
+        action: 'auth.logout_all',
+        customerId: user.customerId,
+        targetType: 'user',
+        targetId: user.id,
+        details: { sessions: ids.length },
+      });
       await notify(sessionsRevokedNotice(ids));
       // Refused here at once; other instances hear of it by the notice.
       afterCommit(() => ids.forEach((id) => revokedSessions.add(id)));
@@ -148,7 +171,11 @@ export function createAuthService(deps: AuthServiceDeps) {
      * Same answer and the same hashing work for every kind of failure. A wrong
      * password of a login user is an `auth.login_failed` event of its customer.
      */
-    async login(credentials: { user: string; password: string }, context: ChangeContext, client: LoginClient): Promise<TokenObject> {
+    async login(
+      credentials: { user: string; password: string },
+      context: ChangeContext,
+      client: LoginClient,
+    ): Promise<TokenObject> {
       const name = normaliseEmail(credentials.user);
       await deps.throttle.attempt(name, client.address);
       let user: Awaited<ReturnType<AuthDal['findLoginUser']>>;
@@ -174,7 +201,13 @@ export function createAuthService(deps: AuthServiceDeps) {
       const refresh = newRefreshToken(sessionId);
       const audit = auditValues(
         { ...context, actor: { type: 'user', id: user.id } },
-        { action: 'auth.login', customerId: user.customerId, targetType: 'auth_session', targetId: sessionId, details: { client_address: client.address } },
+        {
+          action: 'auth.login',
+          customerId: user.customerId,
+          targetType: 'auth_session',
+          targetId: sessionId,
+          details: { client_address: client.address },
+        },
       );
       await authDal.openSession(user.id, refresh.row, audit);
       return tokenObject(sessionId, { ...user, email: name }, refresh);
@@ -216,18 +249,29 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
       if ('tokens' in outcome && outcome.tokens) return outcome.tokens;
       throw outcome.error === 'reused'
-        ? new UnauthorizedError('refresh_token_reused', 'This refresh token was already used; the login has been revoked.')
+        ? new UnauthorizedError(
+            'refresh_token_reused',
+            'This refresh token was already used; the login has been revoked.',
+          )
         : new UnauthorizedError('invalid_refresh_token', 'The refresh token is not valid.');
     },
 
     async logout(principal: Principal, context: ChangeContext): Promise<void> {
       if (principal.auth !== 'token' || !principal.sessionId) {
-        throw new ForbiddenError('forbidden', 'Logout ends a token login; API keys are revoked with DELETE /v1/api-keys/{id}.');
+        throw new ForbiddenError(
+          'forbidden',
+          'Logout ends a token login; API keys are revoked with DELETE /v1/api-keys/{id}.',
+        );
       }
       const sessionId = principal.sessionId;
       await uow.write(context, async ({ dal: { auth }, audit, notify, afterCommit }) => {
         await auth.revokeSession(sessionId, 'logout');
-        await audit({ action: 'auth.logout', customerId: principal.customerId, targetType: 'auth_session', targetId: sessionId });
+        await audit({
+          action: 'auth.logout',
+          customerId: principal.customerId,
+          targetType: 'auth_session',
+          targetId: sessionId,
+        });
         await notify(sessionsRevokedNotice([sessionId]));
         // Refused here at once; other instances hear of it by the notice.
         afterCommit(() => revokedSessions.add(sessionId));
@@ -237,7 +281,10 @@ export function createAuthService(deps: AuthServiceDeps) {
     /** POST /v1/logout/all: ends every login of the caller's user, on every instance. */
     async logoutAll(principal: Principal, context: ChangeContext): Promise<void> {
       if (principal.auth !== 'token') {
-        throw new ForbiddenError('forbidden', 'Logout ends token logins; API keys are revoked with DELETE /v1/api-keys/{id}.');
+        throw new ForbiddenError(
+          'forbidden',
+          'Logout ends token logins; API keys are revoked with DELETE /v1/api-keys/{id}.',
+        );
       }
       await endSessions({ id: principal.userId, customerId: principal.customerId }, context);
     },
@@ -277,7 +324,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       let email = emails.get(claims.sub);
       if (email === undefined) {
         email = await authDal.findUserEmail(claims.sub);
-        if (email === undefined) throw new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
+        if (email === undefined)
+          throw new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
         rememberEmail(claims.sub, email);
       }
       return {

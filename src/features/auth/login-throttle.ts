@@ -57,7 +57,10 @@ export function createLoginThrottle(options: LoginThrottleOptions) {
 
     /** A successful login was no failure: its address starts afresh, and the user name's count loses this attempt. */
     async succeed(name: string, address: string): Promise<void> {
-      await Promise.all([perAddress > 0 && counters.reset(pairKey(name, address)), perUser > 0 && counters.refund(userKey(name))]);
+      await Promise.all([
+        perAddress > 0 && counters.reset(pairKey(name, address)),
+        perUser > 0 && counters.refund(userKey(name)),
+      ]);
     },
 
     /** Clears every count of the user name, here and in Redis (`feegate users unlock`). */

@@ -37,7 +37,10 @@ export interface PasswordHasherOptions {
 }
 
 export function createPasswordHasher(options: PasswordHasherOptions): PasswordHasher {
-  const pool = createArgon2Pool(options.concurrency, { cpuPercent: options.cpuPercent ?? 100, ...(options.onRest ? { onRest: options.onRest } : {}) });
+  const pool = createArgon2Pool(options.concurrency, {
+    cpuPercent: options.cpuPercent ?? 100,
+    ...(options.onRest ? { onRest: options.onRest } : {}),
+  });
   let running = 0;
   const waiting: Array<() => void> = [];
   let dummyHash: Promise<string> | undefined;

@@ -35,5 +35,7 @@ export interface DomainEvent {
 }
 
 export async function insertEvent(tx: Db, context: ChangeContext, event: DomainEvent): Promise<void> {
-  await tx.insert(domainEvents).values({ type: event.type, customerId: event.customerId, requestId: context.requestId, data: event.data });
+  await tx
+    .insert(domainEvents)
+    .values({ type: event.type, customerId: event.customerId, requestId: context.requestId, data: event.data });
 }

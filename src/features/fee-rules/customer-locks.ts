@@ -39,7 +39,11 @@ export interface CustomerLocksDeps<D extends { feeRules: FeeRulesDal }> {
 }
 
 const busy = () =>
-  new ServiceUnavailableError('server_busy', "Other changes of this customer's plan assignments are running or waiting; retry shortly.", RETRY_AFTER_SECONDS);
+  new ServiceUnavailableError(
+    'server_busy',
+    "Other changes of this customer's plan assignments are running or waiting; retry shortly.",
+    RETRY_AFTER_SECONDS,
+  );
 
 export function createCustomerLocks<D extends { feeRules: FeeRulesDal }>(deps: CustomerLocksDeps<D>) {
   const { uow, waitLimitMs } = deps;
@@ -76,10 +80,17 @@ export function createCustomerLocks<D extends { feeRules: FeeRulesDal }>(deps: C
   }
 
   /** Runs `work` in a unit of work holding the locks of `customerIds`, trying them until `deadline`. */
-  async function holding<T>(customerIds: string[], deadline: number, context: ChangeContext, work: (scope: WriteScope<D>, found: number) => Promise<T>): Promise<T> {
+  async function holding<T>(
+    customerIds: string[],
+    deadline: number,
+    context: ChangeContext,
+    work: (scope: WriteScope<D>, found: number) => Promise<T>,
+  ): Promise<T> {
     for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(2 * pause, LONGEST_PAUSE_MS)) {
       try {
-        return await uow.write(context, async (scope) => work(scope, await scope.dal.feeRules.tryLockCustomers(customerIds)));
+        return await uow.write(context, async (scope) =>
+          work(scope, await scope.dal.feeRules.tryLockCustomers(customerIds)),
+        );
       } catch (err) {
         if (!(err instanceof CustomerLockedError)) throw err;
       }
@@ -94,7 +105,11 @@ export function createCustomerLocks<D extends { feeRules: FeeRulesDal }>(deps: C
      * `found` tells whether the customer exists. First the turn, then the lock,
      * then every read, so it sees the state left by the write before it.
      */
-    async forCustomer<T>(customerId: string, context: ChangeContext, work: (scope: WriteScope<D>, found: boolean) => Promise<T>): Promise<T> {
+    async forCustomer<T>(
+      customerId: string,
+      context: ChangeContext,
+      work: (scope: WriteScope<D>, found: boolean) => Promise<T>,
+    ): Promise<T> {
       const deadline = Date.now() + waitLimitMs;
       const done = await turn(customerId, deadline);
       try {
@@ -110,7 +125,11 @@ export function createCustomerLocks<D extends { feeRules: FeeRulesDal }>(deps: C
      * line runs it in a process of its own, so it waits for the locks only, not
      * for a turn in memory.
      */
-    async forCustomers<T>(customerIds: string[], context: ChangeContext, work: (scope: WriteScope<D>) => Promise<T>): Promise<T> {
+    async forCustomers<T>(
+      customerIds: string[],
+      context: ChangeContext,
+      work: (scope: WriteScope<D>) => Promise<T>,
+    ): Promise<T> {
       return holding(customerIds, Date.now() + waitLimitMs, context, (scope) => work(scope));
     },
   };

@@ -109,7 +109,9 @@ export function createFeeRulesDal(db: Db) {
       // callers serialise assignments per customer (tryLockCustomers), so
       // nobody else inserts the same rows meanwhile. Rows go in key order, so the
       // primary key index is written page by page instead of at random.
-      const [row] = await queryRows<{ removed: string; added: string }>(db, sql`
+      const [row] = await queryRows<{ removed: string; added: string }>(
+        db,
+        sql`
         WITH ${replacementInputs(target, planIds)},
         removed AS (
           DELETE FROM merchant_payment_plans mpp
@@ -126,7 +128,8 @@ export function createFeeRulesDal(db: Db) {
           RETURNING 1
         )
         SELECT (SELECT count(*) FROM removed) AS removed, (SELECT count(*) FROM added) AS added
-      `);
+      `,
+      );
       return { removed: Number(row?.removed ?? 0), added: Number(row?.added ?? 0) };
     },
 
@@ -139,7 +142,13 @@ export function createFeeRulesDal(db: Db) {
      * first changed merchants get their plan ids, by index probes.
      */
     async previewReplacement(target: AssignmentTarget, planIds: string[]): Promise<ReplacementPreview> {
-      const [row] = await queryRows<{ merchants: string; merchants_changed: string; added: string; removed: string; changes: ReplacementPreview['changes'] | null }>(
+      const [row] = await queryRows<{
+        merchants: string;
+        merchants_changed: string;
+        added: string;
+        removed: string;
+        changes: ReplacementPreview['changes'] | null;
+      }>(
         db,
         sql`
         WITH ${replacementInputs(target, planIds)},
@@ -190,7 +199,9 @@ export function createFeeRulesDal(db: Db) {
      */
     async plansAt(merchantId: string, at: Date): Promise<HeldPlanRow[]> {
       const instant = sql`${at.toISOString()}::timestamptz`;
-      return queryRows<HeldPlanRow>(db, sql`
+      return queryRows<HeldPlanRow>(
+        db,
+        sql`
         SELECT p.id, p.payment_method AS "paymentMethod", p.card_brand AS "cardBrand", p.term, p.commission::text AS commission,
                p.has_installments AS "hasInstallments", p.is_international AS "isInternational",
                ${isoUtc(sql`held.assigned_at`)} AS "assignedAt"
@@ -203,7 +214,8 @@ export function createFeeRulesDal(db: Db) {
         ) held
         JOIN payment_plans p ON p.id = held.payment_plan_id
         ORDER BY p.card_brand, p.payment_method, p.is_international, p.has_installments, p.term, p.id
-      `);
+      `,
+      );
     },
   };
 }

@@ -4,8 +4,25 @@ import type { FastifyRequest } from 'fastify';
 import type { OperationCode } from '../../error-catalogue.js';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, Ref, SECURITY_ANY, WITH_BODY, problems } from '../../schemas/common.js';
-import { AssignmentQuery, BulkAssignAllBody, BulkAssignBody, Created, DryRun, FeeRulesAt, FeeRulesAtQuery, MerchantParams } from './fee-rules-schemas.js';
+import {
+  ALWAYS,
+  AUTHENTICATED,
+  AUTHENTICATED_WRITE,
+  Ref,
+  SECURITY_ANY,
+  WITH_BODY,
+  problems,
+} from '../../schemas/common.js';
+import {
+  AssignmentQuery,
+  BulkAssignAllBody,
+  BulkAssignBody,
+  Created,
+  DryRun,
+  FeeRulesAt,
+  FeeRulesAtQuery,
+  MerchantParams,
+} from './fee-rules-schemas.js';
 import { FEE_RULES_DOCS } from './fee-rules-docs.js';
 
 export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -34,7 +51,10 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/fee-rules/bulk-assign', {
     ...guards,
-    preValidation: [customerCallersOnly, async (request: FastifyRequest) => feeRules.assertMerchantsNamed(request.body)],
+    preValidation: [
+      customerCallersOnly,
+      async (request: FastifyRequest) => feeRules.assertMerchantsNamed(request.body),
+    ],
     schema: {
       ...shared,
       ...FEE_RULES_DOCS.bulkAssignFeeRules,
@@ -43,7 +63,8 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
-      if (request.query.dry_run) return reply.code(200).send(await feeRules.previewForMerchants(principal, request.body));
+      if (request.query.dry_run)
+        return reply.code(200).send(await feeRules.previewForMerchants(principal, request.body));
       await feeRules.assignToMerchants(principal, request.body, changeContext(request));
       return reply.code(201).send();
     },
@@ -59,7 +80,8 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
-      if (request.query.dry_run) return reply.code(200).send(await feeRules.previewForAllMerchants(principal, request.body));
+      if (request.query.dry_run)
+        return reply.code(200).send(await feeRules.previewForAllMerchants(principal, request.body));
       await feeRules.assignToAllMerchants(principal, request.body, changeContext(request));
       return reply.code(201).send();
     },

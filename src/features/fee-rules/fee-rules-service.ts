@@ -78,7 +78,9 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     const known = new Set(found.map((p) => p.id));
     const unknown = planIds.filter((id) => !known.has(id));
     if (unknown.length > 0) {
-      throw new UnprocessableError('unknown_payment_plans', 'Some payment plans do not exist for this customer.', { payment_plan_ids: unknown });
+      throw new UnprocessableError('unknown_payment_plans', 'Some payment plans do not exist for this customer.', {
+        payment_plan_ids: unknown,
+      });
     }
     const conflicts = conflictingGroups(found);
     if (conflicts.length > 0) {
@@ -93,12 +95,20 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
   async function checkMerchants(customerId: string, merchantIds: string[], dal: FeeRulesDals): Promise<void> {
     const unknown = await dal.merchants.notOfCustomer(customerId, merchantIds);
     if (unknown.length > 0) {
-      throw new UnprocessableError('unknown_merchants', 'Some merchants do not exist for this customer.', { merchant_ids: unknown });
+      throw new UnprocessableError('unknown_merchants', 'Some merchants do not exist for this customer.', {
+        merchant_ids: unknown,
+      });
     }
   }
 
   /** What a change and its dry run both check, in one transaction, after `found` told whether the customer exists. */
-  async function checkRequest(customerId: string, found: boolean, merchantIds: string[] | 'all', planIds: string[], dal: FeeRulesDals): Promise<void> {
+  async function checkRequest(
+    customerId: string,
+    found: boolean,
+    merchantIds: string[] | 'all',
+    planIds: string[],
+    dal: FeeRulesDals,
+  ): Promise<void> {
     if (!found) throw new NotFoundError('customer_not_found', 'The customer does not exist.');
     await checkPlans(customerId, planIds, dal);
     if (merchantIds !== 'all') await checkMerchants(customerId, merchantIds, dal);
@@ -137,7 +147,12 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       await emit({
         type: 'FEE_RULES_ASSIGNED',
         customerId,
-        data: { merchant_ids: merchantIds === 'all' ? null : merchantIds, payment_plan_ids: planIds, assignments_added: result.added, assignments_removed: result.removed },
+        data: {
+          merchant_ids: merchantIds === 'all' ? null : merchantIds,
+          payment_plan_ids: planIds,
+          assignments_added: result.added,
+          assignments_removed: result.removed,
+        },
       });
       return result;
     });
@@ -148,7 +163,11 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
    * It takes no lock (it writes nothing, so it neither waits for nor delays a
    * running assignment) and records no audit event: it changes nothing.
    */
-  async function preview(principal: Principal, merchantIds: string[] | 'all', sentPlanIds: string[]): Promise<DryRunResource> {
+  async function preview(
+    principal: Principal,
+    merchantIds: string[] | 'all',
+    sentPlanIds: string[],
+  ): Promise<DryRunResource> {
     assertMayAssign(principal);
     const { customerId } = principal;
     const planIds = distinctIds(sentPlanIds);
@@ -168,7 +187,11 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
 
   /** Assignment is a customer's decision: merchant callers only read their plans. */
   function assertMayAssign(principal: Principal): void {
-    if (isMerchantCaller(principal)) throw new ForbiddenError('forbidden', 'Merchant callers may not assign payment plans; a customer caller assigns them.');
+    if (isMerchantCaller(principal))
+      throw new ForbiddenError(
+        'forbidden',
+        'Merchant callers may not assign payment plans; a customer caller assigns them.',
+      );
   }
 
   /**
@@ -201,12 +224,20 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     assertMerchantsNamed,
 
     /** POST /v1/fee-rules/bulk-assign: the named merchants. */
-    async assignToMerchants(principal: Principal, request: AssignmentRequest, context: ChangeContext): Promise<ReplacementResult> {
+    async assignToMerchants(
+      principal: Principal,
+      request: AssignmentRequest,
+      context: ChangeContext,
+    ): Promise<ReplacementResult> {
       return assign(principal, namedMerchants(principal, request), request.payment_plan_ids, context);
     },
 
     /** POST /v1/fee-rules/bulk-assign/all: every merchant the customer has when the assignment runs. */
-    async assignToAllMerchants(principal: Principal, request: { payment_plan_ids: string[] }, context: ChangeContext): Promise<ReplacementResult> {
+    async assignToAllMerchants(
+      principal: Principal,
+      request: { payment_plan_ids: string[] },
+      context: ChangeContext,
+    ): Promise<ReplacementResult> {
       return assign(principal, 'all', request.payment_plan_ids, context);
     },
 
@@ -216,7 +247,10 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     },
 
     /** POST /v1/fee-rules/bulk-assign/all?dry_run=true */
-    async previewForAllMerchants(principal: Principal, request: { payment_plan_ids: string[] }): Promise<DryRunResource> {
+    async previewForAllMerchants(
+      principal: Principal,
+      request: { payment_plan_ids: string[] },
+    ): Promise<DryRunResource> {
       return preview(principal, 'all', request.payment_plan_ids);
     },
 

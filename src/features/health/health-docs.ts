@@ -8,6 +8,7 @@ export const HEALTH_DOCS = operationDocs('operations', {
   },
   getReadiness: {
     summary: 'The database answers',
-    description: 'Readiness: 503 `database_unavailable` while the database does not answer. Unknown query parameters are a 400.',
+    description:
+      'Readiness: 503 `database_unavailable` while the database does not answer. Unknown query parameters are a 400.',
   },
 });

@@ -6,7 +6,10 @@ import { HEALTH_DOCS } from './health-docs.js';
 
 const Status = Component(
   'ProbeStatus',
-  Type.Object({ status: Type.String({ description: '"ok" (live) or "ready"' }) }, { description: 'A probe answer', examples: [{ status: 'ok' }] }),
+  Type.Object(
+    { status: Type.String({ description: '"ok" (live) or "ready"' }) },
+    { description: 'A probe answer', examples: [{ status: 'ok' }] },
+  ),
 );
 
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {

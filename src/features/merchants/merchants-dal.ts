@@ -19,7 +19,10 @@ export interface MerchantScope {
 }
 
 function scopeFilter(scope: MerchantScope): SQL | undefined {
-  return and(eq(merchants.customerId, scope.customerId), scope.merchantId === null ? undefined : eq(merchants.id, scope.merchantId));
+  return and(
+    eq(merchants.customerId, scope.customerId),
+    scope.merchantId === null ? undefined : eq(merchants.id, scope.merchantId),
+  );
 }
 
 /** LIKE's wildcards and escape character taken literally. */
@@ -37,11 +40,19 @@ function searchFilter(search: string | undefined): SQL | undefined {
 export function createMerchantsDal(db: Db) {
   return {
     /** One page, newest first, with the total of all that match. */
-    async list(scope: MerchantScope, page: PageRequest & { search?: string }): Promise<{ rows: MerchantRow[]; total: number }> {
+    async list(
+      scope: MerchantScope,
+      page: PageRequest & { search?: string },
+    ): Promise<{ rows: MerchantRow[]; total: number }> {
       const where = and(scopeFilter(scope), searchFilter(page.search));
       const [totalRow] = await db.select({ total: count() }).from(merchants).where(where);
       const rows = await db
-        .select({ id: merchants.id, customerId: merchants.customerId, name: merchants.name, createdAt: merchants.createdAt })
+        .select({
+          id: merchants.id,
+          customerId: merchants.customerId,
+          name: merchants.name,
+          createdAt: merchants.createdAt,
+        })
         .from(merchants)
         .where(where)
         .orderBy(desc(merchants.createdAt), desc(merchants.id))
@@ -61,11 +72,14 @@ export function createMerchantsDal(db: Db) {
 
     /** The ids among `merchantIds` that are not merchants of `customerId`, in the order given. */
     async notOfCustomer(customerId: string, merchantIds: string[]): Promise<string[]> {
-      const rows = await queryRows<{ id: string }>(db, sql`
+      const rows = await queryRows<{ id: string }>(
+        db,
+        sql`
         SELECT sent.id FROM unnest(${toUuidArray(merchantIds)}::uuid[]) WITH ORDINALITY AS sent(id, position)
         WHERE NOT EXISTS (SELECT 1 FROM merchants m WHERE m.id = sent.id AND m.customer_id = ${customerId})
         ORDER BY sent.position
-      `);
+      `,
+      );
       return rows.map((r) => r.id);
     },
   };

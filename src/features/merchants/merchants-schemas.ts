@@ -25,7 +25,10 @@ const EXAMPLE = {
 
 export const Merchant = Component(
   'Merchant',
-  Type.Object({ id: Uuid, customer_id: Uuid, name: Type.String(), create_date: Timestamp }, { description: 'A merchant of a customer', examples: [EXAMPLE] }),
+  Type.Object(
+    { id: Uuid, customer_id: Uuid, name: Type.String(), create_date: Timestamp },
+    { description: 'A merchant of a customer', examples: [EXAMPLE] },
+  ),
 );
 
 export const MerchantListing = Listing(Merchant, 'MerchantListing', {

@@ -20,8 +20,17 @@ export function createMerchantsService(deps: { merchantsDal: MerchantsDal }) {
 
   return {
     async list(principal: Principal, query: PageRequest & { q?: string }): Promise<Page<MerchantResource>> {
-      const { rows, total } = await merchantsDal.list(scopeOf(principal), { page: query.page, size: query.size, search: query.q });
-      const data = rows.map((m) => ({ id: m.id, customer_id: m.customerId, name: m.name, create_date: m.createdAt.toISOString() }));
+      const { rows, total } = await merchantsDal.list(scopeOf(principal), {
+        page: query.page,
+        size: query.size,
+        search: query.q,
+      });
+      const data = rows.map((m) => ({
+        id: m.id,
+        customer_id: m.customerId,
+        name: m.name,
+        create_date: m.createdAt.toISOString(),
+      }));
       return toPage(data, total, query);
     },
 

@@ -40,18 +40,56 @@ function catalogue(): Plan[] {
     const domestic = { card_brand: brand, is_international: false };
     add({ ...domestic, payment_method: 'CREDIT', term: 1, commission: base, has_installments: false });
     for (let term = 2; term <= 12; term++) {
-      add({ ...domestic, payment_method: 'CREDIT', term, commission: round(base + 0.45 * (term - 1)), has_installments: true });
+      add({
+        ...domestic,
+        payment_method: 'CREDIT',
+        term,
+        commission: round(base + 0.45 * (term - 1)),
+        has_installments: true,
+      });
     }
-    if (brand !== 'AMEX') add({ ...domestic, payment_method: 'DEBIT', term: 0, commission: round(base / 2), has_installments: false });
+    if (brand !== 'AMEX')
+      add({ ...domestic, payment_method: 'DEBIT', term: 0, commission: round(base / 2), has_installments: false });
     if (brand === 'VISA' || brand === 'MASTERCARD') {
       add({ ...domestic, payment_method: 'PREPAID', term: 0, commission: round(base * 0.6), has_installments: false });
     }
-    if (intl) add({ card_brand: brand, is_international: true, payment_method: 'CREDIT', term: 1, commission: round(base + 1.5), has_installments: false });
+    if (intl)
+      add({
+        card_brand: brand,
+        is_international: true,
+        payment_method: 'CREDIT',
+        term: 1,
+        commission: round(base + 1.5),
+        has_installments: false,
+      });
   }
-  add({ card_brand: 'PIX', is_international: false, payment_method: 'QR', term: 0, commission: 0.99, has_installments: false });
+  add({
+    card_brand: 'PIX',
+    is_international: false,
+    payment_method: 'QR',
+    term: 0,
+    commission: 0.99,
+    has_installments: false,
+  });
   // Acme's negotiated rates: customer-owned plans, invisible to Globex.
-  add({ customer_id: DEMO_CUSTOMERS.acme, card_brand: 'VISA', is_international: false, payment_method: 'CREDIT', term: 1, commission: 2.49, has_installments: false });
-  add({ customer_id: DEMO_CUSTOMERS.acme, card_brand: 'MASTERCARD', is_international: false, payment_method: 'CREDIT', term: 1, commission: 2.39, has_installments: false });
+  add({
+    customer_id: DEMO_CUSTOMERS.acme,
+    card_brand: 'VISA',
+    is_international: false,
+    payment_method: 'CREDIT',
+    term: 1,
+    commission: 2.49,
+    has_installments: false,
+  });
+  add({
+    customer_id: DEMO_CUSTOMERS.acme,
+    card_brand: 'MASTERCARD',
+    is_international: false,
+    payment_method: 'CREDIT',
+    term: 1,
+    commission: 2.39,
+    has_installments: false,
+  });
   return plans;
 }
 
@@ -59,11 +97,17 @@ export function demoDocument(): ImportDocument {
   const plans = catalogue();
   let m = 0;
   const merchants = Object.entries(merchantNames).flatMap(([customer, names]) =>
-    names.map((name) => ({ id: demoMerchantId(++m), customer_id: DEMO_CUSTOMERS[customer as keyof typeof DEMO_CUSTOMERS], name })),
+    names.map((name) => ({
+      id: demoMerchantId(++m),
+      customer_id: DEMO_CUSTOMERS[customer as keyof typeof DEMO_CUSTOMERS],
+      name,
+    })),
   );
   // Every merchant starts with domestic credit (1x) and debit of VISA and MASTERCARD.
   const starter = plans
-    .filter((p) => !p.customer_id && ['VISA', 'MASTERCARD'].includes(p.card_brand) && !p.is_international && p.term <= 1)
+    .filter(
+      (p) => !p.customer_id && ['VISA', 'MASTERCARD'].includes(p.card_brand) && !p.is_international && p.term <= 1,
+    )
     .filter((p) => p.payment_method === 'CREDIT' || p.payment_method === 'DEBIT')
     .map((p) => p.id);
   return {
@@ -73,8 +117,18 @@ export function demoDocument(): ImportDocument {
     ],
     merchants,
     users: [
-      { email: DEMO_LOGINS[0].user, type: 'CUSTOMER', customer_id: DEMO_CUSTOMERS.acme, password: DEMO_LOGINS[0].password },
-      { email: DEMO_LOGINS[1].user, type: 'CUSTOMER', customer_id: DEMO_CUSTOMERS.globex, password: DEMO_LOGINS[1].password },
+      {
+        email: DEMO_LOGINS[0].user,
+        type: 'CUSTOMER',
+        customer_id: DEMO_CUSTOMERS.acme,
+        password: DEMO_LOGINS[0].password,
+      },
+      {
+        email: DEMO_LOGINS[1].user,
+        type: 'CUSTOMER',
+        customer_id: DEMO_CUSTOMERS.globex,
+        password: DEMO_LOGINS[1].password,
+      },
     ],
     payment_plans: plans,
     assignments: merchants.map((mm) => ({ merchant_id: mm.id, payment_plan_ids: starter })),

@@ -69,13 +69,19 @@ export function createImportDal(db: Db) {
   return {
     async existingCustomerIds(ids: string[]): Promise<string[]> {
       if (ids.length === 0) return [];
-      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(ids)}::uuid[])`);
+      const rows = await queryRows<{ id: string }>(
+        db,
+        sql`SELECT id FROM customers WHERE id = ANY(${toUuidArray(ids)}::uuid[])`,
+      );
       return rows.map((r) => r.id);
     },
 
     async merchantOwners(ids: string[]): Promise<Array<{ id: string; customerId: string }>> {
       if (ids.length === 0) return [];
-      return queryRows(db, sql`SELECT id, customer_id AS "customerId" FROM merchants WHERE id = ANY(${toUuidArray(ids)}::uuid[])`);
+      return queryRows(
+        db,
+        sql`SELECT id, customer_id AS "customerId" FROM merchants WHERE id = ANY(${toUuidArray(ids)}::uuid[])`,
+      );
     },
 
     async plansByIds(ids: string[]): Promise<PlanRow[]> {
@@ -88,18 +94,26 @@ export function createImportDal(db: Db) {
     },
 
     async upsertCustomers(rows: CustomerRow[]): Promise<void> {
-      await inBatches(rows, (batch) => sql`
+      await inBatches(
+        rows,
+        (batch) => sql`
         INSERT INTO customers (id, name)
         SELECT id, name FROM jsonb_to_recordset(${batch}) AS x(id uuid, name text)
-        ON CONFLICT (id) DO UPDATE SET name = excluded.name`, db);
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name`,
+        db,
+      );
     },
 
     /** A merchant keeps its customer: the service refuses a file that would move one. */
     async upsertMerchants(rows: MerchantRow[]): Promise<void> {
-      await inBatches(rows, (batch) => sql`
+      await inBatches(
+        rows,
+        (batch) => sql`
         INSERT INTO merchants (id, customer_id, name)
         SELECT id, customer_id, name FROM jsonb_to_recordset(${batch}) AS x(id uuid, customer_id uuid, name text)
-        ON CONFLICT (id) DO UPDATE SET name = excluded.name`, db);
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name`,
+        db,
+      );
     },
 
     /**
@@ -109,14 +123,18 @@ export function createImportDal(db: Db) {
      * guard is part of the upsert, so a user created meanwhile is judged too.
      */
     async upsertLoginUsers(rows: LoginUserRow[]): Promise<RefusedUser[]> {
-      const written = await inBatches<LoginUserRow, RefusedUser>(rows, (batch) => sql`
+      const written = await inBatches<LoginUserRow, RefusedUser>(
+        rows,
+        (batch) => sql`
         INSERT INTO users (email, type, customer_id, merchant_id, password_hash)
         SELECT email, type, customer_id, merchant_id, password_hash FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
         ON CONFLICT (email) WHERE password_hash IS NOT NULL
         DO UPDATE SET password_hash = excluded.password_hash
           WHERE users.customer_id = excluded.customer_id AND users.type = excluded.type
           AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
-        RETURNING email, customer_id`, db);
+        RETURNING email, customer_id`,
+        db,
+      );
       return notWritten(rows, written);
     },
 
@@ -126,13 +144,17 @@ export function createImportDal(db: Db) {
      * merchant is left alone and returned: the caller refuses the file.
      */
     async upsertIntegrationUsers(rows: UserRow[]): Promise<RefusedUser[]> {
-      const written = await inBatches<UserRow, RefusedUser>(rows, (batch) => sql`
+      const written = await inBatches<UserRow, RefusedUser>(
+        rows,
+        (batch) => sql`
         INSERT INTO users (email, type, customer_id, merchant_id)
         SELECT email, type, customer_id, merchant_id FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
         ON CONFLICT (customer_id, email) WHERE password_hash IS NULL
         DO UPDATE SET type = excluded.type
           WHERE users.type = excluded.type AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
-        RETURNING email, customer_id`, db);
+        RETURNING email, customer_id`,
+        db,
+      );
       return notWritten(rows, written);
     },
 
@@ -145,13 +167,18 @@ export function createImportDal(db: Db) {
 
     async loginPasswordHashes(emails: string[]): Promise<Array<{ email: string; passwordHash: string }>> {
       const list = sql`${JSON.stringify(emails)}::jsonb`;
-      return queryRows(db, sql`
+      return queryRows(
+        db,
+        sql`
         SELECT email, password_hash AS "passwordHash" FROM users
-        WHERE password_hash IS NOT NULL AND email IN (SELECT jsonb_array_elements_text(${list}))`);
+        WHERE password_hash IS NOT NULL AND email IN (SELECT jsonb_array_elements_text(${list}))`,
+      );
     },
 
     async upsertPaymentPlans(rows: PlanRow[]): Promise<void> {
-      await inBatches(rows, (batch) => sql`
+      await inBatches(
+        rows,
+        (batch) => sql`
         INSERT INTO payment_plans (id, customer_id, payment_method, card_brand, term, commission, has_installments, is_international)
         SELECT id, customer_id, payment_method, card_brand, term, commission, has_installments, is_international
         FROM jsonb_to_recordset(${batch})
@@ -159,7 +186,9 @@ export function createImportDal(db: Db) {
         ON CONFLICT (id) DO UPDATE SET
           customer_id = excluded.customer_id, payment_method = excluded.payment_method, card_brand = excluded.card_brand,
           term = excluded.term, commission = excluded.commission,
-          has_installments = excluded.has_installments, is_international = excluded.is_international`, db);
+          has_installments = excluded.has_installments, is_international = excluded.is_international`,
+        db,
+      );
     },
   };
 }
@@ -168,7 +197,9 @@ export function createImportDal(db: Db) {
 function notWritten(rows: UserRow[], written: RefusedUser[]): RefusedUser[] {
   if (written.length === rows.length) return [];
   const done = new Set(written.map((w) => `${w.customer_id}|${w.email}`));
-  return rows.filter((r) => !done.has(`${r.customer_id}|${r.email}`)).map((r) => ({ email: r.email, customer_id: r.customer_id }));
+  return rows
+    .filter((r) => !done.has(`${r.customer_id}|${r.email}`))
+    .map((r) => ({ email: r.email, customer_id: r.customer_id }));
 }
 
 export type ImportDal = ReturnType<typeof createImportDal>;

@@ -42,7 +42,10 @@ const ImportPaymentPlan = Type.Object(
   strict,
 );
 
-const ImportAssignment = Type.Object({ merchant_id: Uuid, payment_plan_ids: Type.Array(Uuid, { minItems: 1 }) }, strict);
+const ImportAssignment = Type.Object(
+  { merchant_id: Uuid, payment_plan_ids: Type.Array(Uuid, { minItems: 1 }) },
+  strict,
+);
 
 export const ImportDocument = Type.Object(
   {

@@ -52,21 +52,32 @@ function parse(check: DocumentCheck, input: unknown): Normalised {
   return {
     customers: raw.customers ?? [],
     merchants: raw.merchants ?? [],
-    users: (raw.users ?? []).map((u) => ({ ...u, email: normaliseEmail(u.email), merchant_id: u.merchant_id ?? null, password: u.password })),
+    users: (raw.users ?? []).map((u) => ({
+      ...u,
+      email: normaliseEmail(u.email),
+      merchant_id: u.merchant_id ?? null,
+      password: u.password,
+    })),
     payment_plans: (raw.payment_plans ?? []).map((p) => ({ ...p, customer_id: p.customer_id ?? null })),
     assignments: raw.assignments ?? [],
   };
 }
 
 /** A user entry with a password is a login user (one per e-mail); without, an integration user of its customer. */
-const userKey = (u: { email: string; customer_id: string; password?: string | undefined }) => (u.password ? u.email : `${u.customer_id}|${u.email}`);
+const userKey = (u: { email: string; customer_id: string; password?: string | undefined }) =>
+  u.password ? u.email : `${u.customer_id}|${u.email}`;
 
 /** The DALs an import writes through, in one unit of work holding its customers' locks. */
 export interface ImportDals extends FeeRulesDals {
   import: ImportDal;
 }
 
-export function createImportService(deps: { dal: ImportDal; hasher: PasswordHasher; customerLocks: CustomerLocks<ImportDals>; checkDocument: DocumentCheck }) {
+export function createImportService(deps: {
+  dal: ImportDal;
+  hasher: PasswordHasher;
+  customerLocks: CustomerLocks<ImportDals>;
+  checkDocument: DocumentCheck;
+}) {
   const { dal, hasher, customerLocks, checkDocument } = deps;
 
   /**
@@ -82,17 +93,38 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
         seen.add(k);
       });
     };
-    duplicates(doc.customers, 'customers', (c) => c.id, (c) => `id ${c.id}`);
-    duplicates(doc.merchants, 'merchants', (m) => m.id, (m) => `id ${m.id}`);
-    duplicates(doc.payment_plans, 'payment_plans', (p) => p.id, (p) => `id ${p.id}`);
-    duplicates(doc.users, 'users', userKey, (u) => (u.password ? `email ${u.email}` : `email ${u.email} for customer ${u.customer_id}`));
+    duplicates(
+      doc.customers,
+      'customers',
+      (c) => c.id,
+      (c) => `id ${c.id}`,
+    );
+    duplicates(
+      doc.merchants,
+      'merchants',
+      (m) => m.id,
+      (m) => `id ${m.id}`,
+    );
+    duplicates(
+      doc.payment_plans,
+      'payment_plans',
+      (p) => p.id,
+      (p) => `id ${p.id}`,
+    );
+    duplicates(doc.users, 'users', userKey, (u) =>
+      u.password ? `email ${u.email}` : `email ${u.email} for customer ${u.customer_id}`,
+    );
 
     const customerIds = new Set(doc.customers.map((c) => c.id));
     const merchantOwner = new Map(doc.merchants.map((m) => [m.id, m.customer_id]));
     const plan = new Map(doc.payment_plans.map((p) => [p.id, p]));
 
     const missingCustomers = new Set<string>();
-    for (const id of [...doc.merchants.map((m) => m.customer_id), ...doc.users.map((u) => u.customer_id), ...doc.payment_plans.map((p) => p.customer_id)]) {
+    for (const id of [
+      ...doc.merchants.map((m) => m.customer_id),
+      ...doc.users.map((u) => u.customer_id),
+      ...doc.payment_plans.map((p) => p.customer_id),
+    ]) {
       if (id !== null && !customerIds.has(id)) missingCustomers.add(id);
     }
     for (const id of await dal.existingCustomerIds([...missingCustomers])) customerIds.add(id);
@@ -106,7 +138,10 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
       const moved = merchantOwner.get(m.id);
       if (moved && moved !== m.customerId) {
         const i = doc.merchants.findIndex((x) => x.id === m.id);
-        throw new ImportError(`$.merchants[${i}].customer_id`, `merchant ${m.id} already belongs to customer ${m.customerId}`);
+        throw new ImportError(
+          `$.merchants[${i}].customer_id`,
+          `merchant ${m.id} already belongs to customer ${m.customerId}`,
+        );
       }
       if (!moved) merchantOwner.set(m.id, m.customerId);
     }
@@ -114,21 +149,30 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
     for (const p of await dal.plansByIds([...wantedPlans])) plan.set(p.id, p);
 
     doc.merchants.forEach((m, i) => {
-      if (!customerIds.has(m.customer_id)) throw new ImportError(`$.merchants[${i}].customer_id`, `unknown customer ${m.customer_id}`);
+      if (!customerIds.has(m.customer_id))
+        throw new ImportError(`$.merchants[${i}].customer_id`, `unknown customer ${m.customer_id}`);
     });
     doc.payment_plans.forEach((p, i) => {
-      if (p.customer_id && !customerIds.has(p.customer_id)) throw new ImportError(`$.payment_plans[${i}].customer_id`, `unknown customer ${p.customer_id}`);
+      if (p.customer_id && !customerIds.has(p.customer_id))
+        throw new ImportError(`$.payment_plans[${i}].customer_id`, `unknown customer ${p.customer_id}`);
     });
     doc.users.forEach((u, i) => {
       const at = `$.users[${i}]`;
-      if (!customerIds.has(u.customer_id)) throw new ImportError(`${at}.customer_id`, `unknown customer ${u.customer_id}`);
-      if (u.type === 'CUSTOMER' && u.merchant_id) throw new ImportError(`${at}.merchant_id`, 'a CUSTOMER user has no merchant_id');
+      if (!customerIds.has(u.customer_id))
+        throw new ImportError(`${at}.customer_id`, `unknown customer ${u.customer_id}`);
+      if (u.type === 'CUSTOMER' && u.merchant_id)
+        throw new ImportError(`${at}.merchant_id`, 'a CUSTOMER user has no merchant_id');
       if (u.type === 'MERCHANT') {
         if (!u.merchant_id) throw new ImportError(`${at}.merchant_id`, 'a MERCHANT user needs merchant_id');
         const owner = merchantOwner.get(u.merchant_id);
         if (!owner) throw new ImportError(`${at}.merchant_id`, `unknown merchant ${u.merchant_id}`);
-        if (owner !== u.customer_id) throw new ImportError(`${at}.merchant_id`, `merchant ${u.merchant_id} does not belong to customer ${u.customer_id}`);
-        if (u.password) throw new ImportError(`${at}.password`, 'merchant users act through API keys only and have no password');
+        if (owner !== u.customer_id)
+          throw new ImportError(
+            `${at}.merchant_id`,
+            `merchant ${u.merchant_id} does not belong to customer ${u.customer_id}`,
+          );
+        if (u.password)
+          throw new ImportError(`${at}.password`, 'merchant users act through API keys only and have no password');
       }
     });
     doc.assignments.forEach((a, i) => {
@@ -138,7 +182,8 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
       a.payment_plan_ids.forEach((id, j) => {
         const at = `$.assignments[${i}].payment_plan_ids[${j}]`;
         const p = plan.get(id);
-        if (!p || (p.customer_id !== null && p.customer_id !== owner)) throw new ImportError(at, `unknown payment plan ${id} for this merchant's customer`);
+        if (!p || (p.customer_id !== null && p.customer_id !== owner))
+          throw new ImportError(at, `unknown payment plan ${id} for this merchant's customer`);
         const kind = [p.card_brand, p.payment_method, p.is_international, p.has_installments, p.term].join('|');
         if (seenKinds.has(kind)) throw new ImportError(at, 'conflicts with another plan of the same kind and term');
         seenKinds.add(kind);
@@ -149,7 +194,9 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
 
   /** An import never changes an existing user's type, customer or merchant. */
   function refuseUser(doc: Normalised, refused: RefusedUser, login: boolean): ImportError {
-    const i = doc.users.findIndex((u) => Boolean(u.password) === login && u.email === refused.email && u.customer_id === refused.customer_id);
+    const i = doc.users.findIndex(
+      (u) => Boolean(u.password) === login && u.email === refused.email && u.customer_id === refused.customer_id,
+    );
     return new ImportError(
       `$.users[${i}]`,
       login
@@ -181,7 +228,9 @@ export function createImportService(deps: { dal: ImportDal; hasher: PasswordHash
       const assignedCustomers = await checkReferences(doc);
       // Hash before the transaction: slow work must not hold locks.
       const loginUsers: LoginUserRow[] = await Promise.all(
-        doc.users.flatMap(({ password, ...user }) => (password ? [hasher.hash(password).then((hash) => ({ ...user, password_hash: hash }))] : [])),
+        doc.users.flatMap(({ password, ...user }) =>
+          password ? [hasher.hash(password).then((hash) => ({ ...user, password_hash: hash }))] : [],
+        ),
       );
       const integrationUsers: UserRow[] = doc.users.flatMap(({ password, ...user }) => (password ? [] : [user]));
       const summary: ImportSummary = {

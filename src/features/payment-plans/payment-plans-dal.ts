@@ -47,7 +47,11 @@ function assignedTo(merchantId: string): SQL<boolean> {
 export function createPaymentPlansDal(db: Db) {
   return {
     /** One page of the catalogue, newest first, with the total of all that match. */
-    async list(customerId: string, filters: PlanFilters, page: PageRequest): Promise<{ rows: PlanRow[]; total: number }> {
+    async list(
+      customerId: string,
+      filters: PlanFilters,
+      page: PageRequest,
+    ): Promise<{ rows: PlanRow[]; total: number }> {
       const selected = filters.selectedFor === null ? sql<boolean>`false` : assignedTo(filters.selectedFor);
       const where = and(
         inCatalogueOf(customerId),

@@ -44,9 +44,11 @@ export function createPaymentPlansService(deps: { paymentPlansDal: PaymentPlansD
     async list(principal: Principal, request: PlanListRequest): Promise<Page<PaymentPlanResource>> {
       const merchantId = await merchants.resolveMerchant(principal, request.merchant_id);
       if (request.is_selected !== undefined && merchantId === null) {
-        throw new BadRequestError('merchant_id_required', 'The is_selected filter needs merchant_id: selection is per merchant.', [
-          { field: 'merchant_id', message: 'is required with is_selected' },
-        ]);
+        throw new BadRequestError(
+          'merchant_id_required',
+          'The is_selected filter needs merchant_id: selection is per merchant.',
+          [{ field: 'merchant_id', message: 'is required with is_selected' }],
+        );
       }
       const { rows, total } = await paymentPlansDal.list(
         principal.customerId,
