@@ -3,7 +3,7 @@
  * PGlite for the embedded default (pglite.ts). Everything above src/db sees only
  * `Database` and the helpers of driver.ts.
  */
-import { type Database, type DatabaseOptions } from './driver.js';
+import type { Database, DatabaseOptions } from './driver.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 

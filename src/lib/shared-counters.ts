@@ -1,48 +1,18 @@
 /**
  * Fixed-window counters shared by every instance through Redis, or kept in this
- * process without it. The counting itself is @fastify/rate-limit's (its Redis
- * store's Lua script and its in-memory LRU store); this module only adds what the
- * library leaves to us: every count is also kept in memory and the larger of the
+ * process without it. Every count is also kept in memory and the larger of the
  * two is answered, so an instance still refuses what it has counted itself while
  * Redis is away or after Redis restarted empty; Redis trouble never fails a
  * request, and the fall-back is logged once, not per request. The same counters
- * feed the rate-limit plugin (`storeClass`) and the failed-login throttle.
+ * feed the rate-limit plugin (through its public `store` option) and the
+ * failed-login throttle. The windows are counted here rather than by
+ * @fastify/rate-limit's own stores because those are not part of its public
+ * interface; the counting is the same fixed window (INCR, then PEXPIRE on the
+ * first hit).
  */
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { Redis } from 'ioredis';
-
-const require = createRequire(import.meta.url);
-
-/** What a store of @fastify/rate-limit offers (its stores are not typed). */
-interface RateLimitStore {
-  incr(
-    key: string,
-    cb: (err: Error | null, result?: { current: number; ttl: number }) => void,
-    timeWindow: number,
-    max: number,
-  ): void;
-  child(routeOptions: unknown): RateLimitStore;
-}
-/** toad-cache's LruMap, which holds the local store's counts. */
-interface LocalCounts {
-  get(key: string): Count | undefined;
-  delete(key: string): void;
-  items: Map<string, unknown>;
-}
-type LocalStoreClass = new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  cache?: number,
-) => RateLimitStore & { lru: LocalCounts };
-type RedisStoreClass = new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  redis: Redis,
-  key: string,
-) => RateLimitStore;
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as LocalStoreClass;
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as RedisStoreClass;
+import { LRUCache } from 'lru-cache';
 
 export interface CounterLog {
   warn(obj: object, msg: string): void;
@@ -86,6 +56,18 @@ export function connectRedis(url: string): Redis {
   return redis;
 }
 
+/** One fixed window: INCR, and the window's expiry set by the first hit; answers the count and the time left. */
+const INCR_SCRIPT = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {n, ttl}`;
+
+interface Window {
+  current: number;
+  startedAt: number;
+}
+
 export function createSharedCounters(options: {
   redis: Redis | undefined;
   prefix: string;
@@ -94,15 +76,20 @@ export function createSharedCounters(options: {
   localEntries: number;
 }) {
   const { redis, log } = options;
-  const local = new LocalStore(false, false, options.localEntries);
-  const shared = redis ? new RedisStore(false, false, redis, options.prefix) : undefined;
+  const local = new LRUCache<string, Window>({ max: options.localEntries });
   let redisFailedAt = 0;
   let degraded = false;
 
-  const viaStore = (store: RateLimitStore, key: string, windowMs: number, max: number) =>
-    new Promise<Count>((resolve, reject) =>
-      store.incr(key, (err, result) => (err ? reject(err) : resolve(result!)), windowMs, max),
-    );
+  function localIncr(key: string, windowMs: number): Count {
+    const now = Date.now();
+    const window = local.get(key);
+    if (!window || window.startedAt + windowMs <= now) {
+      local.set(key, { current: 1, startedAt: now });
+      return { current: 1, ttl: windowMs };
+    }
+    window.current += 1;
+    return { current: window.current, ttl: window.startedAt + windowMs - now };
+  }
 
   function fallBack(err: unknown): void {
     redisFailedAt = Date.now();
@@ -114,20 +101,29 @@ export function createSharedCounters(options: {
     );
   }
 
+  /** Redis, when it is configured, answering, and not in its back-off after a failure. */
+  function readyRedis(): Redis | undefined {
+    return redis?.status === 'ready' ? redis : undefined;
+  }
+
   /** The shared count, or undefined while Redis is away (then this instance counts alone). */
-  async function sharedIncr(key: string, windowMs: number, max: number): Promise<Count | undefined> {
-    if (!shared || Date.now() - redisFailedAt < REDIS_RETRY_AFTER_MS) return undefined;
-    if (redis!.status !== 'ready') {
-      fallBack(new Error(`Redis connection is ${redis!.status}`));
+  async function sharedIncr(key: string, windowMs: number): Promise<Count | undefined> {
+    if (!redis || Date.now() - redisFailedAt < REDIS_RETRY_AFTER_MS) return undefined;
+    const ready = readyRedis();
+    if (!ready) {
+      fallBack(new Error(`Redis connection is ${redis.status}`));
       return undefined;
     }
     try {
-      const count = await viaStore(shared, key, windowMs, max);
+      const [current, ttl] = (await ready.eval(INCR_SCRIPT, 1, `${options.prefix}${key}`, windowMs)) as [
+        number,
+        number,
+      ];
       if (degraded) {
         degraded = false;
         log.info({ counters: options.name }, 'Redis is back: counters are shared again');
       }
-      return count;
+      return { current, ttl };
     } catch (err) {
       fallBack(err);
       return undefined;
@@ -135,28 +131,27 @@ export function createSharedCounters(options: {
   }
 
   /** Counts in memory and in Redis, and answers the larger count: Redis emptied by a restart forgets nothing this instance saw. */
-  async function incr(key: string, windowMs: number, max: number): Promise<Count> {
-    const mine = await viaStore(local, key, windowMs, max);
-    const theirs = await sharedIncr(key, windowMs, max);
+  async function incr(key: string, windowMs: number): Promise<Count> {
+    const mine = localIncr(key, windowMs);
+    const theirs = await sharedIncr(key, windowMs);
     return theirs && theirs.current >= mine.current ? theirs : mine;
   }
 
   async function reset(key: string): Promise<void> {
-    local.lru.delete(key);
-    if (shared && redis!.status === 'ready') await redis!.del(`${options.prefix}${key}`).catch(fallBack);
+    local.delete(key);
+    await readyRedis()?.del(`${options.prefix}${key}`).catch(fallBack);
   }
 
   /** Takes one back from a running count (an attempt that turned out not to count). */
   async function refund(key: string): Promise<void> {
-    const mine = local.lru.get(key);
+    const mine = local.get(key);
     if (mine && mine.current > 0) mine.current -= 1;
-    if (shared && redis!.status === 'ready')
-      await redis!.eval(REFUND_SCRIPT, 1, `${options.prefix}${key}`).catch(fallBack);
+    await readyRedis()?.eval(REFUND_SCRIPT, 1, `${options.prefix}${key}`).catch(fallBack);
   }
 
   /** Forgets this instance's counts of every key that starts with `prefix`. */
   function forgetLocally(prefix: string): void {
-    for (const key of [...local.lru.items.keys()]) if (key.startsWith(prefix)) local.lru.delete(key);
+    for (const key of [...local.keys()]) if (key.startsWith(prefix)) local.delete(key);
   }
 
   /**
@@ -179,8 +174,8 @@ export function createSharedCounters(options: {
 
   /** A store class for @fastify/rate-limit's `store` option, counting through `incr`. */
   class Store {
-    incr(key: string, cb: (err: Error | null, result?: Count) => void, timeWindow: number, max: number): void {
-      incr(key, timeWindow, max).then(
+    incr(key: string, cb: (err: Error | null, result?: Count) => void, timeWindow: number): void {
+      incr(key, timeWindow).then(
         (count) => cb(null, count),
         (err: Error) => cb(err),
       );

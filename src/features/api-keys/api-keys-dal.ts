@@ -1,6 +1,6 @@
 /** Queries of API keys and their integration users. Every function takes an optional transaction. */
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { type Db } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { apiKeys, users } from '../../db/schema.js';
 import type { UserType } from '../../lib/principal.js';
 import { toUuidArray } from '../../lib/uuid-array.js';

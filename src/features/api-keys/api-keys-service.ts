@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, Valida
 import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/instant.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import { type ChangeContext } from '../../lib/change-context.js';
+import type { ChangeContext } from '../../lib/change-context.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { Principal, UserType } from '../../lib/principal.js';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour, maskApiKey } from './api-key-format.js';

@@ -46,11 +46,11 @@ export function createLoginThrottle(options: LoginThrottleOptions) {
     /** Counts an attempt for the user name from the address; throws 429 when it is one too many. */
     async attempt(name: string, address: string): Promise<void> {
       if (perAddress > 0) {
-        const pair = await counters.incr(pairKey(name, address), windowMs, perAddress);
+        const pair = await counters.incr(pairKey(name, address), windowMs);
         if (pair.current > perAddress) throw refused(pair);
       }
       if (perUser > 0) {
-        const user = await counters.incr(userKey(name), windowMs, perUser);
+        const user = await counters.incr(userKey(name), windowMs);
         if (user.current > perUser) throw refused(user);
       }
     },

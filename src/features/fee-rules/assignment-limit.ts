@@ -18,7 +18,7 @@ export function createAssignmentLimit(options: { counters: SharedCounters; perMi
     /** Counts one assignment request of the customer; 429 rate_limited when the minute's are used up. */
     async take(customerId: string): Promise<void> {
       if (perMinute === 0) return;
-      const { current, ttl } = await counters.incr(customerId, WINDOW_MS, perMinute);
+      const { current, ttl } = await counters.incr(customerId, WINDOW_MS);
       if (current <= perMinute) return;
       throw new RateLimitedError(Math.max(1, Math.ceil(ttl / 1000)), {
         max: perMinute,

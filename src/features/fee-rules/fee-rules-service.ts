@@ -8,7 +8,7 @@
  */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
-import { type ChangeContext } from '../../lib/change-context.js';
+import type { ChangeContext } from '../../lib/change-context.js';
 import { parseInstant } from '../../lib/instant.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';

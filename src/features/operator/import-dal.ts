@@ -6,7 +6,7 @@
  * Look-ups send their ids as one array parameter. Every function takes an
  * optional transaction.
  */
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { type Db, queryRows, sql } from '../../db/database.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
