@@ -97,11 +97,12 @@ export function createServices(config: Config, database: Database, log: ServiceL
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
   const customerLocks = createCustomerLocks({ uow, waitLimitMs: config.databaseStatementTimeoutMs });
+  importCheck ??= compileImportCheck();
   const importer = createImportService({
     dal: dal.import,
     hasher,
     customerLocks,
-    checkDocument: (importCheck ??= compileImportCheck()),
+    checkDocument: importCheck,
   });
   const apiKeys = createApiKeysService({
     uow,

@@ -9,8 +9,9 @@ export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>, () => void] {
   const [result, setResult] = useState<Loaded<T>>({ state: 'loading' });
   const [tick, setTick] = useState(0);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names load's dependencies, as with useEffect.
   const run = useCallback(load, deps);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: tick is how reload asks for another run.
   useEffect(() => {
     let live = true;
     setResult({ state: 'loading' });

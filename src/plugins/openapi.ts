@@ -69,6 +69,7 @@ const EXAMPLE_EXTENSIONS: Record<string, Record<string, unknown>> = {
   },
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: the generated OpenAPI document is walked as untyped JSON.
 type Json = Record<string, any>;
 
 /** One example per code, its title and detail the catalogue's (src/error-catalogue.ts). */
@@ -123,7 +124,7 @@ function finishDocument(doc: Json): Json {
         // A body whose every field is optional may be left out (the roll route takes none as {}).
         if (!requires(schemaOf(doc, media))) operation.requestBody.required = false;
       }
-      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+      for (const response of Object.values(operation.responses as Record<string, Json>)) {
         for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
           const codes: ErrorCode[] | undefined = media.schema?.allOf?.[1]?.properties?.code?.enum;
           if (type === 'application/problem+json' && Array.isArray(codes))

@@ -49,7 +49,7 @@ describe('X-Api-Key authentication', () => {
     const { app, world } = await setup();
     const real = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
     const flipped = real.api_key.slice(0, 10) + (real.api_key[10] === 'a' ? 'b' : 'a') + real.api_key.slice(11);
-    for (const key of ['nonsense', 'fgk_short', flipped, generateApiKey(), real.api_key + 'x']) {
+    for (const key of ['nonsense', 'fgk_short', flipped, generateApiKey(), `${real.api_key}x`]) {
       const res = await me(app, key);
       assert.equal(res.statusCode, 401, key);
       assert.equal(json(res).code, 'invalid_api_key');

@@ -13,7 +13,7 @@ import { testConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { apiKeys, users } from '../../src/db/schema.js';
 import { json, useTestApp, type Injected } from '../helpers/app.js';
-import { createKey, keysSnapshot, listKeys, rollKey, updateKey, whoAmI } from '../helpers/api-keys.js';
+import { createKey, keysSnapshot, rollKey, updateKey, whoAmI } from '../helpers/api-keys.js';
 import { customerSession } from '../helpers/fixtures.js';
 import { NEEDS_REDIS, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 

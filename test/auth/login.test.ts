@@ -260,7 +260,14 @@ describe('POST /v1/login: security', () => {
       hasher,
       'verify',
       (storedHash: () => Promise<string | null>, password: string, gone?: AbortSignal) =>
-        verifyThrough(() => (lookups++, storedHash()), password, gone),
+        verifyThrough(
+          () => {
+            lookups++;
+            return storedHash();
+          },
+          password,
+          gone,
+        ),
     );
     let aDone = false;
     const a = login(world.login).finally(() => (aDone = true));

@@ -36,16 +36,14 @@ describe('GET /v1/merchants: happy', () => {
   it('orders by create_date before id, and pages', async () => {
     const { world, list } = await setup();
     const ids = Array.from({ length: 5 }, () => uuid('d'));
-    await h.db.current.database.db
-      .insert(merchants)
-      .values(
-        ids.map((id, i) => ({
-          id,
-          customerId: world.customerId,
-          name: `Shop ${i}`,
-          createdAt: new Date(Date.UTC(2030, 0, 1 + i)),
-        })),
-      );
+    await h.db.current.database.db.insert(merchants).values(
+      ids.map((id, i) => ({
+        id,
+        customerId: world.customerId,
+        name: `Shop ${i}`,
+        createdAt: new Date(Date.UTC(2030, 0, 1 + i)),
+      })),
+    );
     const first = json(await list('?size=3'));
     assert.deepEqual(
       first.data.map((m: { id: string }) => m.id),

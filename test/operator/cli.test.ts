@@ -276,7 +276,7 @@ describe('feegate command line', () => {
         assert.equal((await refresh(app, token.refresh_token)).statusCode, 401);
       }
     };
-    let res;
+    let res: Awaited<ReturnType<typeof logout>>;
     if (cli.pg) {
       // PostgreSQL: the instance runs while the command line ends its logins.
       res = await withApp({}, async (app) => {

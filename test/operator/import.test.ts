@@ -72,19 +72,48 @@ describe('import', () => {
     assert.equal(plan!.commission, '1.2345');
   });
 
+  /** Each breaks the document in place, or answers a replacement for it. */
   const broken: Array<[string, (d: ReturnType<typeof validDocument>) => unknown, string]> = [
-    ['a bad UUID', (d) => ((d.merchants[0]!.customer_id = 'nope'), d), '$.merchants[0].customer_id'],
-    ['an unknown customer', (d) => ((d.merchants[0]!.customer_id = uuid('c')), d), '$.merchants[0].customer_id'],
-    ['a lower-case brand', (d) => ((d.payment_plans[0]!.card_brand = 'visa'), d), '$.payment_plans[0].card_brand'],
-    ['a negative commission', (d) => ((d.payment_plans[0]!.commission = -1), d), '$.payment_plans[0].commission'],
+    [
+      'a bad UUID',
+      (d) => {
+        d.merchants[0]!.customer_id = 'nope';
+      },
+      '$.merchants[0].customer_id',
+    ],
+    [
+      'an unknown customer',
+      (d) => {
+        d.merchants[0]!.customer_id = uuid('c');
+      },
+      '$.merchants[0].customer_id',
+    ],
+    [
+      'a lower-case brand',
+      (d) => {
+        d.payment_plans[0]!.card_brand = 'visa';
+      },
+      '$.payment_plans[0].card_brand',
+    ],
+    [
+      'a negative commission',
+      (d) => {
+        d.payment_plans[0]!.commission = -1;
+      },
+      '$.payment_plans[0].commission',
+    ],
     [
       'a merchant user without merchant',
-      (d) => (delete (d.users[1] as { merchant_id?: string }).merchant_id, d),
+      (d) => {
+        delete (d.users[1] as { merchant_id?: string }).merchant_id;
+      },
       '$.users[1].merchant_id',
     ],
     [
       'an unknown plan in an assignment',
-      (d) => ((d.assignments[0]!.payment_plan_ids = [uuid('e')]), d),
+      (d) => {
+        d.assignments[0]!.payment_plan_ids = [uuid('e')];
+      },
       '$.assignments[0].payment_plan_ids[0]',
     ],
     ['an unknown field', (d) => ({ ...d, extra: true }), '$.extra'],
@@ -94,7 +123,9 @@ describe('import', () => {
     it(`refuses ${name}, naming ${path}, and writes nothing`, async () => {
       const app = await h.app();
       const before = await counts();
-      await assert.rejects(app.services.importer.importDocument(breakIt(validDocument())), (err: unknown) => {
+      const doc = validDocument();
+      const input = breakIt(doc) ?? doc;
+      await assert.rejects(app.services.importer.importDocument(input), (err: unknown) => {
         assert.ok(err instanceof ImportError, String(err));
         assert.equal(err.path, path);
         return true;
@@ -141,14 +172,24 @@ describe('import', () => {
   });
 
   const moves: Array<[string, (d: ReturnType<typeof validDocument>, other: string, otherMerchant: string) => void]> = [
-    ['a login user under another customer', (d, other) => (d.users[0]!.customer_id = other)],
+    [
+      'a login user under another customer',
+      (d, other) => {
+        d.users[0]!.customer_id = other;
+      },
+    ],
     [
       'a merchant user under another merchant',
-      (d, _other, otherMerchant) => ((d.users[1] as { merchant_id?: string }).merchant_id = otherMerchant),
+      (d, _other, otherMerchant) => {
+        (d.users[1] as { merchant_id?: string }).merchant_id = otherMerchant;
+      },
     ],
     [
       'a merchant user as a CUSTOMER user',
-      (d) => ((d.users[1]!.type = 'CUSTOMER'), delete (d.users[1] as { merchant_id?: string }).merchant_id),
+      (d) => {
+        d.users[1]!.type = 'CUSTOMER';
+        delete (d.users[1] as { merchant_id?: string }).merchant_id;
+      },
     ],
   ];
   for (const [name, change] of moves) {

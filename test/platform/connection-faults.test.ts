@@ -59,7 +59,7 @@ describe('lost PostgreSQL connections', {
     const worker = async (w: number) => {
       while (running) {
         const op = ['create', 'delete', 'assign'][n++ % 3]!;
-        let response;
+        let response: Awaited<ReturnType<typeof createKey>> | undefined;
         if (op === 'create') {
           response = await createKey(app, credentials, {
             user: `fault-${w}-${n}@alpha.test`,

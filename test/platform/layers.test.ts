@@ -1,79 +1,96 @@
 /**
- * The house's boundaries, checked on every import (docs/layout.md): a service
- * holds rules and never the database, drizzle, a driver, Fastify or a plugin,
- * and writes through its unit of work rather than recording audits itself; a
- * route translates HTTP and never reaches a DAL or the database.
+ * The house's boundaries (docs/layout.md) are Biome rules (biome.json,
+ * `noRestrictedImports`), run by `npm run lint` in CI: a service holds rules and
+ * never the database, drizzle, a driver, Fastify or a plugin, and writes through
+ * its unit of work rather than recording audits itself; a route translates HTTP
+ * and never reaches a DAL or the database. Here: the tree keeps them, and the
+ * rules catch each breach in probe files linted with the repository's own
+ * configuration.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 
-const FEATURES = path.resolve(import.meta.dirname, '../../src/features');
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIOME = path.join(ROOT, 'node_modules/.bin/biome');
 
-function files(suffix: string): string[] {
-  return readdirSync(FEATURES, { recursive: true })
-    .map(String)
-    .filter((f) => f.endsWith(suffix))
-    .map((f) => path.join(FEATURES, f));
+function lint(cwd: string, target: string): { code: number | null; out: string } {
+  const run = spawnSync(BIOME, ['lint', '--max-diagnostics=100', target], { cwd, encoding: 'utf8' });
+  return { code: run.status, out: `${run.stdout}${run.stderr}` };
 }
 
-/** Every module an import or export statement names, with what it imports. */
-function imports(file: string): Array<{ from: string; names: string }> {
-  const source = readFileSync(file, 'utf8');
-  return [...source.matchAll(/^(?:import|export)\s+(?:type\s+)?([^;]*?)\s+from\s+'([^']+)'/gms)].map((m) => ({
-    from: m[2]!,
-    names: m[1]!,
-  }));
+/** A folder with the repository's Biome configuration (without git) and the given files. */
+function probeTree(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'feegate-layers-'));
+  const config = JSON.parse(readFileSync(path.join(ROOT, 'biome.json'), 'utf8'));
+  config.$schema = undefined;
+  config.vcs = { enabled: false };
+  writeFileSync(path.join(dir, 'biome.json'), JSON.stringify(config));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  probes.push(dir);
+  return dir;
 }
+const probes: string[] = [];
+after(() => {
+  for (const dir of probes) rmSync(dir, { recursive: true, force: true });
+});
 
-function violations(
-  suffix: string,
-  forbidden: Array<{ test: (i: { from: string; names: string }) => boolean; why: string }>,
-): string[] {
-  return files(suffix).flatMap((file) =>
-    imports(file).flatMap((i) =>
-      forbidden.filter((f) => f.test(i)).map((f) => `${path.relative(FEATURES, file)} imports ${i.from}: ${f.why}`),
-    ),
-  );
-}
+const SERVICE_BREACHES: Record<string, string> = {
+  'drizzle-orm': "import { sql } from 'drizzle-orm';",
+  'drizzle-orm/pg-core': "import { pgTable } from 'drizzle-orm/pg-core';",
+  pg: "import pg from 'pg';",
+  fastify: "import type { FastifyInstance } from 'fastify';",
+  'the database': "import { openDatabase } from '../../db/database.js';",
+  'the schema': "import { users } from '../../db/schema.js';",
+  'the data layer': "import { createDataLayer } from '../../db/data-layer.js';",
+  'a plugin': "import { metricsPlugin } from '../../plugins/metrics.js';",
+  recordAudit: "import { recordAudit } from '../audit/audit-dal.js';",
+};
+const ROUTE_BREACHES: Record<string, string> = {
+  'a DAL': "import { createMerchantsDal } from './probe-dal.js';",
+  'the database': "import { openDatabase } from '../../db/database.js';",
+  'the unit of work': "import { createUnitOfWork } from '../../db/unit-of-work.js';",
+  'drizzle-orm': "import { sql } from 'drizzle-orm';",
+};
 
 describe('layers', () => {
-  it('services import no database, driver, drizzle, Fastify or plugin, and never record audits themselves', () => {
-    const found = violations('-service.ts', [
-      {
-        test: (i) => /^(drizzle-orm|pg|@electric-sql\/pglite|fastify)(\/|$)/.test(i.from),
-        why: 'a service knows no database or HTTP',
-      },
-      {
-        test: (i) => /\/db\/(database|driver|postgres|pglite|schema|data-layer)\.js$/.test(i.from),
-        why: 'a service gets DALs and a unit of work, never the database',
-      },
-      { test: (i) => /\/plugins\//.test(i.from), why: 'a service knows no Fastify plugin' },
-      {
-        test: (i) => /audit-dal\.js$/.test(i.from) && /\brecordAudit\b/.test(i.names),
-        why: 'audit records are written by the unit of work',
-      },
-    ]);
-    assert.deepEqual(found, []);
+  it('the source tree keeps them', () => {
+    const { code, out } = lint(ROOT, 'src/features');
+    assert.equal(code, 0, out);
   });
 
-  it('routes reach services only: no DAL, no database', () => {
-    const found = violations('-routes.ts', [
-      { test: (i) => /-dal\.js$/.test(i.from), why: 'a route calls services, not DALs' },
-      {
-        test: (i) => /\/db\//.test(i.from) || /^(drizzle-orm|pg)(\/|$)/.test(i.from),
-        why: 'a route never touches the database',
-      },
-    ]);
-    assert.deepEqual(found, []);
-  });
+  for (const [what, line] of Object.entries(SERVICE_BREACHES)) {
+    it(`a service importing ${what} is refused`, () => {
+      const dir = probeTree({ 'src/features/probe/probe-service.ts': `${line}\nexport const probe = 1;\n` });
+      const { code, out } = lint(dir, 'src');
+      assert.equal(code, 1, out);
+      assert.match(out, /noRestrictedImports/);
+    });
+  }
 
-  it('finds what it looks for', () => {
-    // The check itself: a file importing the database is caught (guards against a regex that matches nothing).
-    assert.deepEqual(
-      imports(path.join(FEATURES, 'api-keys/api-keys-dal.ts')).some((i) => /\/db\/database\.js$/.test(i.from)),
-      true,
-    );
+  for (const [what, line] of Object.entries(ROUTE_BREACHES)) {
+    it(`a route importing ${what} is refused`, () => {
+      const dir = probeTree({ 'src/features/probe/probe-routes.ts': `${line}\nexport const probe = 1;\n` });
+      const { code, out } = lint(dir, 'src');
+      assert.equal(code, 1, out);
+      assert.match(out, /noRestrictedImports/);
+    });
+  }
+
+  it('what a service and a route may import passes', () => {
+    const dir = probeTree({
+      'src/features/probe/probe-service.ts':
+        "import type { UnitOfWork } from '../../db/unit-of-work.js';\nimport type { AuditEvent } from '../audit/audit-dal.js';\nexport type Probe = [UnitOfWork<unknown>, AuditEvent];\n",
+      'src/features/probe/probe-routes.ts':
+        "import type { FastifyInstance } from 'fastify';\nimport type { Services } from '../../services.js';\nexport type Probe = [FastifyInstance, Services];\n",
+    });
+    const { code, out } = lint(dir, 'src');
+    assert.equal(code, 0, out);
   });
 });

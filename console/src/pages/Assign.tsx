@@ -205,8 +205,8 @@ export function AssignPage() {
       {refusal && (
         <div className="problem" role="alert">
           <p>{refusal.message}</p>
-          {refusal.conflicts.map((group, i) => (
-            <p key={i}>
+          {refusal.conflicts.map((group) => (
+            <p key={group.join()}>
               Conflicting: {group.map((id) => (names.has(id) ? planLabel(names.get(id)!) : id)).join(' and ')}
             </p>
           ))}
@@ -243,7 +243,7 @@ function Preview({ result, names }: { result: DryRun; names: Map<string, Payment
     return p ? planLabel(p) : id.slice(0, 8);
   };
   return (
-    <div className="preview" role="region" aria-label="Preview of the change">
+    <section className="preview" aria-label="Preview of the change">
       <dl className="stats">
         <div>
           <dt>Merchants</dt>
@@ -289,7 +289,7 @@ function Preview({ result, names }: { result: DryRun; names: Map<string, Payment
           </tbody>
         </table>
       )}
-    </div>
+    </section>
   );
 }
 

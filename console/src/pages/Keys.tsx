@@ -121,20 +121,21 @@ export function KeysPage({ customerId }: { customerId: string }) {
             ))}
           </select>
         </label>
-        <form
-          role="search"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setUsername(String(new FormData(e.currentTarget).get('username') ?? '').trim());
-            setPage(0);
-          }}
-        >
-          <label>
-            <span>User</span>
-            <input name="username" type="search" placeholder="e-mail of the key user" />
-          </label>
-          <button type="submit">Search</button>
-        </form>
+        <search>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              setUsername(String(new FormData(e.currentTarget).get('username') ?? '').trim());
+              setPage(0);
+            }}
+          >
+            <label>
+              <span>User</span>
+              <input name="username" type="search" placeholder="e-mail of the key user" />
+            </label>
+            <button type="submit">Search</button>
+          </form>
+        </search>
       </div>
 
       <div role="tabpanel" aria-label={`${status} keys`}>
@@ -265,7 +266,7 @@ export function KeysPage({ customerId }: { customerId: string }) {
 function RevealedKey({ secret: value, note, onDone }: { secret: string; note: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   return (
-    <div className="secret" role="region" aria-label="New API key">
+    <section className="secret" aria-label="New API key">
       <p>{note}</p>
       <code data-testid="new-key">{value}</code>
       <div className="actions">
@@ -285,7 +286,7 @@ function RevealedKey({ secret: value, note, onDone }: { secret: string; note: st
           I have stored it
         </button>
       </div>
-    </div>
+    </section>
   );
 }
 

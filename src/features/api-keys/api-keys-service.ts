@@ -445,7 +445,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       if (!verified) {
         const token = caches.verifiedKeys.token(keyHash);
         const key = await dal.findByHash(keyHash);
-        if (!key || key.status !== 'ENABLED') throw invalidKey();
+        if (key?.status !== 'ENABLED') throw invalidKey();
         const principal: Principal = {
           auth: 'api_key',
           userId: key.userId,

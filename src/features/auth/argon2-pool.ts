@@ -107,7 +107,7 @@ export function createArgon2Pool(size: number, options: Argon2PoolOptions = { cp
       for (const pending of [...busy.values(), ...queue]) pending.reject(new Error('argon2 pool is closed'));
       busy.clear();
       queue.length = 0;
-      all.forEach((w) => dead.add(w));
+      for (const w of all) dead.add(w);
       await Promise.all(all.map((w) => w.terminate()));
     },
   };

@@ -154,7 +154,9 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
       await notify(sessionsRevokedNotice(ids));
       // Refused here at once; other instances hear of it by the notice.
-      afterCommit(() => ids.forEach((id) => revokedSessions.add(id)));
+      afterCommit(() => {
+        for (const id of ids) revokedSessions.add(id);
+      });
       return ids.length;
     });
   }
