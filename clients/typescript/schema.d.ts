@@ -204,7 +204,7 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant, or deactivate and reactivate it
-         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it answers 422 `inactive_merchants` and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
          */
         patch: operations["updateMerchant"];
         trace?: never;
@@ -244,7 +244,7 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant (the platform's v2 path)
-         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it answers 422 `inactive_merchants` and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
          */
         patch: operations["updateMerchantV2"];
         trace?: never;
@@ -1356,7 +1356,31 @@ export interface components {
          * @description The fields to change; address, tax_identification and representative are replaced whole. id, customer_id and country cannot be changed (400).
          * @example {
          *       "fantasy_name": "Café 7 Centro",
-         *       "status": "INACTIVE"
+         *       "address": {
+         *         "state": "Buenos Aires",
+         *         "city": "La Plata",
+         *         "zip": "B1900",
+         *         "street": "Calle 8",
+         *         "number": "900",
+         *         "floor": "2",
+         *         "apartment": "B"
+         *       },
+         *       "tax_identification": {
+         *         "type": "CUIT",
+         *         "number": "30712345671"
+         *       },
+         *       "representative": {
+         *         "type": "PROXY",
+         *         "name": "Ana",
+         *         "surname": "García",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         },
+         *         "email": "ana.garcia@example.com",
+         *         "phone": "+54 221 555 0100"
+         *       },
+         *       "email": null
          *     }
          */
         UpdateMerchantRequest: {
@@ -3077,7 +3101,31 @@ export interface operations {
                 /**
                  * @example {
                  *       "fantasy_name": "Café 7 Centro",
-                 *       "status": "INACTIVE"
+                 *       "address": {
+                 *         "state": "Buenos Aires",
+                 *         "city": "La Plata",
+                 *         "zip": "B1900",
+                 *         "street": "Calle 8",
+                 *         "number": "900",
+                 *         "floor": "2",
+                 *         "apartment": "B"
+                 *       },
+                 *       "tax_identification": {
+                 *         "type": "CUIT",
+                 *         "number": "30712345671"
+                 *       },
+                 *       "representative": {
+                 *         "type": "PROXY",
+                 *         "name": "Ana",
+                 *         "surname": "García",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         },
+                 *         "email": "ana.garcia@example.com",
+                 *         "phone": "+54 221 555 0100"
+                 *       },
+                 *       "email": null
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateMerchantRequest"];
@@ -3511,7 +3559,31 @@ export interface operations {
                 /**
                  * @example {
                  *       "fantasy_name": "Café 7 Centro",
-                 *       "status": "INACTIVE"
+                 *       "address": {
+                 *         "state": "Buenos Aires",
+                 *         "city": "La Plata",
+                 *         "zip": "B1900",
+                 *         "street": "Calle 8",
+                 *         "number": "900",
+                 *         "floor": "2",
+                 *         "apartment": "B"
+                 *       },
+                 *       "tax_identification": {
+                 *         "type": "CUIT",
+                 *         "number": "30712345671"
+                 *       },
+                 *       "representative": {
+                 *         "type": "PROXY",
+                 *         "name": "Ana",
+                 *         "surname": "García",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         },
+                 *         "email": "ana.garcia@example.com",
+                 *         "phone": "+54 221 555 0100"
+                 *       },
+                 *       "email": null
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateMerchantRequest"];

@@ -16,7 +16,7 @@ const UPDATE =
   '`id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. ' +
   "A `tax_identification` must fit the merchant's country as on creation. " +
   '`status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, ' +
-  '`POST /v1/fee-rules/bulk-assign` naming it answers 422 `inactive_merchants` and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. ' +
+  '`POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. ' +
   '`status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). ' +
   'Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. ' +
   'A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.';

@@ -207,7 +207,15 @@ export const UpdateMerchantBody = Component(
       minProperties: 1,
       description:
         'The fields to change; address, tax_identification and representative are replaced whole. id, customer_id and country cannot be changed (400).',
-      examples: [{ fantasy_name: 'Café 7 Centro', status: 'INACTIVE' }],
+      examples: [
+        {
+          fantasy_name: 'Café 7 Centro',
+          address: { ...EXAMPLE_ADDRESS, street: 'Calle 8', number: '900' },
+          tax_identification: EXAMPLE_TAX,
+          representative: { ...EXAMPLE_REPRESENTATIVE, type: 'PROXY' },
+          email: null,
+        },
+      ],
     },
   ),
 );
