@@ -52,6 +52,28 @@ export function mexicanMerchant(customerId: string, overrides: Record<string, un
   };
 }
 
+/** A merchant made before the platform's fields, as the API answers it: its name, ACTIVE, nulls; changed when made. */
+export function merchantWithNameOnly(m: { id: string; customer_id: string; name: string; create_date: string }) {
+  return {
+    id: m.id,
+    customer_id: m.customer_id,
+    name: m.name,
+    business_name: null,
+    fantasy_name: null,
+    legal_type: null,
+    country: null,
+    merchant_code: null,
+    email: null,
+    status: 'ACTIVE',
+    address: null,
+    tax_identification: null,
+    representative: null,
+    additional_info: null,
+    create_date: m.create_date,
+    update_date: m.create_date,
+  };
+}
+
 export function createMerchant(app: FastifyInstance, headers: InjectOptions['headers'], body: unknown, version = 'v1') {
   return app.inject({ method: 'POST', url: `/${version}/merchants`, headers, payload: body as object });
 }
