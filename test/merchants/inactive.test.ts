@@ -5,10 +5,13 @@
  * and readable; ACTIVE again restores all of it.
  */
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { and, eq } from 'drizzle-orm';
 import { auditEvents } from '../../src/db/schema.js';
 import { json, secondInstance, useTestApp } from '../helpers/app.js';
+import { ON_POSTGRES } from '../helpers/database.js';
 import { issueKey } from '../helpers/fixtures.js';
 import { getMerchant, patchMerchant } from '../helpers/merchants.js';
 import {
@@ -151,5 +154,33 @@ describe('INACTIVE merchants: listed and readable', () => {
     const bad = await app.inject({ method: 'GET', url: '/v1/merchants?status=CLOSED', headers });
     assert.equal(bad.statusCode, 400);
     assert.equal(json(bad).errors[0].field, 'status');
+  });
+});
+
+describe('INACTIVE merchants: a change of status and a running assignment', () => {
+  it("waits for the customer's assignment lock, so it never interleaves with an assignment", {
+    skip: ON_POSTGRES ? false : 'needs a second connection holding the lock (PostgreSQL)',
+  }, async () => {
+    const { app, world, m1, headers } = await setup();
+    // Another process's assignment: the customer's lock held by a transaction of its own.
+    const holder = new pg.Client({ connectionString: h.db.current.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM customers WHERE id = $1 FOR NO KEY UPDATE', [world.customerId]);
+      let settled = false;
+      const patched = patchMerchant(app, headers, m1, { status: 'INACTIVE' }).finally(() => {
+        settled = true;
+      });
+      await sleep(400);
+      assert.equal(settled, false, 'the change waits for the lock');
+      assert.equal(json(await getMerchant(app, headers, m1)).status, 'ACTIVE');
+      await holder.query('COMMIT');
+      const res = await patched;
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(json(res).status, 'INACTIVE');
+    } finally {
+      await holder.end();
+    }
   });
 });
