@@ -9,6 +9,7 @@
  *   node --import tsx bench/fee-rules.ts              # PostgreSQL (BENCH_ADMIN_URL or local postgres)
  *   node --import tsx bench/fee-rules.ts --embedded   # in-memory PGlite
  *   node --import tsx bench/fee-rules.ts --merchants=1000,5000   # other scales (a quick check)
+ *   node --import tsx bench/fee-rules.ts --inactive=1            # 1% of the merchants INACTIVE (/all skips them)
  *
  * `runFeeRulesBench` is exported for the main benchmark (bench/run.ts).
  */
@@ -27,6 +28,8 @@ export interface FeeRulesBenchOptions {
   adminUrl?: string;
   /** Merchant counts, measured in this order (default 10,000 then 100,000). */
   merchantCounts?: number[];
+  /** Percent of the merchants made INACTIVE before the call, evenly spread (default 0). */
+  inactivePercent?: number;
   log?: (line: string) => void;
 }
 
@@ -101,7 +104,7 @@ async function scratchDatabase(options: FeeRulesBenchOptions): Promise<{ databas
  * every merchant holds an old VISA credit 1x rate and an old 3x installment rate
  * (both replaced by the plans sent) and a debit plan (kept). Set-based inserts only.
  */
-async function seed(database: Database, merchantCount: number): Promise<void> {
+async function seed(database: Database, merchantCount: number, inactivePercent: number): Promise<number> {
   const { db } = database;
   await db.execute(
     sql.raw(
@@ -127,8 +130,17 @@ async function seed(database: Database, merchantCount: number): Promise<void> {
   await db.execute(sql`
     INSERT INTO merchant_payment_plans (merchant_id, payment_plan_id)
     SELECT m.id, p.id FROM merchants m CROSS JOIN (VALUES (${planId(101)}::uuid), (${planId(103)}::uuid), (${planId(200)}::uuid)) AS p(id)`);
+  const inactiveEvery = inactivePercent > 0 ? Math.round(100 / inactivePercent) : 0;
+  const [inactive] = await queryRows<{ n: string }>(
+    db,
+    inactiveEvery === 0
+      ? sql`SELECT 0 AS n`
+      : sql`WITH off AS (UPDATE merchants SET status = 'INACTIVE' WHERE ('x' || right(id::text, 8))::bit(32)::int % ${inactiveEvery}::int = 0 RETURNING 1)
+            SELECT count(*) AS n FROM off`,
+  );
   // Statistics as a running database would have them.
   await db.execute(sql.raw('ANALYZE'));
+  return merchantCount - Number(inactive?.n ?? 0);
 }
 
 export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Promise<FeeRulesBenchResult> {
@@ -143,7 +155,7 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
     const context = { requestId: 'bench', actor: { type: 'operator' as const, id: null } };
     const seconds = (since: number) => Math.round(performance.now() - since) / 1000;
     for (const merchants of options.merchantCounts ?? [10_000, 100_000]) {
-      await seed(database, merchants);
+      const active = await seed(database, merchants, options.inactivePercent ?? 0);
       const dryStarted = performance.now();
       const dryRun = await services.feeRules.previewForAllMerchants(caller, request);
       const dryRunSeconds = seconds(dryStarted);
@@ -152,7 +164,7 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
       const elapsed = seconds(started);
       // A dry run that disagrees with the real call is a failure, not a figure.
       if (
-        dryRun.merchants !== merchants ||
+        dryRun.merchants !== active ||
         dryRun.assignments_added !== result.added ||
         dryRun.assignments_removed !== result.removed
       ) {
@@ -194,8 +206,10 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const counts = process.argv.find((arg) => arg.startsWith('--merchants='))?.slice('--merchants='.length);
+  const inactive = process.argv.find((arg) => arg.startsWith('--inactive='))?.slice('--inactive='.length);
   const result = await runFeeRulesBench({
     embedded: process.argv.includes('--embedded'),
+    ...(inactive ? { inactivePercent: Number(inactive) } : {}),
     ...(counts ? { merchantCounts: counts.split(',').map(Number) } : {}),
     log: (line) => console.log(line),
   });

@@ -55,6 +55,10 @@ const CATALOGUE = {
       'merchant_ids must name at least one merchant; POST /v1/fee-rules/bulk-assign/all assigns to every merchant.',
   },
   invalid_time_range: { status: 400, detail: 'from must not be after to.' },
+  invalid_tax_identification: {
+    status: 400,
+    detail: "tax_identification is not a valid CUIT (ARG) or RFC (MEX) for the merchant's country.",
+  },
   malformed_url: { status: 400, detail: 'The path is not valid percent-encoded UTF-8.', scope: 'any-request' },
   malformed_request: { status: 400, detail: 'The request is not valid HTTP/1.1.', scope: 'any-request' },
   bad_request: { status: 400, detail: 'The request could not be processed.', scope: 'any-request' },
@@ -72,6 +76,10 @@ const CATALOGUE = {
   key_escalation: {
     status: 403,
     detail: 'An API key cannot grant more than it has: ask for no more than the calling key has, or use a login.',
+  },
+  merchant_inactive: {
+    status: 403,
+    detail: "This API key's merchant is INACTIVE; its keys work again once the customer makes it ACTIVE.",
   },
 
   not_found: { status: 404, detail: 'No such route.', scope: 'any-request' },
@@ -96,6 +104,10 @@ const CATALOGUE = {
     status: 409,
     detail: 'This user holds as many enabled API keys as allowed; delete one first.',
   },
+  merchant_code_conflict: {
+    status: 409,
+    detail: 'Another merchant of this customer already has this merchant_code.',
+  },
 
   payload_too_large: { status: 413, detail: 'The body is larger than the limit.' },
   uri_too_long: { status: 414, detail: 'A path segment is longer than 100 characters.', scope: 'any-request' },
@@ -103,6 +115,7 @@ const CATALOGUE = {
 
   unknown_payment_plans: { status: 422, detail: 'Some payment plans do not exist for this customer.' },
   unknown_merchants: { status: 422, detail: 'Some merchants do not exist for this customer.' },
+  inactive_merchants: { status: 422, detail: 'Some merchants are INACTIVE and get no new payment plans.' },
   conflicting_payment_plans: {
     status: 422,
     detail:

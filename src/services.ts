@@ -111,7 +111,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     caches: keyCaches,
     lastUse,
   });
-  const merchants = createMerchantsService({ merchantsDal: dal.merchants });
+  const merchants = createMerchantsService({ uow, merchantsDal: dal.merchants, keyCaches, customerLocks });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal: dal.paymentPlans, merchants });
   const assignmentLimit = createAssignmentLimit({
     counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS),

@@ -170,15 +170,83 @@ export interface paths {
         };
         /**
          * List the caller's merchants
-         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). Unknown query parameters are a 400.
+         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). `status` keeps ACTIVE or INACTIVE merchants only (default: both). Merchants made before onboarding through the API answer null for the fields they lack. Unknown query parameters are a 400.
          */
         get: operations["listMerchants"];
+        put?: never;
+        /**
+         * Onboard a merchant
+         * @description Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. `tax_identification` must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
+         */
+        post: operations["createMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/merchants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One merchant
+         * @description A merchant of the caller's customer, or for a merchant caller itself; any other id is a 404 `merchant_not_found`, whether it exists or not.
+         */
+        get: operations["getMerchant"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Change a merchant, or deactivate and reactivate it
+         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         */
+        patch: operations["updateMerchant"];
+        trace?: never;
+    };
+    "/v2/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Onboard a merchant (the platform's v2 path)
+         * @description The same operation as POST /v1/merchants. Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. `tax_identification` must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
+         */
+        post: operations["createMerchantV2"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v2/merchants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a merchant (the platform's v2 path)
+         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         */
+        patch: operations["updateMerchantV2"];
         trace?: never;
     };
     "/v1/payment-plans": {
@@ -212,7 +280,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to the named merchants
-         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
+         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). INACTIVE merchants get no new plans: naming one is a 422 `inactive_merchants` (member `merchant_ids`: the INACTIVE ones), also in a dry run. Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
          */
         post: operations["bulkAssignFeeRules"];
         delete?: never;
@@ -232,7 +300,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to every merchant of the customer
-         * @description Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
+         * @description Targets every ACTIVE merchant of the caller customer at the moment the assignment runs, and no other: INACTIVE merchants are skipped (by the dry run too) and keep their plans. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
          */
         post: operations["bulkAssignFeeRulesToAll"];
         delete?: never;
@@ -387,7 +455,7 @@ export interface components {
             }[];
             /** @description On unknown_payment_plans: the unknown ids; on conflicting_payment_plans: every conflicting id */
             payment_plan_ids?: string[];
-            /** @description On unknown_merchants: the ids that are not merchants of the caller customer */
+            /** @description On unknown_merchants: the ids that are not merchants of the caller customer; on inactive_merchants: the INACTIVE ones */
             merchant_ids?: string[];
             /** @description On conflicting_payment_plans: each group of plans of the same kind and term */
             conflicts?: {
@@ -1081,12 +1149,373 @@ export interface components {
             status: string;
         };
         /**
+         * @description The merchant's address
+         * @example {
+         *       "state": "Buenos Aires",
+         *       "city": "La Plata",
+         *       "zip": "B1900",
+         *       "street": "Calle 7",
+         *       "number": "1234",
+         *       "floor": "2",
+         *       "apartment": "B"
+         *     }
+         */
+        MerchantAddress: {
+            /**
+             * @description State or province
+             * @example Buenos Aires
+             */
+            state: string;
+            /**
+             * @description City
+             * @example La Plata
+             */
+            city: string;
+            /**
+             * @description Postal code
+             * @example B1900
+             */
+            zip: string;
+            /**
+             * @description Street
+             * @example Calle 7
+             */
+            street: string;
+            /**
+             * @description Street number
+             * @example 1234
+             */
+            number: string;
+            /**
+             * @description Floor
+             * @example 2
+             */
+            floor?: string;
+            /**
+             * @description Apartment
+             * @example B
+             */
+            apartment?: string;
+        };
+        /**
+         * @description The merchant's tax identifier
+         * @example {
+         *       "type": "CUIT",
+         *       "number": "30712345671"
+         *     }
+         */
+        TaxIdentification: {
+            /**
+             * @description CUIT for a merchant in ARG, RFC for one in MEX
+             * @enum {string}
+             */
+            type: "CUIT" | "RFC";
+            /**
+             * @description A CUIT with a valid check digit, or an RFC with a valid format and check character; dashes and spaces are ignored and the number is answered in its compact form (digits, an RFC in upper case)
+             * @example 30712345671
+             */
+            number: string;
+        };
+        /**
+         * @description The person who represents the merchant
+         * @example {
+         *       "type": "PRESIDENT",
+         *       "name": "Ana",
+         *       "surname": "García",
+         *       "identification": {
+         *         "type": "DNI",
+         *         "number": "26756539"
+         *       },
+         *       "email": "ana.garcia@example.com",
+         *       "phone": "+54 221 555 0100"
+         *     }
+         */
+        MerchantRepresentative: {
+            /**
+             * @description What the person is to the merchant
+             * @enum {string}
+             */
+            type: "PRESIDENT" | "PROXY" | "OTHER";
+            /**
+             * @description Given name
+             * @example Ana
+             */
+            name: string;
+            /**
+             * @description Surname
+             * @example García
+             */
+            surname: string;
+            /** @description The representative's identity document */
+            identification: {
+                /**
+                 * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                 * @example DNI
+                 */
+                type: string;
+                /**
+                 * @description Document number
+                 * @example 26756539
+                 */
+                number: string;
+            };
+            /**
+             * Format: email
+             * @description E-mail address: name@domain with at least one dot in the domain
+             */
+            email: string;
+            /**
+             * @description Phone number, international form recommended
+             * @example +54 221 555 0100
+             */
+            phone: string;
+        };
+        /**
+         * @description A new merchant of the caller's customer
+         * @example {
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "country": "ARG",
+         *       "legal_type": "LEGAL_ENTITY",
+         *       "business_name": "Cafetería La Plata S.A.",
+         *       "fantasy_name": "Café 7",
+         *       "additional_info": "Open weekends",
+         *       "email": "admin@cafe7.example.com",
+         *       "merchant_code": "LP-0001",
+         *       "address": {
+         *         "state": "Buenos Aires",
+         *         "city": "La Plata",
+         *         "zip": "B1900",
+         *         "street": "Calle 7",
+         *         "number": "1234",
+         *         "floor": "2",
+         *         "apartment": "B"
+         *       },
+         *       "tax_identification": {
+         *         "type": "CUIT",
+         *         "number": "30712345671"
+         *       },
+         *       "representative": {
+         *         "type": "PRESIDENT",
+         *         "name": "Ana",
+         *         "surname": "García",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         },
+         *         "email": "ana.garcia@example.com",
+         *         "phone": "+54 221 555 0100"
+         *       }
+         *     }
+         */
+        CreateMerchantRequest: {
+            /**
+             * Format: uuid
+             * @description The caller's customer (another is a 404 customer_not_found)
+             */
+            customer_id: string;
+            /**
+             * @description ISO 3166-1 alpha-3: ARG (Argentina) or MEX (Mexico)
+             * @enum {string}
+             */
+            country: "ARG" | "MEX";
+            /**
+             * @description NATURAL_PERSON (a person trading in their own name) or LEGAL_ENTITY (a company)
+             * @enum {string}
+             */
+            legal_type: "NATURAL_PERSON" | "LEGAL_ENTITY";
+            /**
+             * @description Registered (legal) name
+             * @example Cafetería La Plata S.A.
+             */
+            business_name: string;
+            /**
+             * @description Trading name, shown as the merchant's name
+             * @example Café 7
+             */
+            fantasy_name: string;
+            /**
+             * @description Free text for the customer
+             * @example Open weekends
+             */
+            additional_info?: string;
+            /**
+             * Format: email
+             * @description The merchant's contact e-mail
+             */
+            email?: string;
+            /**
+             * @description The customer's own code for the merchant, unique within the customer (409 merchant_code_conflict)
+             * @example LP-0001
+             */
+            merchant_code?: string;
+            address: components["schemas"]["MerchantAddress"];
+            tax_identification: components["schemas"]["TaxIdentification"];
+            representative?: components["schemas"]["MerchantRepresentative"];
+        };
+        /**
+         * @description The fields to change; address, tax_identification and representative are replaced whole. id, customer_id and country cannot be changed (400).
+         * @example {
+         *       "fantasy_name": "Café 7 Centro",
+         *       "address": {
+         *         "state": "Buenos Aires",
+         *         "city": "La Plata",
+         *         "zip": "B1900",
+         *         "street": "Calle 8",
+         *         "number": "900",
+         *         "floor": "2",
+         *         "apartment": "B"
+         *       },
+         *       "tax_identification": {
+         *         "type": "CUIT",
+         *         "number": "30712345671"
+         *       },
+         *       "representative": {
+         *         "type": "PROXY",
+         *         "name": "Ana",
+         *         "surname": "García",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         },
+         *         "email": "ana.garcia@example.com",
+         *         "phone": "+54 221 555 0100"
+         *       },
+         *       "email": null
+         *     }
+         */
+        UpdateMerchantRequest: {
+            /**
+             * @description NATURAL_PERSON (a person trading in their own name) or LEGAL_ENTITY (a company)
+             * @enum {string}
+             */
+            legal_type?: "NATURAL_PERSON" | "LEGAL_ENTITY";
+            /**
+             * @description Registered (legal) name
+             * @example Cafetería La Plata S.A.
+             */
+            business_name?: string;
+            /**
+             * @description Trading name, shown as the merchant's name
+             * @example Café 7
+             */
+            fantasy_name?: string;
+            /**
+             * @description Free text for the customer; null clears it
+             * @example Open weekends
+             */
+            additional_info?: string | null;
+            /**
+             * Format: email
+             * @description The merchant's contact e-mail; null clears it
+             */
+            email?: string | null;
+            /**
+             * @description Unique within the customer (409 merchant_code_conflict); null clears it
+             * @example LP-0001
+             */
+            merchant_code?: string | null;
+            /**
+             * @description ACTIVE, or INACTIVE: its keys are refused and it gets no new payment plans
+             * @enum {string}
+             */
+            status?: "ACTIVE" | "INACTIVE";
+            address?: components["schemas"]["MerchantAddress"];
+            tax_identification?: components["schemas"]["TaxIdentification"];
+            /**
+             * @description The whole representative, replaced; null removes it
+             * @example {
+             *       "type": "PRESIDENT",
+             *       "name": "Ana",
+             *       "surname": "García",
+             *       "identification": {
+             *         "type": "DNI",
+             *         "number": "26756539"
+             *       },
+             *       "email": "ana.garcia@example.com",
+             *       "phone": "+54 221 555 0100"
+             *     }
+             */
+            representative?: {
+                /**
+                 * @description What the person is to the merchant
+                 * @enum {string}
+                 */
+                type: "PRESIDENT" | "PROXY" | "OTHER";
+                /**
+                 * @description Given name
+                 * @example Ana
+                 */
+                name: string;
+                /**
+                 * @description Surname
+                 * @example García
+                 */
+                surname: string;
+                /** @description The representative's identity document */
+                identification: {
+                    /**
+                     * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                     * @example DNI
+                     */
+                    type: string;
+                    /**
+                     * @description Document number
+                     * @example 26756539
+                     */
+                    number: string;
+                };
+                /**
+                 * Format: email
+                 * @description E-mail address: name@domain with at least one dot in the domain
+                 */
+                email: string;
+                /**
+                 * @description Phone number, international form recommended
+                 * @example +54 221 555 0100
+                 */
+                phone: string;
+            } | null;
+        };
+        /**
          * @description A merchant of a customer
          * @example {
          *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
          *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-         *       "name": "Acme Coffee, Main Street",
-         *       "create_date": "2026-10-02T14:05:00.000Z"
+         *       "name": "Café 7",
+         *       "business_name": "Cafetería La Plata S.A.",
+         *       "fantasy_name": "Café 7",
+         *       "legal_type": "LEGAL_ENTITY",
+         *       "country": "ARG",
+         *       "merchant_code": "LP-0001",
+         *       "email": "admin@cafe7.example.com",
+         *       "status": "ACTIVE",
+         *       "address": {
+         *         "state": "Buenos Aires",
+         *         "city": "La Plata",
+         *         "zip": "B1900",
+         *         "street": "Calle 7",
+         *         "number": "1234",
+         *         "floor": "2",
+         *         "apartment": "B"
+         *       },
+         *       "tax_identification": {
+         *         "type": "CUIT",
+         *         "number": "30712345671"
+         *       },
+         *       "representative": {
+         *         "type": "PRESIDENT",
+         *         "name": "Ana",
+         *         "surname": "García",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         },
+         *         "email": "ana.garcia@example.com",
+         *         "phone": "+54 221 555 0100"
+         *       },
+         *       "additional_info": "Open weekends",
+         *       "create_date": "2026-10-02T14:05:00.000Z",
+         *       "update_date": "2026-10-02T14:05:00.000Z"
          *     }
          */
         Merchant: {
@@ -1100,12 +1529,165 @@ export interface components {
              * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             customer_id: string;
+            /** @description The display name: fantasy_name, else business_name */
             name: string;
+            /** @description Registered (legal) name (null for merchants made before onboarding through the API) */
+            business_name: string | null;
+            /** @description Trading name (null for merchants made before onboarding through the API) */
+            fantasy_name: string | null;
+            /**
+             * @description NATURAL_PERSON or LEGAL_ENTITY (null for merchants made before onboarding through the API)
+             * @enum {string|null}
+             */
+            legal_type: "NATURAL_PERSON" | "LEGAL_ENTITY" | null;
+            /**
+             * @description ARG or MEX (null for merchants made before onboarding through the API)
+             * @enum {string|null}
+             */
+            country: "ARG" | "MEX" | null;
+            /** @description The customer's own code for the merchant, or null */
+            merchant_code: string | null;
+            /** @description Contact e-mail, or null */
+            email: string | null;
+            /**
+             * @description ACTIVE, or INACTIVE: its keys are refused and it gets no new payment plans
+             * @enum {string}
+             */
+            status: "ACTIVE" | "INACTIVE";
+            /**
+             * @description The address (null for merchants made before onboarding through the API)
+             * @example {
+             *       "state": "Buenos Aires",
+             *       "city": "La Plata",
+             *       "zip": "B1900",
+             *       "street": "Calle 7",
+             *       "number": "1234",
+             *       "floor": "2",
+             *       "apartment": "B"
+             *     }
+             */
+            address: {
+                /**
+                 * @description State or province
+                 * @example Buenos Aires
+                 */
+                state: string;
+                /**
+                 * @description City
+                 * @example La Plata
+                 */
+                city: string;
+                /**
+                 * @description Postal code
+                 * @example B1900
+                 */
+                zip: string;
+                /**
+                 * @description Street
+                 * @example Calle 7
+                 */
+                street: string;
+                /**
+                 * @description Street number
+                 * @example 1234
+                 */
+                number: string;
+                /**
+                 * @description Floor
+                 * @example 2
+                 */
+                floor?: string;
+                /**
+                 * @description Apartment
+                 * @example B
+                 */
+                apartment?: string;
+            } | null;
+            /**
+             * @description CUIT or RFC, compact (null for merchants made before onboarding through the API)
+             * @example {
+             *       "type": "CUIT",
+             *       "number": "30712345671"
+             *     }
+             */
+            tax_identification: {
+                /**
+                 * @description CUIT for a merchant in ARG, RFC for one in MEX
+                 * @enum {string}
+                 */
+                type: "CUIT" | "RFC";
+                /**
+                 * @description A CUIT with a valid check digit, or an RFC with a valid format and check character; dashes and spaces are ignored and the number is answered in its compact form (digits, an RFC in upper case)
+                 * @example 30712345671
+                 */
+                number: string;
+            } | null;
+            /**
+             * @description The representative, or null
+             * @example {
+             *       "type": "PRESIDENT",
+             *       "name": "Ana",
+             *       "surname": "García",
+             *       "identification": {
+             *         "type": "DNI",
+             *         "number": "26756539"
+             *       },
+             *       "email": "ana.garcia@example.com",
+             *       "phone": "+54 221 555 0100"
+             *     }
+             */
+            representative: {
+                /**
+                 * @description What the person is to the merchant
+                 * @enum {string}
+                 */
+                type: "PRESIDENT" | "PROXY" | "OTHER";
+                /**
+                 * @description Given name
+                 * @example Ana
+                 */
+                name: string;
+                /**
+                 * @description Surname
+                 * @example García
+                 */
+                surname: string;
+                /** @description The representative's identity document */
+                identification: {
+                    /**
+                     * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                     * @example DNI
+                     */
+                    type: string;
+                    /**
+                     * @description Document number
+                     * @example 26756539
+                     */
+                    number: string;
+                };
+                /**
+                 * Format: email
+                 * @description E-mail address: name@domain with at least one dot in the domain
+                 */
+                email: string;
+                /**
+                 * @description Phone number, international form recommended
+                 * @example +54 221 555 0100
+                 */
+                phone: string;
+            } | null;
+            /** @description Free text, or null */
+            additional_info: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC, milliseconds, Z
              */
             create_date: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            update_date: string;
         };
         /**
          * @description A page of merchants, newest first
@@ -1114,8 +1696,41 @@ export interface components {
          *         {
          *           "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
          *           "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-         *           "name": "Acme Coffee, Main Street",
-         *           "create_date": "2026-10-02T14:05:00.000Z"
+         *           "name": "Café 7",
+         *           "business_name": "Cafetería La Plata S.A.",
+         *           "fantasy_name": "Café 7",
+         *           "legal_type": "LEGAL_ENTITY",
+         *           "country": "ARG",
+         *           "merchant_code": "LP-0001",
+         *           "email": "admin@cafe7.example.com",
+         *           "status": "ACTIVE",
+         *           "address": {
+         *             "state": "Buenos Aires",
+         *             "city": "La Plata",
+         *             "zip": "B1900",
+         *             "street": "Calle 7",
+         *             "number": "1234",
+         *             "floor": "2",
+         *             "apartment": "B"
+         *           },
+         *           "tax_identification": {
+         *             "type": "CUIT",
+         *             "number": "30712345671"
+         *           },
+         *           "representative": {
+         *             "type": "PRESIDENT",
+         *             "name": "Ana",
+         *             "surname": "García",
+         *             "identification": {
+         *               "type": "DNI",
+         *               "number": "26756539"
+         *             },
+         *             "email": "ana.garcia@example.com",
+         *             "phone": "+54 221 555 0100"
+         *           },
+         *           "additional_info": "Open weekends",
+         *           "create_date": "2026-10-02T14:05:00.000Z",
+         *           "update_date": "2026-10-02T14:05:00.000Z"
          *         }
          *       ],
          *       "page": {
@@ -1530,7 +2145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1538,7 +2153,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
                     };
                 };
             };
@@ -1652,7 +2267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1660,7 +2275,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
                     };
                 };
             };
@@ -1856,6 +2471,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
+                    };
+                };
+            };
             /** @description Rate limited; see Retry-After. code: rate_limited */
             429: {
                 headers: {
@@ -1914,6 +2541,11 @@ export interface operations {
                  * @example coffee
                  */
                 q?: string;
+                /**
+                 * @description Only merchants in this status, ACTIVE or INACTIVE, case-insensitive; default both
+                 * @example ACTIVE
+                 */
+                status?: string;
             };
             header?: never;
             path?: never;
@@ -1933,8 +2565,41 @@ export interface operations {
                      *         {
                      *           "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
                      *           "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-                     *           "name": "Acme Coffee, Main Street",
-                     *           "create_date": "2026-10-02T14:05:00.000Z"
+                     *           "name": "Café 7",
+                     *           "business_name": "Cafetería La Plata S.A.",
+                     *           "fantasy_name": "Café 7",
+                     *           "legal_type": "LEGAL_ENTITY",
+                     *           "country": "ARG",
+                     *           "merchant_code": "LP-0001",
+                     *           "email": "admin@cafe7.example.com",
+                     *           "status": "ACTIVE",
+                     *           "address": {
+                     *             "state": "Buenos Aires",
+                     *             "city": "La Plata",
+                     *             "zip": "B1900",
+                     *             "street": "Calle 7",
+                     *             "number": "1234",
+                     *             "floor": "2",
+                     *             "apartment": "B"
+                     *           },
+                     *           "tax_identification": {
+                     *             "type": "CUIT",
+                     *             "number": "30712345671"
+                     *           },
+                     *           "representative": {
+                     *             "type": "PRESIDENT",
+                     *             "name": "Ana",
+                     *             "surname": "García",
+                     *             "identification": {
+                     *               "type": "DNI",
+                     *               "number": "26756539"
+                     *             },
+                     *             "email": "ana.garcia@example.com",
+                     *             "phone": "+54 221 555 0100"
+                     *           },
+                     *           "additional_info": "Open weekends",
+                     *           "create_date": "2026-10-02T14:05:00.000Z",
+                     *           "update_date": "2026-10-02T14:05:00.000Z"
                      *         }
                      *       ],
                      *       "page": {
@@ -1969,6 +2634,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
                     };
                 };
             };
@@ -2013,6 +2690,1081 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *       "country": "ARG",
+                 *       "legal_type": "LEGAL_ENTITY",
+                 *       "business_name": "Cafetería La Plata S.A.",
+                 *       "fantasy_name": "Café 7",
+                 *       "additional_info": "Open weekends",
+                 *       "email": "admin@cafe7.example.com",
+                 *       "merchant_code": "LP-0001",
+                 *       "address": {
+                 *         "state": "Buenos Aires",
+                 *         "city": "La Plata",
+                 *         "zip": "B1900",
+                 *         "street": "Calle 7",
+                 *         "number": "1234",
+                 *         "floor": "2",
+                 *         "apartment": "B"
+                 *       },
+                 *       "tax_identification": {
+                 *         "type": "CUIT",
+                 *         "number": "30712345671"
+                 *       },
+                 *       "representative": {
+                 *         "type": "PRESIDENT",
+                 *         "name": "Ana",
+                 *         "surname": "García",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         },
+                 *         "email": "ana.garcia@example.com",
+                 *         "phone": "+54 221 555 0100"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMerchantRequest"];
+            };
+        };
+        responses: {
+            /** @description A merchant of a customer */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Café 7",
+                     *       "business_name": "Cafetería La Plata S.A.",
+                     *       "fantasy_name": "Café 7",
+                     *       "legal_type": "LEGAL_ENTITY",
+                     *       "country": "ARG",
+                     *       "merchant_code": "LP-0001",
+                     *       "email": "admin@cafe7.example.com",
+                     *       "status": "ACTIVE",
+                     *       "address": {
+                     *         "state": "Buenos Aires",
+                     *         "city": "La Plata",
+                     *         "zip": "B1900",
+                     *         "street": "Calle 7",
+                     *         "number": "1234",
+                     *         "floor": "2",
+                     *         "apartment": "B"
+                     *       },
+                     *       "tax_identification": {
+                     *         "type": "CUIT",
+                     *         "number": "30712345671"
+                     *       },
+                     *       "representative": {
+                     *         "type": "PRESIDENT",
+                     *         "name": "Ana",
+                     *         "surname": "García",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         },
+                     *         "email": "ana.garcia@example.com",
+                     *         "phone": "+54 221 555 0100"
+                     *       },
+                     *       "additional_info": "Open weekends",
+                     *       "create_date": "2026-10-02T14:05:00.000Z",
+                     *       "update_date": "2026-10-02T14:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: merchant_code_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_code_conflict";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                 * @example b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A merchant of a customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Café 7",
+                     *       "business_name": "Cafetería La Plata S.A.",
+                     *       "fantasy_name": "Café 7",
+                     *       "legal_type": "LEGAL_ENTITY",
+                     *       "country": "ARG",
+                     *       "merchant_code": "LP-0001",
+                     *       "email": "admin@cafe7.example.com",
+                     *       "status": "ACTIVE",
+                     *       "address": {
+                     *         "state": "Buenos Aires",
+                     *         "city": "La Plata",
+                     *         "zip": "B1900",
+                     *         "street": "Calle 7",
+                     *         "number": "1234",
+                     *         "floor": "2",
+                     *         "apartment": "B"
+                     *       },
+                     *       "tax_identification": {
+                     *         "type": "CUIT",
+                     *         "number": "30712345671"
+                     *       },
+                     *       "representative": {
+                     *         "type": "PRESIDENT",
+                     *         "name": "Ana",
+                     *         "surname": "García",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         },
+                     *         "email": "ana.garcia@example.com",
+                     *         "phone": "+54 221 555 0100"
+                     *       },
+                     *       "additional_info": "Open weekends",
+                     *       "create_date": "2026-10-02T14:05:00.000Z",
+                     *       "update_date": "2026-10-02T14:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: merchant_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                 * @example b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fantasy_name": "Café 7 Centro",
+                 *       "address": {
+                 *         "state": "Buenos Aires",
+                 *         "city": "La Plata",
+                 *         "zip": "B1900",
+                 *         "street": "Calle 8",
+                 *         "number": "900",
+                 *         "floor": "2",
+                 *         "apartment": "B"
+                 *       },
+                 *       "tax_identification": {
+                 *         "type": "CUIT",
+                 *         "number": "30712345671"
+                 *       },
+                 *       "representative": {
+                 *         "type": "PROXY",
+                 *         "name": "Ana",
+                 *         "surname": "García",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         },
+                 *         "email": "ana.garcia@example.com",
+                 *         "phone": "+54 221 555 0100"
+                 *       },
+                 *       "email": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMerchantRequest"];
+            };
+        };
+        responses: {
+            /** @description A merchant of a customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Café 7",
+                     *       "business_name": "Cafetería La Plata S.A.",
+                     *       "fantasy_name": "Café 7",
+                     *       "legal_type": "LEGAL_ENTITY",
+                     *       "country": "ARG",
+                     *       "merchant_code": "LP-0001",
+                     *       "email": "admin@cafe7.example.com",
+                     *       "status": "ACTIVE",
+                     *       "address": {
+                     *         "state": "Buenos Aires",
+                     *         "city": "La Plata",
+                     *         "zip": "B1900",
+                     *         "street": "Calle 7",
+                     *         "number": "1234",
+                     *         "floor": "2",
+                     *         "apartment": "B"
+                     *       },
+                     *       "tax_identification": {
+                     *         "type": "CUIT",
+                     *         "number": "30712345671"
+                     *       },
+                     *       "representative": {
+                     *         "type": "PRESIDENT",
+                     *         "name": "Ana",
+                     *         "surname": "García",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         },
+                     *         "email": "ana.garcia@example.com",
+                     *         "phone": "+54 221 555 0100"
+                     *       },
+                     *       "additional_info": "Open weekends",
+                     *       "create_date": "2026-10-02T14:05:00.000Z",
+                     *       "update_date": "2026-10-02T14:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: merchant_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: merchant_code_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_code_conflict";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createMerchantV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *       "country": "ARG",
+                 *       "legal_type": "LEGAL_ENTITY",
+                 *       "business_name": "Cafetería La Plata S.A.",
+                 *       "fantasy_name": "Café 7",
+                 *       "additional_info": "Open weekends",
+                 *       "email": "admin@cafe7.example.com",
+                 *       "merchant_code": "LP-0001",
+                 *       "address": {
+                 *         "state": "Buenos Aires",
+                 *         "city": "La Plata",
+                 *         "zip": "B1900",
+                 *         "street": "Calle 7",
+                 *         "number": "1234",
+                 *         "floor": "2",
+                 *         "apartment": "B"
+                 *       },
+                 *       "tax_identification": {
+                 *         "type": "CUIT",
+                 *         "number": "30712345671"
+                 *       },
+                 *       "representative": {
+                 *         "type": "PRESIDENT",
+                 *         "name": "Ana",
+                 *         "surname": "García",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         },
+                 *         "email": "ana.garcia@example.com",
+                 *         "phone": "+54 221 555 0100"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMerchantRequest"];
+            };
+        };
+        responses: {
+            /** @description A merchant of a customer */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Café 7",
+                     *       "business_name": "Cafetería La Plata S.A.",
+                     *       "fantasy_name": "Café 7",
+                     *       "legal_type": "LEGAL_ENTITY",
+                     *       "country": "ARG",
+                     *       "merchant_code": "LP-0001",
+                     *       "email": "admin@cafe7.example.com",
+                     *       "status": "ACTIVE",
+                     *       "address": {
+                     *         "state": "Buenos Aires",
+                     *         "city": "La Plata",
+                     *         "zip": "B1900",
+                     *         "street": "Calle 7",
+                     *         "number": "1234",
+                     *         "floor": "2",
+                     *         "apartment": "B"
+                     *       },
+                     *       "tax_identification": {
+                     *         "type": "CUIT",
+                     *         "number": "30712345671"
+                     *       },
+                     *       "representative": {
+                     *         "type": "PRESIDENT",
+                     *         "name": "Ana",
+                     *         "surname": "García",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         },
+                     *         "email": "ana.garcia@example.com",
+                     *         "phone": "+54 221 555 0100"
+                     *       },
+                     *       "additional_info": "Open weekends",
+                     *       "create_date": "2026-10-02T14:05:00.000Z",
+                     *       "update_date": "2026-10-02T14:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: merchant_code_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_code_conflict";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateMerchantV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                 * @example b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fantasy_name": "Café 7 Centro",
+                 *       "address": {
+                 *         "state": "Buenos Aires",
+                 *         "city": "La Plata",
+                 *         "zip": "B1900",
+                 *         "street": "Calle 8",
+                 *         "number": "900",
+                 *         "floor": "2",
+                 *         "apartment": "B"
+                 *       },
+                 *       "tax_identification": {
+                 *         "type": "CUIT",
+                 *         "number": "30712345671"
+                 *       },
+                 *       "representative": {
+                 *         "type": "PROXY",
+                 *         "name": "Ana",
+                 *         "surname": "García",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         },
+                 *         "email": "ana.garcia@example.com",
+                 *         "phone": "+54 221 555 0100"
+                 *       },
+                 *       "email": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMerchantRequest"];
+            };
+        };
+        responses: {
+            /** @description A merchant of a customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Café 7",
+                     *       "business_name": "Cafetería La Plata S.A.",
+                     *       "fantasy_name": "Café 7",
+                     *       "legal_type": "LEGAL_ENTITY",
+                     *       "country": "ARG",
+                     *       "merchant_code": "LP-0001",
+                     *       "email": "admin@cafe7.example.com",
+                     *       "status": "ACTIVE",
+                     *       "address": {
+                     *         "state": "Buenos Aires",
+                     *         "city": "La Plata",
+                     *         "zip": "B1900",
+                     *         "street": "Calle 7",
+                     *         "number": "1234",
+                     *         "floor": "2",
+                     *         "apartment": "B"
+                     *       },
+                     *       "tax_identification": {
+                     *         "type": "CUIT",
+                     *         "number": "30712345671"
+                     *       },
+                     *       "representative": {
+                     *         "type": "PRESIDENT",
+                     *         "name": "Ana",
+                     *         "surname": "García",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         },
+                     *         "email": "ana.garcia@example.com",
+                     *         "phone": "+54 221 555 0100"
+                     *       },
+                     *       "additional_info": "Open weekends",
+                     *       "create_date": "2026-10-02T14:05:00.000Z",
+                     *       "update_date": "2026-10-02T14:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: merchant_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: merchant_code_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_code_conflict";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -2098,6 +3850,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
                     };
                 };
             };
@@ -2246,7 +4010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2254,7 +4018,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
                     };
                 };
             };
@@ -2294,7 +4058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed but refers to unknown or conflicting resources. code: unknown_payment_plans, unknown_merchants, conflicting_payment_plans */
+            /** @description Well-formed but refers to unknown or conflicting resources. code: inactive_merchants, unknown_payment_plans, unknown_merchants, conflicting_payment_plans */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2302,7 +4066,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "unknown_payment_plans" | "unknown_merchants" | "conflicting_payment_plans";
+                        code?: "inactive_merchants" | "unknown_payment_plans" | "unknown_merchants" | "conflicting_payment_plans";
                     };
                 };
             };
@@ -2436,7 +4200,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2444,7 +4208,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
                     };
                 };
             };
@@ -2608,6 +4372,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
+                    };
+                };
+            };
             /** @description Unknown route, or a resource the caller may not see. code: merchant_not_found */
             404: {
                 headers: {
@@ -2754,6 +4530,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
+                    };
+                };
+            };
             /** @description Unknown route, or a resource the caller may not see. code: merchant_not_found */
             404: {
                 headers: {
@@ -2891,7 +4679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, forbidden, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2899,7 +4687,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key" | "forbidden" | "key_escalation";
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden" | "key_escalation";
                     };
                 };
             };
@@ -3040,7 +4828,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3048,7 +4836,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key";
+                        code?: "merchant_inactive" | "read_only_key";
                     };
                 };
             };
@@ -3218,7 +5006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3226,7 +5014,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key" | "key_escalation";
+                        code?: "merchant_inactive" | "read_only_key" | "key_escalation";
                     };
                 };
             };
@@ -3397,7 +5185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: read_only_key, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3405,7 +5193,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "read_only_key" | "key_escalation";
+                        code?: "merchant_inactive" | "read_only_key" | "key_escalation";
                     };
                 };
             };
@@ -3591,7 +5379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3599,7 +5387,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "merchant_inactive" | "forbidden";
                     };
                 };
             };

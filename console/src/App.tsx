@@ -7,6 +7,7 @@ import { AuditPage } from './pages/Audit';
 import { KeysPage } from './pages/Keys';
 import { MerchantPage } from './pages/Merchant';
 import { MerchantsPage } from './pages/Merchants';
+import { NewMerchantPage } from './pages/NewMerchant';
 import { SignIn } from './pages/SignIn';
 import { endSession, resumeSession, signOut, startSession, type TokenSet } from './session';
 import { Loading } from './ui';
@@ -80,7 +81,8 @@ function Shell() {
           <Route path="/keys">{() => <KeysPage customerId={me.customer_id} />}</Route>
           <Route path="/fee-plans">{() => <AssignPage />}</Route>
           <Route path="/merchants">{() => <MerchantsPage />}</Route>
-          <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} />}</Route>
+          <Route path="/merchants/new">{() => <NewMerchantPage customerId={me.customer_id} />}</Route>
+          <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} customerId={me.customer_id} />}</Route>
           <Route path="/audit">{() => <AuditPage />}</Route>
           <Route>
             <Redirect to="/keys" />

@@ -9,9 +9,9 @@ export function listMerchants(page: number, size: number, search = '') {
   return unwrap(client.GET('/v1/merchants', { params: { query: { page, size, ...(q ? { q } : {}) } } }));
 }
 
-/** The merchant with this id, or undefined when the caller cannot see it. */
-export async function findMerchant(id: string): Promise<Schemas['Merchant'] | undefined> {
-  return (await listMerchants(0, 1, id)).data.find((m) => m.id === id);
+/** The merchant with this id (a 404 problem when the caller cannot see it). */
+export function getMerchant(id: string): Promise<Schemas['Merchant']> {
+  return unwrap(client.GET('/v1/merchants/{id}', { params: { path: { id } } }));
 }
 
 /** Wait this long after the last keystroke before asking the server. */

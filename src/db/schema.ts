@@ -29,6 +29,27 @@ export const userType = pgEnum('user_type', ['CUSTOMER', 'MERCHANT']);
 export const apiKeyStatus = pgEnum('api_key_status', ['ENABLED', 'DELETED']);
 export const authTokenKind = pgEnum('auth_token_kind', ['access', 'refresh']);
 export const apiKeyAccess = pgEnum('api_key_access', ['full', 'read_only']);
+export const merchantStatus = pgEnum('merchant_status', ['ACTIVE', 'INACTIVE']);
+export const merchantLegalType = pgEnum('merchant_legal_type', ['NATURAL_PERSON', 'LEGAL_ENTITY']);
+
+/** A merchant's address and representative, stored as the API answers them (migration 0011). */
+export interface MerchantAddress {
+  state: string;
+  city: string;
+  zip: string;
+  street: string;
+  number: string;
+  floor?: string | null;
+  apartment?: string | null;
+}
+export interface MerchantRepresentative {
+  type: 'PRESIDENT' | 'PROXY' | 'OTHER';
+  name: string;
+  surname: string;
+  identification: { type: string; number: string };
+  email: string;
+  phone: string;
+}
 
 export const customers = pgTable('customers', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -43,13 +64,38 @@ export const merchants = pgTable(
     customerId: uuid('customer_id')
       .notNull()
       .references(() => customers.id),
+    // The display name: fantasy_name, else business_name (merchants made before migration 0011: their only name).
     name: text('name').notNull(),
     createdAt: createdAt(),
+    // Migration 0011: the platform's fields, null for merchants made before it.
+    status: merchantStatus('status').notNull().default('ACTIVE'),
+    businessName: text('business_name'),
+    fantasyName: text('fantasy_name'),
+    legalType: merchantLegalType('legal_type'),
+    country: text('country'),
+    merchantCode: text('merchant_code'),
+    email: text('email'),
+    address: jsonb('address').$type<MerchantAddress>(),
+    // Stored in its compact form (digits; an RFC upper-case), checked by the service.
+    taxIdentificationType: text('tax_identification_type'),
+    taxIdentificationNumber: text('tax_identification_number'),
+    representative: jsonb('representative').$type<MerchantRepresentative>(),
+    additionalInfo: text('additional_info'),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
     // Target of composite foreign keys: "this merchant belongs to that customer".
     unique('merchants_id_customer_unique').on(t.id, t.customerId),
     index('merchants_customer_listing_idx').on(t.customerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    check('merchants_country_known', sql`${t.country} IN ('ARG', 'MEX')`),
+    check(
+      'merchants_tax_identification_fits_country',
+      sql`(${t.taxIdentificationType} IS NULL) = (${t.taxIdentificationNumber} IS NULL) AND (${t.taxIdentificationType} IS NULL OR (${t.country}, ${t.taxIdentificationType}) IN (('ARG', 'CUIT'), ('MEX', 'RFC')))`,
+    ),
+    // Unique within a customer, so concurrent creates with one code cannot both commit.
+    uniqueIndex('merchants_customer_code_unique')
+      .on(t.customerId, t.merchantCode)
+      .where(sql`${t.merchantCode} IS NOT NULL`),
   ],
 );
 

@@ -142,7 +142,8 @@ export const ProblemSchema = Component(
       ),
       merchant_ids: Type.Optional(
         Type.Array(Uuid, {
-          description: 'On unknown_merchants: the ids that are not merchants of the caller customer',
+          description:
+            'On unknown_merchants: the ids that are not merchants of the caller customer; on inactive_merchants: the INACTIVE ones',
         }),
       ),
       conflicts: Type.Optional(
@@ -240,6 +241,7 @@ export const AUTHENTICATED: OperationCode[] = [
   'invalid_token',
   'invalid_api_key',
   'api_key_expired',
+  'merchant_inactive',
   'rate_limited',
 ];
 /** Codes of an authenticated operation that changes something (a read_only key may only GET). */

@@ -21,7 +21,8 @@ describe('OpenAPI: fee rules over time', () => {
     const expected: Record<string, { id: string; statuses: string[]; codes: string[] }> = {
       'get /v1/merchants/{id}/fee-rules': {
         id: 'getMerchantFeeRules',
-        statuses: ['200', '400', '401', '404', '429', '500', '503'],
+        // 403: a merchant key whose merchant is INACTIVE (merchant_inactive), as on every authenticated operation.
+        statuses: ['200', '400', '401', '403', '404', '429', '500', '503'],
         codes: ['validation_failed', 'merchant_not_found'],
       },
       'get /v1/audit-events': {

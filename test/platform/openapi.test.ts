@@ -145,11 +145,12 @@ describe('GET /v1/openapi.json', () => {
       assert.ok(problem[field], `Problem has ${field}`);
   });
 
-  it('lists the exact codes of an operation: bulk-assign answers 422 with its three codes', async () => {
+  it('lists the exact codes of an operation: bulk-assign answers 422 with its four codes', async () => {
     const app = await h.app();
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const media = doc.paths['/v1/fee-rules/bulk-assign'].post.responses['422'].content['application/problem+json'];
     assert.deepEqual(media.schema.allOf[1].properties.code.enum, [
+      'inactive_merchants',
       'unknown_payment_plans',
       'unknown_merchants',
       'conflicting_payment_plans',

@@ -1,12 +1,15 @@
-/** One merchant: its plans now, and the plans it held at a moment picked by the user (history). */
+/** One merchant: its details, an edit form, deactivation; its plans now, and at a moment picked by the user (history). */
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { client, MAX_PAGE_SIZE, unwrap } from '../api';
-import { findMerchant } from '../merchants';
+import type { Schemas } from '../../../clients/typescript/index';
+import { client, describeError, MAX_PAGE_SIZE, unwrap } from '../api';
+import { Dialog } from '../dialog';
+import { MerchantForm } from '../merchant-form';
+import { getMerchant } from '../merchants';
 import { PlanFlags, type HeldPlan, type PaymentPlan } from '../plans';
 import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
 
-export function MerchantPage({ id }: { id: string }) {
+export function MerchantPage({ id, customerId }: { id: string; customerId: string }) {
   const [current] = useLoad(
     () =>
       unwrap(
@@ -16,8 +19,9 @@ export function MerchantPage({ id }: { id: string }) {
       ),
     [id],
   );
-  const [merchant] = useLoad(() => findMerchant(id), [id]);
-  const name = merchant.state === 'ready' ? merchant.value?.name : undefined;
+  const [loaded] = useLoad(() => getMerchant(id), [id]);
+  const [changed, setChanged] = useState<Schemas['Merchant']>();
+  const merchant = changed ?? (loaded.state === 'ready' ? loaded.value : undefined);
   return (
     <section aria-labelledby="merchant-title">
       <div className="page-head">
@@ -25,16 +29,20 @@ export function MerchantPage({ id }: { id: string }) {
           <Link href="/merchants">Merchants</Link> /
         </p>
         <h1 id="merchant-title">
-          {name ?? (
+          {merchant?.name ?? (
             <>
               Merchant <code>{id.slice(0, 8)}</code>
             </>
           )}
+          {merchant && <StatusTag status={merchant.status} />}
         </h1>
         <p className="lead">
           <code>{id}</code>
         </p>
       </div>
+      {loaded.state === 'loading' && <Loading what="the merchant" />}
+      {loaded.state === 'error' && <ErrorNote message={loaded.message} />}
+      {merchant && <Details merchant={merchant} customerId={customerId} onChanged={setChanged} />}
       <h2>Plans now</h2>
       {current.state === 'loading' && <Loading what="plans" />}
       {current.state === 'error' && <ErrorNote message={current.message} />}
@@ -44,6 +52,128 @@ export function MerchantPage({ id }: { id: string }) {
       <h2>Plans at a date</h2>
       <History id={id} />
     </section>
+  );
+}
+
+export function StatusTag({ status }: { status: Schemas['Merchant']['status'] }) {
+  return <span className={`tag status-${status.toLowerCase()}`}>{status === 'ACTIVE' ? 'Active' : 'Inactive'}</span>;
+}
+
+/** What the merchant is, the form to change it, and deactivation (or reactivation) after a confirmation. */
+function Details(props: {
+  merchant: Schemas['Merchant'];
+  customerId: string;
+  onChanged: (m: Schemas['Merchant']) => void;
+}) {
+  const { merchant } = props;
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const deactivate = merchant.status === 'ACTIVE';
+  const changeStatus = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      props.onChanged(
+        await unwrap(
+          client.PATCH('/v1/merchants/{id}', {
+            params: { path: { id: merchant.id } },
+            body: { status: deactivate ? 'INACTIVE' : 'ACTIVE' },
+          }),
+        ),
+      );
+      setConfirming(false);
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (editing)
+    return (
+      <div className="panel">
+        <h2>Edit merchant</h2>
+        <MerchantForm
+          customerId={props.customerId}
+          merchant={merchant}
+          onSaved={(saved) => {
+            props.onChanged(saved);
+            setEditing(false);
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      </div>
+    );
+  const address = merchant.address;
+  const rep = merchant.representative;
+  const rows: Array<[string, string | null | undefined]> = [
+    ['Business name', merchant.business_name],
+    ['Trading name', merchant.fantasy_name],
+    ['Legal type', merchant.legal_type === 'NATURAL_PERSON' ? 'Person' : merchant.legal_type && 'Company'],
+    ['Country', merchant.country],
+    [merchant.tax_identification?.type ?? 'Tax identifier', merchant.tax_identification?.number],
+    ['Merchant code', merchant.merchant_code],
+    ['E-mail', merchant.email],
+    [
+      'Address',
+      address &&
+        [
+          `${address.street} ${address.number}`,
+          address.floor && `floor ${address.floor}`,
+          address.apartment && `apt. ${address.apartment}`,
+          `${address.zip} ${address.city}`,
+          address.state,
+        ]
+          .filter(Boolean)
+          .join(', '),
+    ],
+    [
+      'Representative',
+      rep &&
+        `${rep.name} ${rep.surname} (${rep.type.toLowerCase()}), ${rep.identification.type} ${rep.identification.number}, ${rep.email}, ${rep.phone}`,
+    ],
+    ['Notes', merchant.additional_info],
+    ['Created', formatDate(merchant.create_date)],
+    ['Last changed', formatDate(merchant.update_date)],
+  ];
+  return (
+    <div className="panel">
+      <dl className="facts" data-testid="merchant-details">
+        {rows.map(([label, value]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>{value || '—'}</dd>
+          </div>
+        ))}
+      </dl>
+      {error && <ErrorNote message={error} />}
+      <div className="actions">
+        <button type="button" onClick={() => setEditing(true)}>
+          Edit merchant
+        </button>
+        <button type="button" className={deactivate ? 'danger' : undefined} onClick={() => setConfirming(true)}>
+          {deactivate ? 'Deactivate' : 'Reactivate'}
+        </button>
+      </div>
+      {confirming && (
+        <Dialog
+          title={deactivate ? 'Deactivate this merchant?' : 'Reactivate this merchant?'}
+          confirm={deactivate ? 'Deactivate merchant' : 'Reactivate merchant'}
+          danger={deactivate}
+          busy={busy}
+          onConfirm={() => void changeStatus()}
+          onClose={() => setConfirming(false)}
+        >
+          <p>
+            {deactivate
+              ? `${merchant.name}'s API keys stop working at once and it gets no new fee plans. It keeps its plans and stays listed; you can reactivate it later.`
+              : `${merchant.name}'s API keys work again and it can be assigned fee plans.`}
+          </p>
+          {error && <ErrorNote message={error} />}
+        </Dialog>
+      )}
+    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 import { Link } from 'wouter';
 import { useMerchantSearch } from '../merchants';
+import { StatusTag } from './Merchant';
 import { Empty, ErrorNote, formatDate, Loading, Pager } from '../ui';
 
 export function MerchantsPage() {
@@ -8,6 +9,9 @@ export function MerchantsPage() {
     <section aria-labelledby="merchants-title">
       <div className="page-head">
         <h1 id="merchants-title">Merchants</h1>
+        <Link href="/merchants/new" className="button primary">
+          Add merchant
+        </Link>
       </div>
       <div className="filters">
         <label>
@@ -32,6 +36,8 @@ export function MerchantsPage() {
               <thead>
                 <tr>
                   <th scope="col">Name</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Code</th>
                   <th scope="col">Id</th>
                   <th scope="col">Created</th>
                 </tr>
@@ -42,6 +48,10 @@ export function MerchantsPage() {
                     <td data-label="Name">
                       <Link href={`/merchants/${m.id}`}>{m.name}</Link>
                     </td>
+                    <td data-label="Status">
+                      <StatusTag status={m.status} />
+                    </td>
+                    <td data-label="Code">{m.merchant_code ?? '—'}</td>
                     <td data-label="Id">
                       <code>{m.id}</code>
                     </td>

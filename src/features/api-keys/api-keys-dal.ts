@@ -1,7 +1,7 @@
 /** Queries of API keys and their integration users. Every function takes an optional transaction. */
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
-import { apiKeys, users } from '../../db/schema.js';
+import { apiKeys, merchants, users } from '../../db/schema.js';
 import type { UserType } from '../../lib/principal.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
@@ -138,13 +138,25 @@ export function createApiKeysDal(db: Db) {
           customerId: apiKeys.customerId,
           merchantId: apiKeys.merchantId,
           rollChainId: apiKeys.rollChainId,
+          // Null for CUSTOMER keys; an INACTIVE merchant's keys are refused.
+          merchantStatus: merchants.status,
           ...lifecycleColumns,
         })
         .from(apiKeys)
         .innerJoin(users, eq(users.id, apiKeys.userId))
+        .leftJoin(merchants, eq(merchants.id, apiKeys.merchantId))
         .where(eq(apiKeys.keyHash, keyHash))
         .limit(1);
       return row;
+    },
+
+    /** The hashes of a merchant's ENABLED keys: what every instance must forget when the merchant's status changes. */
+    async enabledKeyHashesOfMerchant(merchantId: string): Promise<string[]> {
+      const rows = await db
+        .select({ keyHash: apiKeys.keyHash })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.status, 'ENABLED')));
+      return rows.map((r) => r.keyHash);
     },
 
     async list(filter: ApiKeyFilter, page: { limit: number; offset: number }) {

@@ -466,11 +466,16 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
                 },
           keyExpiresAt: key.expiresAt,
         };
-        verified = { principal, expiresAt: key.expiresAt?.getTime() ?? null };
+        verified = {
+          principal,
+          expiresAt: key.expiresAt?.getTime() ?? null,
+          merchantInactive: key.merchantStatus === 'INACTIVE',
+        };
         caches.verifiedKeys.set(keyHash, keyHash, verified, token);
       }
       // Checked on every use: a cached key expires on time too.
       if (verified.expiresAt !== null && verified.expiresAt <= Date.now()) throw expiredKey();
+      if (verified.merchantInactive) throw new ForbiddenError('merchant_inactive');
       lastUse.touch(verified.principal.apiKeyId!);
       return verified.principal;
     },

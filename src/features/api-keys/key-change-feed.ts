@@ -12,6 +12,8 @@ import type { Principal } from '../../lib/principal.js';
 export interface VerifiedKey {
   principal: Principal;
   expiresAt: number | null;
+  /** A MERCHANT key whose merchant is INACTIVE: refused (403) until the merchant is ACTIVE again. */
+  merchantInactive: boolean;
 }
 
 const CHANNEL = 'feegate_api_keys_changed';
@@ -19,6 +21,11 @@ const CHANNEL = 'feegate_api_keys_changed';
 /** The notice of the changing unit of work. `keyHash` when a key was revoked or its expiry changed. */
 export function keyChangeNotice(customerId: string, keyHash?: string): Notice {
   return { channel: CHANNEL, payload: keyHash ? `${customerId} ${keyHash}` : customerId };
+}
+
+/** The notice for many keys of one customer at once (a merchant deactivated or reactivated): one statement. */
+export function keysChangeNotice(customerId: string, keyHashes: readonly string[]): Notice {
+  return { channel: CHANNEL, payload: keyHashes.map((keyHash) => `${customerId} ${keyHash}`) };
 }
 
 export function createKeyCaches(options: { database: Database; keyTtlMs: number; listingTtlMs: number }) {

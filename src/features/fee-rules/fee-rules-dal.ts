@@ -36,7 +36,7 @@ export const PREVIEW_CHANGES_LIMIT = 100;
 /**
  * The inputs of the replacement rule as CTEs, shared by the change and its dry run:
  * `sent` (the plans sent), `replaced` (other plans of their kinds: what targets
- * lose) and `targets` (the merchants). `replaced` is a handful of plan ids, so
+ * lose) and `targets` (the merchants; for `all`, the ACTIVE ones). `replaced` is a handful of plan ids, so
  * statements probe the (merchant_id, payment_plan_id) key instead of joining every
  * current assignment of every target against the catalogue.
  */
@@ -44,7 +44,7 @@ function replacementInputs(target: AssignmentTarget, planIds: string[]): SQL {
   const sentIds = toUuidArray(planIds);
   const merchants: SQL =
     target.merchantIds === 'all'
-      ? sql`SELECT id FROM merchants WHERE customer_id = ${target.customerId}`
+      ? sql`SELECT id FROM merchants WHERE customer_id = ${target.customerId} AND status = 'ACTIVE'`
       : sql`SELECT DISTINCT unnest(${toUuidArray(target.merchantIds)}::uuid[]) AS id`;
   return sql`
     sent AS (

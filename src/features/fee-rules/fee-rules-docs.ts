@@ -21,11 +21,11 @@ const DRY_RUN =
 export const FEE_RULES_DOCS = operationDocs('fee rules', {
   bulkAssignFeeRules: {
     summary: 'Assign payment plans to the named merchants',
-    description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
+    description: `${RULE} Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. ${ERRORS_422} INACTIVE merchants get no new plans: naming one is a 422 \`inactive_merchants\` (member \`merchant_ids\`: the INACTIVE ones), also in a dry run. ${LIMIT} ${DRY_RUN}`,
   },
   bulkAssignFeeRulesToAll: {
     summary: 'Assign payment plans to every merchant of the customer',
-    description: `Targets every merchant of the caller customer at the moment the assignment runs, and no other. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
+    description: `Targets every ACTIVE merchant of the caller customer at the moment the assignment runs, and no other: INACTIVE merchants are skipped (by the dry run too) and keep their plans. merchant_ids is not accepted here (400). ${RULE} ${ERRORS_422} ${LIMIT} ${DRY_RUN}`,
   },
   getMerchantFeeRules: {
     summary: 'The payment plans a merchant held at an instant',

@@ -59,7 +59,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...shared,
       ...FEE_RULES_DOCS.bulkAssignFeeRules,
       body: Ref(BulkAssignBody),
-      response: answers('merchant_ids_required'),
+      response: answers('merchant_ids_required', 'inactive_merchants'),
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);

@@ -99,6 +99,12 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
         merchant_ids: unknown,
       });
     }
+    const inactive = await dal.merchants.inactiveAmong(merchantIds);
+    if (inactive.length > 0) {
+      throw new UnprocessableError('inactive_merchants', 'Some merchants are INACTIVE and get no new payment plans.', {
+        merchant_ids: inactive,
+      });
+    }
   }
 
   /** What a change and its dry run both check, in one transaction, after `found` told whether the customer exists. */

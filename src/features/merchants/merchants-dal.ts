@@ -1,16 +1,15 @@
-/** Queries of merchants: the caller's listing and ownership checks. */
+/** Queries of merchants: the caller's listing, one merchant, its changes, and ownership checks. */
 import { and, count, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
-import { type Db, queryRows, sql } from '../../db/database.js';
+import { type Db, queryRows, sql, sqlState } from '../../db/database.js';
 import { merchants } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
-export interface MerchantRow {
-  id: string;
-  customerId: string;
-  name: string;
-  createdAt: Date;
-}
+export type MerchantRow = typeof merchants.$inferSelect;
+/** What a create writes: everything but what the database sets. */
+export type NewMerchantRow = Omit<typeof merchants.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | 'status'>;
+/** What a PATCH may change. */
+export type MerchantChanges = Partial<Omit<NewMerchantRow, 'customerId' | 'country'> & Pick<MerchantRow, 'status'>>;
 
 /** Which merchants a caller may see: all of its customer's, or the one it is. */
 export interface MerchantScope {
@@ -37,28 +36,84 @@ function searchFilter(search: string | undefined): SQL | undefined {
   return or(ilike(merchants.name, `%${literal}%`), sql`${merchants.id}::text LIKE ${`${literal.toLowerCase()}%`}`);
 }
 
+/** unique_violation: only merchants_customer_code_unique can raise it on an update of merchants. */
+const UNIQUE_VIOLATION = '23505';
+
 export function createMerchantsDal(db: Db) {
   return {
     /** One page, newest first, with the total of all that match. */
     async list(
       scope: MerchantScope,
-      page: PageRequest & { search?: string },
+      page: PageRequest & { search?: string | undefined; status?: MerchantRow['status'] | undefined },
     ): Promise<{ rows: MerchantRow[]; total: number }> {
-      const where = and(scopeFilter(scope), searchFilter(page.search));
+      const where = and(
+        scopeFilter(scope),
+        searchFilter(page.search),
+        page.status === undefined ? undefined : eq(merchants.status, page.status),
+      );
       const [totalRow] = await db.select({ total: count() }).from(merchants).where(where);
       const rows = await db
-        .select({
-          id: merchants.id,
-          customerId: merchants.customerId,
-          name: merchants.name,
-          createdAt: merchants.createdAt,
-        })
+        .select()
         .from(merchants)
         .where(where)
         .orderBy(desc(merchants.createdAt), desc(merchants.id))
         .limit(page.size)
         .offset(offsetOf(page));
       return { rows, total: totalRow?.total ?? 0 };
+    },
+
+    /** One merchant the scope may see. */
+    async find(scope: MerchantScope, id: string): Promise<MerchantRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(merchants)
+        .where(and(scopeFilter(scope), eq(merchants.id, id)));
+      return row;
+    },
+
+    /**
+     * One merchant the scope may see, locked for a change. NO KEY UPDATE: keys and
+     * users of the merchant may still be created meanwhile (their foreign keys).
+     */
+    async lock(scope: MerchantScope, id: string): Promise<MerchantRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(merchants)
+        .where(and(scopeFilter(scope), eq(merchants.id, id)))
+        .for('no key update');
+      return row;
+    },
+
+    /**
+     * A new merchant, or undefined when another of its customer already has its
+     * merchant_code. ON CONFLICT waits for a concurrent insert of the same code
+     * and then does nothing, so of concurrent creates exactly one succeeds.
+     */
+    async insert(row: NewMerchantRow): Promise<MerchantRow | undefined> {
+      const [created] = await db
+        .insert(merchants)
+        .values(row)
+        .onConflictDoNothing({
+          target: [merchants.customerId, merchants.merchantCode],
+          where: sql`${merchants.merchantCode} IS NOT NULL`,
+        })
+        .returning();
+      return created;
+    },
+
+    /** The merchant changed, or undefined when the new merchant_code is another merchant's of its customer. */
+    async update(id: string, changes: MerchantChanges): Promise<MerchantRow | undefined> {
+      try {
+        const [row] = await db
+          .update(merchants)
+          .set({ ...changes, updatedAt: sql`now()` })
+          .where(eq(merchants.id, id))
+          .returning();
+        return row;
+      } catch (err) {
+        if (sqlState(err) === UNIQUE_VIOLATION) return undefined;
+        throw err;
+      }
     },
 
     async belongsToCustomer(customerId: string, merchantId: string): Promise<boolean> {
@@ -77,6 +132,19 @@ export function createMerchantsDal(db: Db) {
         sql`
         SELECT sent.id FROM unnest(${toUuidArray(merchantIds)}::uuid[]) WITH ORDINALITY AS sent(id, position)
         WHERE NOT EXISTS (SELECT 1 FROM merchants m WHERE m.id = sent.id AND m.customer_id = ${customerId})
+        ORDER BY sent.position
+      `,
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** The INACTIVE merchants among `merchantIds`, in the order given. */
+    async inactiveAmong(merchantIds: string[]): Promise<string[]> {
+      const rows = await queryRows<{ id: string }>(
+        db,
+        sql`
+        SELECT sent.id FROM unnest(${toUuidArray(merchantIds)}::uuid[]) WITH ORDINALITY AS sent(id, position)
+        JOIN merchants m ON m.id = sent.id AND m.status = 'INACTIVE'
         ORDER BY sent.position
       `,
       );

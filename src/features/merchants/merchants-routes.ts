@@ -1,12 +1,31 @@
-/** HTTP only: translate merchant listing requests to the merchants service. */
+/** HTTP only: translate merchant requests to the merchants service. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, Ref, SECURITY_ANY, problems } from '../../schemas/common.js';
-import { MerchantListing, MerchantListQuery } from './merchants-schemas.js';
+import {
+  ALWAYS,
+  AUTHENTICATED,
+  AUTHENTICATED_WRITE,
+  Ref,
+  SECURITY_ANY,
+  WITH_BODY,
+  problems,
+} from '../../schemas/common.js';
 import { MERCHANTS_DOCS } from './merchants-docs.js';
+import {
+  CreateMerchantBody,
+  Merchant,
+  MerchantListing,
+  MerchantListQuery,
+  MerchantParams,
+  UpdateMerchantBody,
+} from './merchants-schemas.js';
 
 export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { merchants } = app.services;
+  // Before body validation: a merchant caller learns nothing about the body it sent.
+  const customerCallersOnly = async (request: FastifyRequest) => merchants.assertMayChange(principalOf(request));
 
   app.get('/v1/merchants', {
     onRequest: app.authenticate,
@@ -18,4 +37,80 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request) => merchants.list(principalOf(request), request.query),
   });
+
+  app.get('/v1/merchants/:id', {
+    onRequest: app.authenticate,
+    schema: {
+      ...MERCHANTS_DOCS.getMerchant,
+      security: SECURITY_ANY,
+      params: MerchantParams,
+      response: { 200: Ref(Merchant), ...problems(...AUTHENTICATED, 'merchant_not_found', ...ALWAYS) },
+    },
+    handler: async (request) => merchants.get(principalOf(request), request.params.id),
+  });
+
+  for (const [path, docs] of [
+    ['/v1/merchants', MERCHANTS_DOCS.createMerchant],
+    ['/v2/merchants', MERCHANTS_DOCS.createMerchantV2],
+  ] as const) {
+    app.post(path, {
+      onRequest: app.authenticate,
+      preValidation: customerCallersOnly,
+      schema: {
+        ...docs,
+        security: SECURITY_ANY,
+        body: Ref(CreateMerchantBody),
+        response: {
+          201: Ref(Merchant),
+          ...problems(
+            ...WITH_BODY,
+            ...AUTHENTICATED_WRITE,
+            'invalid_tax_identification',
+            'forbidden',
+            'customer_not_found',
+            'merchant_code_conflict',
+            ...ALWAYS,
+          ),
+        },
+      },
+      handler: async (request, reply) => {
+        const merchant = await merchants.create(principalOf(request), request.body, changeContext(request));
+        return reply.code(201).send(merchant);
+      },
+    });
+  }
+
+  for (const [path, docs] of [
+    ['/v1/merchants/:id', MERCHANTS_DOCS.updateMerchant],
+    ['/v2/merchants/:id', MERCHANTS_DOCS.updateMerchantV2],
+  ] as const) {
+    app.patch(path, {
+      onRequest: app.authenticate,
+      preValidation: [
+        customerCallersOnly,
+        async (request: FastifyRequest) => merchants.assertChangeableFields(request.body),
+      ],
+      schema: {
+        ...docs,
+        security: SECURITY_ANY,
+        params: MerchantParams,
+        body: Ref(UpdateMerchantBody),
+        response: {
+          200: Ref(Merchant),
+          ...problems(
+            ...WITH_BODY,
+            ...AUTHENTICATED_WRITE,
+            'invalid_tax_identification',
+            'forbidden',
+            'merchant_not_found',
+            'merchant_code_conflict',
+            'server_busy',
+            ...ALWAYS,
+          ),
+        },
+      },
+      handler: async (request) =>
+        merchants.update(principalOf(request), request.params.id, request.body, changeContext(request)),
+    });
+  }
 };

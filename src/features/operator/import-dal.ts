@@ -18,11 +18,50 @@ export interface CustomerRow {
   name: string;
 }
 
+/** A merchant as the import writes it: `name` is the display name; a field left out (undefined) is kept as it is. */
 export interface MerchantRow {
   id: string;
   customer_id: string;
-  name: string;
+  /** Undefined only for a merchant that exists: it keeps its name. */
+  name: string | undefined;
+  business_name?: string | undefined;
+  fantasy_name?: string | undefined;
+  legal_type?: string | undefined;
+  country?: string | undefined;
+  merchant_code?: string | undefined;
+  email?: string | undefined;
+  address?: object | undefined;
+  tax_identification_type?: string | undefined;
+  tax_identification_number?: string | undefined;
+  representative?: object | undefined;
+  additional_info?: string | undefined;
 }
+
+/** The import's fields of a merchant that the API added (migration 0011): each kept when the file leaves it out. */
+const MERCHANT_FIELDS = [
+  'business_name',
+  'fantasy_name',
+  'legal_type',
+  'country',
+  'merchant_code',
+  'email',
+  'address',
+  'tax_identification_type',
+  'tax_identification_number',
+  'representative',
+  'additional_info',
+] as const;
+const MERCHANT_RECORD = sql.raw(
+  'x(id uuid, customer_id uuid, name text, business_name text, fantasy_name text, legal_type merchant_legal_type, country text, merchant_code text, email text, address jsonb, tax_identification_type text, tax_identification_number text, representative jsonb, additional_info text)',
+);
+const MERCHANT_COLUMNS = sql.raw(['id', 'customer_id', 'name', ...MERCHANT_FIELDS].join(', '));
+// NOT NULL is checked before ON CONFLICT: a known merchant sent without a name proposes the one it has.
+const MERCHANT_VALUES = sql.raw(
+  ['x.id', 'x.customer_id', 'COALESCE(x.name, known.name)', ...MERCHANT_FIELDS.map((f) => `x.${f}`)].join(', '),
+);
+const KEEP_UNLESS_SENT = sql.raw(
+  MERCHANT_FIELDS.map((f) => `${f} = COALESCE(excluded.${f}, merchants.${f})`).join(', '),
+);
 
 export interface UserRow {
   email: string;
@@ -76,11 +115,13 @@ export function createImportDal(db: Db) {
       return rows.map((r) => r.id);
     },
 
-    async merchantOwners(ids: string[]): Promise<Array<{ id: string; customerId: string }>> {
+    async merchantOwners(
+      ids: string[],
+    ): Promise<Array<{ id: string; customerId: string; status: 'ACTIVE' | 'INACTIVE'; country: string | null }>> {
       if (ids.length === 0) return [];
       return queryRows(
         db,
-        sql`SELECT id, customer_id AS "customerId" FROM merchants WHERE id = ANY(${toUuidArray(ids)}::uuid[])`,
+        sql`SELECT id, customer_id AS "customerId", status, country FROM merchants WHERE id = ANY(${toUuidArray(ids)}::uuid[])`,
       );
     },
 
@@ -104,15 +145,33 @@ export function createImportDal(db: Db) {
       );
     },
 
-    /** A merchant keeps its customer: the service refuses a file that would move one. */
+    /**
+     * A merchant keeps its customer: the service refuses a file that would move
+     * one. Fields the file leaves out keep their values; the display name
+     * follows the names the merchant then has.
+     */
     async upsertMerchants(rows: MerchantRow[]): Promise<void> {
       await inBatches(
         rows,
         (batch) => sql`
-        INSERT INTO merchants (id, customer_id, name)
-        SELECT id, customer_id, name FROM jsonb_to_recordset(${batch}) AS x(id uuid, customer_id uuid, name text)
-        ON CONFLICT (id) DO UPDATE SET name = excluded.name`,
+        INSERT INTO merchants (${MERCHANT_COLUMNS})
+        SELECT ${MERCHANT_VALUES} FROM jsonb_to_recordset(${batch}) AS ${MERCHANT_RECORD}
+        LEFT JOIN merchants known ON known.id = x.id
+        ON CONFLICT (id) DO UPDATE SET ${KEEP_UNLESS_SENT},
+          name = COALESCE(excluded.fantasy_name, merchants.fantasy_name, excluded.business_name, merchants.business_name, excluded.name, merchants.name),
+          updated_at = now()`,
         db,
+      );
+    },
+
+    /** Merchants of these customers that hold these codes: (customer_id, merchant_code) pairs. */
+    async merchantsWithCodes(codes: Array<{ customer_id: string; merchant_code: string }>) {
+      if (codes.length === 0) return [];
+      return queryRows<{ id: string; customer_id: string; merchant_code: string }>(
+        db,
+        sql`SELECT m.id, m.customer_id, m.merchant_code FROM merchants m
+            JOIN jsonb_to_recordset(${JSON.stringify(codes)}::jsonb) AS x(customer_id uuid, merchant_code text)
+              ON m.customer_id = x.customer_id AND m.merchant_code = x.merchant_code`,
       );
     },
 

@@ -5,8 +5,9 @@
  * Checked by the API's validator for JSON bodies (import-service.ts), so the
  * command line accepts what the API accepts.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Email, Pattern, Text, Uuid } from '../../schemas/common.js';
+import { merchantFields } from '../merchants/merchants-schemas.js';
 
 const Code = Type.String({ pattern: Pattern('^[A-Z0-9_]{1,32}$', 'must be 1..32 upper-case letters, digits or _') });
 const Name = Text({ minLength: 1, maxLength: 200 });
@@ -15,7 +16,15 @@ const strict = { additionalProperties: false } as const;
 /** One entry per kind of record: a field added to a kind is added here only. */
 const ImportCustomer = Type.Object({ id: Uuid, name: Name }, strict);
 
-const ImportMerchant = Type.Object({ id: Uuid, customer_id: Uuid, name: Name }, strict);
+/**
+ * A merchant: the API's fields (POST /v1/merchants), every one optional here.
+ * `name` is needed only without fantasy_name and business_name, which make the
+ * display name; tax_identification needs country in the same entry.
+ */
+const ImportMerchant = Type.Composite(
+  [Type.Object({ id: Uuid, customer_id: Uuid, name: Type.Optional(Name) }), Type.Partial(Type.Object(merchantFields))],
+  strict,
+);
 
 const ImportUser = Type.Object(
   {

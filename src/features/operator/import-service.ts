@@ -12,7 +12,8 @@ import type { CustomerLocks } from '../fee-rules/customer-locks.js';
 import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
 import type { FeeRulesDals } from '../fee-rules/fee-rules-service.js';
 import { ImportError } from '../../errors.js';
-import type { ImportDal, LoginUserRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
+import { checkTaxIdentification, type TaxIdentification } from '../merchants/tax-identification.js';
+import type { ImportDal, LoginUserRow, MerchantRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
 import type { ImportDocument } from './import-schema.js';
 
 // The API's validator of JSON bodies, compiled once: the same rules and words as a 400.
@@ -28,10 +29,31 @@ export interface ImportSummary {
 /** The document with ids and e-mails in the case they are stored in; indexes as in the file, for JSON paths. */
 interface Normalised {
   customers: Array<{ id: string; name: string }>;
-  merchants: Array<{ id: string; customer_id: string; name: string }>;
+  merchants: MerchantEntry[];
   users: Array<UserRow & { password: string | undefined }>;
   payment_plans: PlanRow[];
   assignments: Array<{ merchant_id: string; payment_plan_ids: string[] }>;
+}
+
+type MerchantEntry = NonNullable<ImportDocument['merchants']>[number];
+
+/**
+ * A merchant entry as written: the display name made (fantasy_name, else
+ * business_name, else name; a known merchant may have none of them: it keeps its own), the tax identifier checked against the entry's
+ * country as the API checks it, and compact.
+ */
+function merchantRow(m: MerchantEntry, i: number): MerchantRow {
+  const at = `$.merchants[${i}]`;
+  let tax: TaxIdentification | undefined;
+  if (m.tax_identification) {
+    if (!m.country) throw new ImportError(`${at}.country`, 'is required with tax_identification, which must fit it');
+    const checked = checkTaxIdentification(m.country, m.tax_identification);
+    if ('refusal' in checked) throw new ImportError(`${at}.tax_identification.number`, checked.refusal);
+    tax = checked.ok;
+  }
+  const { tax_identification: _, ...fields } = m;
+  const name = m.fantasy_name ?? m.business_name ?? m.name;
+  return { ...fields, name, tax_identification_type: tax?.type, tax_identification_number: tax?.number };
 }
 
 /** 'merchants[3].customer_id' → '$.merchants[3].customer_id'; '' (the document) → '$'. */
@@ -79,6 +101,35 @@ export function createImportService(deps: {
   checkDocument: DocumentCheck;
 }) {
   const { dal, hasher, customerLocks, checkDocument } = deps;
+
+  /** merchant_code is unique within a customer: in the file, and against the customer's other merchants. */
+  async function checkMerchantCodes(doc: Normalised): Promise<void> {
+    const coded = doc.merchants.flatMap((m, i) =>
+      m.merchant_code === undefined
+        ? []
+        : [{ i, id: m.id, customer_id: m.customer_id, merchant_code: m.merchant_code }],
+    );
+    const holder = new Map<string, string>();
+    for (const c of coded) {
+      const key = JSON.stringify([c.customer_id, c.merchant_code]);
+      if (holder.has(key))
+        throw new ImportError(
+          `$.merchants[${c.i}].merchant_code`,
+          `duplicate merchant_code ${c.merchant_code} for customer ${c.customer_id}`,
+        );
+      holder.set(key, c.id);
+    }
+    for (const taken of await dal.merchantsWithCodes(
+      coded.map(({ customer_id, merchant_code }) => ({ customer_id, merchant_code })),
+    )) {
+      const entry = coded.find((c) => c.customer_id === taken.customer_id && c.merchant_code === taken.merchant_code);
+      if (entry && entry.id !== taken.id)
+        throw new ImportError(
+          `$.merchants[${entry.i}].merchant_code`,
+          `merchant ${taken.id} of customer ${taken.customer_id} already has merchant_code ${taken.merchant_code}`,
+        );
+    }
+  }
 
   /**
    * Cross-references inside the document and against what the database already holds.
@@ -134,7 +185,12 @@ export function createImportService(deps: {
       ...doc.users.flatMap((u) => (u.merchant_id ? [u.merchant_id] : [])),
       ...doc.assignments.map((a) => a.merchant_id),
     ]);
+    const inactive = new Set<string>();
+    /** The merchants that exist, with their country. */
+    const storedCountry = new Map<string, string | null>();
     for (const m of await dal.merchantOwners([...wantedMerchants])) {
+      if (m.status === 'INACTIVE') inactive.add(m.id);
+      storedCountry.set(m.id, m.country);
       const moved = merchantOwner.get(m.id);
       if (moved && moved !== m.customerId) {
         const i = doc.merchants.findIndex((x) => x.id === m.id);
@@ -151,7 +207,24 @@ export function createImportService(deps: {
     doc.merchants.forEach((m, i) => {
       if (!customerIds.has(m.customer_id))
         throw new ImportError(`$.merchants[${i}].customer_id`, `unknown customer ${m.customer_id}`);
+      if (
+        !storedCountry.has(m.id) &&
+        m.fantasy_name === undefined &&
+        m.business_name === undefined &&
+        m.name === undefined
+      )
+        throw new ImportError(
+          `$.merchants[${i}].name`,
+          'is required for a new merchant without fantasy_name or business_name',
+        );
+      const country = storedCountry.get(m.id);
+      if (m.country && !m.tax_identification && country && country !== m.country)
+        throw new ImportError(
+          `$.merchants[${i}].country`,
+          `merchant ${m.id} is in ${country}: a new country needs the tax_identification that fits it`,
+        );
     });
+    await checkMerchantCodes(doc);
     doc.payment_plans.forEach((p, i) => {
       if (p.customer_id && !customerIds.has(p.customer_id))
         throw new ImportError(`$.payment_plans[${i}].customer_id`, `unknown customer ${p.customer_id}`);
@@ -178,6 +251,11 @@ export function createImportService(deps: {
     doc.assignments.forEach((a, i) => {
       const owner = merchantOwner.get(a.merchant_id);
       if (!owner) throw new ImportError(`$.assignments[${i}].merchant_id`, `unknown merchant ${a.merchant_id}`);
+      if (inactive.has(a.merchant_id))
+        throw new ImportError(
+          `$.assignments[${i}].merchant_id`,
+          `merchant ${a.merchant_id} is INACTIVE and gets no new plans`,
+        );
       const seenKinds = new Set<string>();
       a.payment_plan_ids.forEach((id, j) => {
         const at = `$.assignments[${i}].payment_plan_ids[${j}]`;
@@ -225,6 +303,7 @@ export function createImportService(deps: {
   return {
     async importDocument(raw: unknown, context: ChangeContext = OPERATOR_CONTEXT): Promise<ImportSummary> {
       const doc = parse(checkDocument, raw);
+      const merchantRows = doc.merchants.map(merchantRow);
       const assignedCustomers = await checkReferences(doc);
       // Hash before the transaction: slow work must not hold locks.
       const loginUsers: LoginUserRow[] = await Promise.all(
@@ -245,7 +324,7 @@ export function createImportService(deps: {
       const customerIds = [...new Set([...doc.customers.map((c) => c.id), ...assignedCustomers])];
       await customerLocks.forCustomers(customerIds, context, async ({ dal: { import: writer, feeRules }, audit }) => {
         await writer.upsertCustomers(doc.customers);
-        await writer.upsertMerchants(doc.merchants);
+        await writer.upsertMerchants(merchantRows);
         const [movedLogin] = await writer.upsertLoginUsers(loginUsers);
         if (movedLogin) throw refuseUser(doc, movedLogin, true);
         const [changedIntegration] = await writer.upsertIntegrationUsers(integrationUsers);
