@@ -77,7 +77,6 @@ export function deliveringTo(receiver: Receiver, overrides: Partial<Config> = {}
     webhookAllowHttp: true,
     webhookAllowedHosts: [receiver.host],
     webhookRetrySchedule: [200, 200, 200],
-    webhookTimeoutSeconds: 2,
     ...overrides,
   };
 }
