@@ -400,10 +400,11 @@ export const SETTINGS = {
     'false',
     'webhook URLs may be http:// (otherwise https:// only)',
   ),
-  webhookAllowedHosts: setting(
+  webhookAllowedHosts: derived(
     'WEBHOOK_ALLOWED_HOSTS',
     HOST_LIST,
-    '',
+    '(none)',
+    () => [],
     'hosts (or host:port) webhooks may reach although private or loopback',
   ),
   webhookTimeoutSeconds: setting(

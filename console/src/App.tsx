@@ -8,6 +8,7 @@ import { KeysPage } from './pages/Keys';
 import { MerchantPage } from './pages/Merchant';
 import { MerchantsPage } from './pages/Merchants';
 import { SignIn } from './pages/SignIn';
+import { WebhooksPage } from './pages/Webhooks';
 import { endSession, resumeSession, signOut, startSession, type TokenSet } from './session';
 import { Loading } from './ui';
 
@@ -60,6 +61,7 @@ function Shell() {
           <NavLink href="/keys">API keys</NavLink>
           <NavLink href="/fee-plans">Fee plans</NavLink>
           <NavLink href="/merchants">Merchants</NavLink>
+          <NavLink href="/webhooks">Webhooks</NavLink>
           <NavLink href="/audit">Audit log</NavLink>
         </nav>
         <span className="who">{me.user}</span>
@@ -81,6 +83,7 @@ function Shell() {
           <Route path="/fee-plans">{() => <AssignPage />}</Route>
           <Route path="/merchants">{() => <MerchantsPage />}</Route>
           <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} />}</Route>
+          <Route path="/webhooks">{() => <WebhooksPage />}</Route>
           <Route path="/audit">{() => <AuditPage />}</Route>
           <Route>
             <Redirect to="/keys" />

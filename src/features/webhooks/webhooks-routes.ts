@@ -17,6 +17,7 @@ import {
 import { WEBHOOKS_DOCS } from './webhooks-docs.js';
 import {
   CreateWebhookBody,
+  DeliveryListParams,
   DeliveryListQuery,
   DeliveryParams,
   TestEventsSent,
@@ -155,7 +156,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       ...WEBHOOKS_DOCS.listWebhookDeliveries,
       security: SECURITY_ANY,
-      params: WebhookParams,
+      params: DeliveryListParams,
       querystring: DeliveryListQuery,
       response: {
         200: Ref(WebhookDeliveryListing),

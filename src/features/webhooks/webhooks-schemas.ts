@@ -10,6 +10,7 @@ export const MAX_URL_LENGTH = 2048;
 
 const NotificationUrl = Text({
   maxLength: MAX_URL_LENGTH,
+  examples: ['https://hooks.example.com/feegate'],
   description:
     'Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters',
 });
@@ -20,8 +21,8 @@ const NotificationType = Type.Union(
 const NotificationTypes = Type.Array(NotificationType, {
   minItems: 1,
   maxItems: NOTIFICATION_TYPES.length,
-  uniqueItems: true,
-  description: 'The event types to send; WEBHOOK_TEST events are sent whatever is listed',
+  description:
+    'The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed',
 });
 /**
  * The platform's secret rule: at least 8 characters, an upper-case letter and a
@@ -36,6 +37,7 @@ const SecretKey = Type.String({
   ),
   description:
     'Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again',
+  examples: ['Whsec-Alpha-2026'],
 });
 const SubscriptionStatus = Type.Union([Type.Literal('ENABLED'), Type.Literal('DISABLED')], {
   description: 'DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed)',
@@ -85,7 +87,7 @@ export const UpdateWebhookBody = Component(
       additionalProperties: false,
       minProperties: 1,
       description: 'The fields to change; at least one',
-      examples: [{ status: 'DISABLED' }],
+      examples: [{ status: 'DISABLED', notification_type: ['API_KEY_REVOKED'] }],
     },
   ),
 );
@@ -153,6 +155,9 @@ export const WebhookDeliveryListing = Listing(WebhookDelivery, 'WebhookDeliveryL
 });
 
 export const WebhookParams = Type.Object({ id: Uuid });
+/** The subscription whose deliveries the document's example lists. */
+export const LISTED_WEBHOOK_ID = WEBHOOK_ID;
+export const DeliveryListParams = Type.Object({ id: { ...Uuid, examples: [LISTED_WEBHOOK_ID] } });
 export const DeliveryParams = Type.Object({ id: Uuid, delivery_id: Uuid });
 
 export const DeliveryListQuery = Type.Object(

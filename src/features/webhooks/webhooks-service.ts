@@ -146,7 +146,7 @@ export function createWebhooksService(deps: { uow: UnitOfWork<WebhooksDals>; dal
         const row = await webhooks.insert({
           customerId: principal.customerId,
           notificationUrl: request.notification_url,
-          notificationTypes: request.notification_type,
+          notificationTypes: [...new Set(request.notification_type)],
           secret: request.secret_key,
         });
         await audit({
@@ -177,7 +177,7 @@ export function createWebhooksService(deps: { uow: UnitOfWork<WebhooksDals>; dal
         if (!(await webhooks.find(id, principal.customerId, true))) throw notFound();
         const row = await webhooks.update(id, {
           notificationUrl: request.notification_url,
-          notificationTypes: request.notification_type,
+          notificationTypes: request.notification_type && [...new Set(request.notification_type)],
           status: request.status,
           secret: request.secret_key,
           previousSecretSeconds: SECRET_OVERLAP_SECONDS,
