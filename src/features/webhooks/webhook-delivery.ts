@@ -124,30 +124,46 @@ export function createWebhookDelivery(options: DeliveryOptions) {
       .catch((err) => log.warn({ err }, 'webhook attempt failed unexpectedly'))
       .finally(() => {
         inFlight.delete(running);
-        worker.wake();
+        // Claim again once half the slots are free: a batch per claim, not a statement per finished attempt.
+        if (inFlight.size <= concurrency / 2) worker.wake();
       });
     inFlight.add(running);
   }
+
+  /** Set by a notice (an event committed) or the poll; a tick fans out only then, or while the outbox has more. */
+  let fanOutWanted = true;
+  const wakeToFanOut = () => {
+    fanOutWanted = true;
+    worker.wake();
+  };
 
   const worker = createBackgroundWorker({
     name: 'webhook-delivery',
     intervalMs: POLL_INTERVAL_MS,
     log,
     async tick() {
-      const fanned = await dal.fanOut(FAN_OUT_BATCH);
+      if (fanOutWanted) {
+        fanOutWanted = false;
+        if ((await dal.fanOut(FAN_OUT_BATCH)).events === FAN_OUT_BATCH) fanOutWanted = true;
+      }
       const claimed = await dal.claimDue(concurrency - inFlight.size, leaseMs);
       for (const delivery of claimed) start(delivery);
-      return fanned.events === FAN_OUT_BATCH || (claimed.length > 0 && inFlight.size < concurrency);
+      return fanOutWanted || (claimed.length > 0 && inFlight.size < concurrency);
     },
   });
+  let poll: NodeJS.Timeout | undefined;
 
   return {
     async start(): Promise<void> {
-      unlisten = await options.listen(WEBHOOKS_CHANNEL, () => worker.wake());
+      unlisten = await options.listen(WEBHOOKS_CHANNEL, wakeToFanOut);
+      // The poll fans out too: an event whose notice was missed while the LISTEN connection was down.
+      poll = setInterval(wakeToFanOut, POLL_INTERVAL_MS);
+      poll.unref();
       worker.start();
     },
     /** Stops claiming, cuts attempts under way short (they are due again at once) and writes their outcomes. */
     async stop(): Promise<void> {
+      clearInterval(poll);
       await worker.stop();
       shutdown.abort();
       await Promise.all(inFlight);
