@@ -285,7 +285,8 @@ export function createWebhooksDal(db: Db) {
           FROM jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) AS o(id uuid, succeeded boolean)
           JOIN webhook_subscriptions cur ON cur.id = o.id
         ) x
-        WHERE s.id = x.id
+        -- Only what changes: a healthy subscription's row is not rewritten for every batch.
+        WHERE s.id = x.id AND (x.failing_since IS DISTINCT FROM s.failing_since OR x.disable)
         RETURNING s.id, s.customer_id, x.disable`,
       );
       const disabled = tracked.filter((t) => t.disable);
