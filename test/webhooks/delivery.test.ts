@@ -52,6 +52,14 @@ async function deliveries(app: Awaited<ReturnType<typeof h.app>>, token: string,
   >;
 }
 
+/** As if every delivery of the subscription had failed for `interval` (PostgreSQL interval text). */
+async function failingFor(hook: string, interval: string): Promise<void> {
+  await h.db.current.database.db
+    .update(webhookSubscriptions)
+    .set({ failingSince: sql`now() - ${interval}::interval` })
+    .where(eq(webhookSubscriptions.id, hook));
+}
+
 async function oneDelivery(app: Awaited<ReturnType<typeof h.app>>, token: string, hook: string, status: string) {
   let found: Record<string, any> | undefined;
   await waitFor(
@@ -305,10 +313,7 @@ describe('webhook delivery', () => {
     r.respond((_got, response) => response.writeHead(503).end());
     const { app, world, token } = await customerSession(h, deliveringTo(r, { webhookRetrySchedule: [60_000] }));
     const hook = await subscribe(app, { token }, r.url);
-    await h.db.current.database.db
-      .update(webhookSubscriptions)
-      .set({ failingSince: sql`now() - interval '5 days 1 minute'` })
-      .where(eq(webhookSubscriptions.id, hook));
+    await failingFor(hook, '5 days 1 minute');
     await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.customerId });
     await waitFor(
       async () => json(await webhookRequest(app, { token }, 'GET', `/v1/webhooks/${hook}`)).status === 'DISABLED',
@@ -335,10 +340,7 @@ describe('webhook delivery', () => {
     const r = await receiver();
     const { app, world, token } = await customerSession(h, deliveringTo(r));
     const hook = await subscribe(app, { token }, r.url);
-    await h.db.current.database.db
-      .update(webhookSubscriptions)
-      .set({ failingSince: sql`now() - interval '6 days'` })
-      .where(eq(webhookSubscriptions.id, hook));
+    await failingFor(hook, '6 days');
     await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.customerId });
     await oneDelivery(app, token, hook, 'SUCCEEDED');
     const [row] = await h.db.current.database.db
@@ -418,17 +420,15 @@ describe('webhook delivery', () => {
     const r = await receiver();
     const { app, world, token } = await customerSession(h, deliveringTo(r));
     await subscribe(app, { token }, r.url);
-    const before =
+    const succeeded = async () =>
       (await registry.getSingleMetric('feegate_webhook_attempts_total')!.get()).values.find(
         (v) => v.labels.outcome === 'succeeded',
       )?.value ?? 0;
+    const before = await succeeded();
     await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.customerId });
     await r.waitFor(1);
     await waitFor(async () => {
-      const after = (await registry.getSingleMetric('feegate_webhook_attempts_total')!.get()).values.find(
-        (v) => v.labels.outcome === 'succeeded',
-      )?.value;
-      return after === before + 1;
+      return (await succeeded()) === before + 1;
     }, 'one more success counted');
     const text = await registry.metrics();
     assert.match(text, /feegate_webhook_attempt_duration_seconds_count \d+/);
