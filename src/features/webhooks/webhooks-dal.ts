@@ -170,7 +170,7 @@ export function createWebhooksDal(db: Db) {
       const [row] = await queryRows<{ events: number; deliveries: number }>(
         db,
         sql`
-        WITH claimed AS (
+        WITH claimed AS MATERIALIZED (
           SELECT id, type, customer_id, data FROM domain_events
           WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
         ), marked AS (
@@ -211,17 +211,19 @@ export function createWebhooksDal(db: Db) {
         data: unknown;
       }>(
         db,
+        // MATERIALIZED: the locking query runs once, so a rescan can never claim more than `limit`.
         sql`
+        WITH due AS MATERIALIZED (
+          SELECT id FROM webhook_deliveries
+          WHERE status = 'PENDING' AND next_attempt_at <= now()
+          ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        )
         UPDATE webhook_deliveries d
         SET attempts = d.attempts + 1, last_attempt_at = now(),
             claimed_until = now() + make_interval(secs => ${leaseMs / 1000}),
             next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
-        FROM domain_events e, webhook_subscriptions s
-        WHERE d.id IN (
-          SELECT id FROM webhook_deliveries
-          WHERE status = 'PENDING' AND next_attempt_at <= now()
-          ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-        ) AND e.id = d.event_id AND s.id = d.subscription_id
+        FROM due, domain_events e, webhook_subscriptions s
+        WHERE d.id = due.id AND e.id = d.event_id AND s.id = d.subscription_id
         RETURNING d.id, d.attempts, d.subscription_id, s.notification_url AS url, s.secret,
           CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret,
           e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.data`,
