@@ -90,6 +90,7 @@ export const BUDGETS = {
   /** PostgreSQL only: the embedded database shares the service's one thread. */
   webhookDeliveriesPerSecPostgres: 500,
   webhookP99MsPostgres: 2000,
+  keyAuthWhileDeliveringRatio: 0.5,
 } as const;
 
 /** The least /health p99 alone the storm ratio divides by. */
@@ -251,6 +252,7 @@ export function lines(report: BenchReport): Line[] {
       budget: gated ? `p99 <= ${BUDGETS.webhookP99MsPostgres} ms` : '',
       verdict: gated ? check(run.p99Ms <= BUDGETS.webhookP99MsPostgres) : '',
     });
+    throughputLine('   key auth while delivering', run.keyAuthDuring, BUDGETS.keyAuthWhileDeliveringRatio);
   }
 
   if (report.peakRssBytes !== undefined) {

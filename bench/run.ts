@@ -206,8 +206,11 @@ async function main(): Promise<BenchReport> {
         await server!.stop();
         server = await startServer({
           env: { ...dbEnv, ...SERVICE_ENV, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_HOSTS: receiver.host },
+          nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
         });
-        return await runWebhookBench({ ...ctx, baseUrl: server.baseUrl }, receiver);
+        const here = { ...ctx, baseUrl: server.baseUrl };
+        const keys = await phases.createKeys(here, { users: 10, userPrefix: 'webhook-bench' });
+        return await runWebhookBench(here, receiver, keys);
       } finally {
         await receiver.close();
       }

@@ -8,8 +8,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expectStatus, login, mapConcurrent, request } from './load.js';
-import type { PhaseContext } from './phases.js';
+import { expectStatus, type LoadResult, login, mapConcurrent, request } from './load.js';
+import { keyAuth, type PhaseContext } from './phases.js';
 
 export const WEBHOOK_EVENTS = 10_000;
 const SUBSCRIPTIONS = 20;
@@ -22,6 +22,8 @@ export interface WebhookRun {
   deliveriesPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** GET /v1/users/me with X-Api-Key, loaded while the events are written and delivered. */
+  keyAuthDuring: LoadResult;
 }
 
 export interface WebhookReceiver {
@@ -66,7 +68,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-export async function runWebhookBench(ctx: PhaseContext, receiver: WebhookReceiver): Promise<WebhookRun> {
+/** `keys`: API keys of the main customer, to load key authentication beside the deliveries. */
+export async function runWebhookBench(
+  ctx: PhaseContext,
+  receiver: WebhookReceiver,
+  keys: string[],
+): Promise<WebhookRun> {
   const token = await login(ctx.baseUrl, ctx.seed.main.login);
   const headers = { authorization: `Bearer ${token}` };
   for (let i = 0; i < SUBSCRIPTIONS; i++) {
@@ -82,6 +89,7 @@ export async function runWebhookBench(ctx: PhaseContext, receiver: WebhookReceiv
   }
   const calls = WEBHOOK_EVENTS / SUBSCRIPTIONS;
   const started = Date.now();
+  const keyAuthDuring = keyAuth(ctx, keys);
   const sent = await mapConcurrent(
     Array.from({ length: calls }, (_, i) => i),
     16,
@@ -97,6 +105,7 @@ export async function runWebhookBench(ctx: PhaseContext, receiver: WebhookReceiv
   while (receiver.latencies.size < WEBHOOK_EVENTS && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 50));
   const finished = Date.now();
+  const during = await keyAuthDuring;
   const sorted = [...receiver.latencies.values()].sort((a, b) => a - b);
   const seconds = (finished - started) / 1000;
   return {
@@ -107,5 +116,6 @@ export async function runWebhookBench(ctx: PhaseContext, receiver: WebhookReceiv
     deliveriesPerSec: receiver.latencies.size / seconds,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
+    keyAuthDuring: during,
   };
 }
