@@ -216,6 +216,9 @@ async function main(): Promise<BenchReport> {
       }
     });
     report.peakRssBytes = Math.max(report.peakRssBytes, server.peakRss());
+    // What the delivering service logged counts too (a failed delivery tick, say).
+    for (const [line, count] of Object.entries(server.logCounts()))
+      report.serverLog[line] = (report.serverLog[line] ?? 0) + count;
   }
   if (wanted('ratelimit')) {
     // Last, on its own service process: only this phase counts in Redis.
