@@ -66,6 +66,7 @@ export const REDACTED_PATHS = [
   '*.api_key',
   '*.access_token',
   '*.refresh_token',
+  '*.secret_key',
 ];
 
 /**
