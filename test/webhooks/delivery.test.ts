@@ -145,6 +145,7 @@ describe('webhook delivery', () => {
     assert.equal(failed.last_status_code, null);
     assert.equal(failed.last_error, 'no answer within 1 s');
     assert.equal(failed.next_attempt_at, null);
+    assert.equal(testConfig().webhookTimeoutSeconds, 10, 'cut at 10 s unless WEBHOOK_TIMEOUT_SECONDS says otherwise');
     const gap = r.received[1]!.at - r.received[0]!.at;
     assert.ok(gap >= 1000 && gap < 3000, `the first attempt was cut after about 1 s (${gap} ms)`);
   });
