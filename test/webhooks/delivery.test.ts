@@ -118,7 +118,7 @@ describe('webhook delivery', () => {
 
   it('retries a receiver that answers 500, then 200: delivered once, same webhook-id', async () => {
     const r = await receiver();
-    r.respond((got, response) => response.writeHead(r.received.length === 1 ? 500 : 200).end());
+    r.respond((_got, response) => response.writeHead(r.received.length === 1 ? 500 : 200).end());
     const { app, world, token } = await customerSession(h, deliveringTo(r));
     const hook = await subscribe(app, { token }, r.url);
     await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.customerId });

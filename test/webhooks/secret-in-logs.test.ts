@@ -19,7 +19,7 @@ const db = useTestDatabase();
 describe('webhook secrets and the logs', () => {
   it('never writes a secret to a log line', async () => {
     const receiver = await startReceiver();
-    receiver.respond((got, response) => response.writeHead(receiver.received.length === 1 ? 500 : 204).end());
+    receiver.respond((_got, response) => response.writeHead(receiver.received.length === 1 ? 500 : 204).end());
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk, _enc, done) {

@@ -19,11 +19,11 @@ export const WEBHOOKS_DOCS = operationDocs('webhooks', {
   },
   listWebhooks: {
     summary: "List the customer's webhook subscriptions",
-    description: 'Newest first (create_date, then id). The secrets are never answered.' + CALLERS,
+    description: `Newest first (create_date, then id). The secrets are never answered.${CALLERS}`,
   },
   getWebhook: {
     summary: 'Read a webhook subscription',
-    description: 'The subscription without its secret.' + CALLERS + ANOTHER_CUSTOMERS,
+    description: `The subscription without its secret.${CALLERS}${ANOTHER_CUSTOMERS}`,
   },
   updateWebhook: {
     summary: 'Change a webhook subscription',
