@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import type { WebhookRun } from './webhooks.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
 
@@ -64,6 +65,8 @@ export interface BenchReport {
   loginStorm?: StormResult;
   firstStart?: FirstStart;
   bulk?: BulkRun[];
+  /** Webhook delivery: 10,000 events to a receiver on loopback (bench/webhooks.ts). */
+  webhooks?: WebhookRun;
   peakRssBytes?: number;
   /** What the service logged during the run (LOG_LEVEL=warn), by level and message. */
   serverLog?: Record<string, number>;
@@ -84,6 +87,10 @@ export const BUDGETS = {
    * budget of a first start on an empty embedded directory with the demo data.
    */
   peakRssMbEmbedded: 400,
+  /** PostgreSQL only: the embedded database shares the service's one thread. */
+  webhookDeliveriesPerSecPostgres: 500,
+  webhookP99MsPostgres: 2000,
+  keyAuthWhileDeliveringRatio: 0.5,
 } as const;
 
 /** The least /health p99 alone the storm ratio divides by. */
@@ -225,6 +232,27 @@ export function lines(report: BenchReport): Line[] {
         });
       }
     }
+  }
+
+  if (report.webhooks) {
+    const run = report.webhooks;
+    const gated = report.driver === 'postgres';
+    const complete = run.deliveries === run.events;
+    out.push({
+      measure: `7. webhooks: ${num(run.events)} events to a loopback receiver`,
+      result: `${num(run.deliveriesPerSec)} deliveries/s (${num(run.deliveries)} in ${num(run.seconds, 1)} s, ${num(run.duplicates)} again)`,
+      ratio: '',
+      budget: gated ? `>= ${BUDGETS.webhookDeliveriesPerSecPostgres}/s, all` : 'all',
+      verdict: check(complete && (!gated || run.deliveriesPerSec >= BUDGETS.webhookDeliveriesPerSecPostgres)),
+    });
+    out.push({
+      measure: '   commit to receipt',
+      result: `p50 ${ms(run.p50Ms)}, p99 ${ms(run.p99Ms)}`,
+      ratio: '',
+      budget: gated ? `p99 <= ${BUDGETS.webhookP99MsPostgres} ms` : '',
+      verdict: gated ? check(run.p99Ms <= BUDGETS.webhookP99MsPostgres) : '',
+    });
+    throughputLine('   key auth while delivering', run.keyAuthDuring, BUDGETS.keyAuthWhileDeliveringRatio);
   }
 
   if (report.peakRssBytes !== undefined) {

@@ -15,11 +15,23 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { EndpointFailed } from './load.js';
 import * as phases from './phases.js';
+import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { type ServerProcess, startServer } from './server-process.js';
 
-const PHASES = ['firststart', 'keyauth', 'bearer', 'listing', 'fullpage', 'at', 'storm', 'bulk', 'ratelimit'] as const;
+const PHASES = [
+  'firststart',
+  'keyauth',
+  'bearer',
+  'listing',
+  'fullpage',
+  'at',
+  'storm',
+  'bulk',
+  'webhooks',
+  'ratelimit',
+] as const;
 type Phase = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -186,6 +198,28 @@ async function main(): Promise<BenchReport> {
   }
   report.peakRssBytes = server.peakRss();
   report.serverLog = server.logCounts();
+  if (wanted('webhooks')) {
+    // On its own service process: the only one allowed to reach the bench's receiver.
+    report.webhooks = await phase('7. webhooks: 10,000 events delivered to a receiver on 127.0.0.1', async () => {
+      const receiver = await startWebhookReceiver();
+      try {
+        await server!.stop();
+        server = await startServer({
+          env: { ...dbEnv, ...SERVICE_ENV, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_HOSTS: receiver.host },
+          nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+        });
+        const here = { ...ctx, baseUrl: server.baseUrl };
+        const keys = await phases.createKeys(here, { users: 10, userPrefix: 'webhook-bench' });
+        return await runWebhookBench(here, receiver, keys);
+      } finally {
+        await receiver.close();
+      }
+    });
+    report.peakRssBytes = Math.max(report.peakRssBytes, server.peakRss());
+    // What the delivering service logged counts too (a failed delivery tick, say).
+    for (const [line, count] of Object.entries(server.logCounts()))
+      report.serverLog[line] = (report.serverLog[line] ?? 0) + count;
+  }
   if (wanted('ratelimit')) {
     // Last, on its own service process: only this phase counts in Redis.
     report.rateLimited = await phase(

@@ -19,6 +19,7 @@ import { feeRulesRoutes } from './features/fee-rules/fee-rules-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { paymentPlansRoutes } from './features/payment-plans/payment-plans-routes.js';
+import { webhooksRoutes } from './features/webhooks/webhooks-routes.js';
 import { withoutBasePath } from './lib/base-path.js';
 import { keyVerifications, countOutcome } from './lib/metrics.js';
 import { REDACTED, redactUrl } from './lib/redact-url.js';
@@ -65,6 +66,7 @@ export const REDACTED_PATHS = [
   '*.api_key',
   '*.access_token',
   '*.refresh_token',
+  '*.secret_key',
 ];
 
 /**
@@ -144,7 +146,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(clientClosedPlugin);
   await app.register(securityHeadersPlugin);
   await app.register(metricsPlugin, {
-    sources: { loginQueueDepth: () => services.hasher.queued(), databasePool: () => database.poolStats?.() },
+    sources: {
+      loginQueueDepth: () => services.hasher.queued(),
+      databasePool: () => database.poolStats?.(),
+      webhookQueue: () => services.webhookQueue(),
+    },
   });
   await app.register(openapiPlugin);
   await app.register(authenticationPlugin, {
@@ -164,6 +170,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(feeRulesRoutes);
   await app.register(apiKeysRoutes);
   await app.register(auditRoutes);
+  await app.register(webhooksRoutes);
   await app.register(consolePlugin);
   await services.start();
   return app;

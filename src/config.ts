@@ -194,6 +194,38 @@ const DEMO: Kind<'always' | 'never'> = {
   parse: (raw, name) => (FLAG.parse(raw, name) ? 'always' : 'never'),
 };
 
+/** WEBHOOK_ALLOWED_HOSTS: host names or host:port, lower-cased, that webhook URLs may name although private. */
+const HOST_LIST: Kind<string[]> = {
+  values: 'comma-separated host names or host:port',
+  parse(raw, name) {
+    const hosts = raw
+      .split(',')
+      .map((entry) => entry.trim().toLowerCase())
+      .filter(Boolean);
+    for (const host of hosts) {
+      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/.test(host))
+        throw new ConfigError(`${name} must list host names or host:port, got "${host}"`);
+    }
+    return hosts;
+  },
+};
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** WEBHOOK_RETRY_SCHEDULE: the waits before each retry, e.g. 5s,5m,30m,2h (milliseconds). */
+const DURATIONS: Kind<number[]> = {
+  values: 'comma-separated durations (ms, s, m, h), 1 to 20 of them',
+  parse(raw, name) {
+    const waits = raw.split(',').map((entry) => {
+      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(entry.trim());
+      if (!match) throw new ConfigError(`${name} must list durations such as 5s,5m,2h, got "${entry.trim()}"`);
+      return Math.round(Number(match[1]) * DURATION_UNITS[match[2]!]!);
+    });
+    if (waits.length > 20) throw new ConfigError(`${name} may list at most 20 retries`);
+    return waits;
+  },
+};
+
 /**
  * Every variable, in the README's order. A plain typed table rather than a
  * TypeBox schema: the variables are text parsed in ways JSON Schema does not
@@ -356,6 +388,43 @@ export const SETTINGS = {
     'serve Prometheus metrics at /metrics on this port, never PORT; unset: no metrics',
   ),
   metricsHost: setting('METRICS_HOST', text('an address'), '127.0.0.1', 'address of the metrics listener'),
+  webhookWorker: setting(
+    'WEBHOOK_WORKER',
+    FLAG,
+    'true',
+    'this instance delivers webhooks (any number of instances may)',
+  ),
+  webhookAllowHttp: setting(
+    'WEBHOOK_ALLOW_HTTP',
+    FLAG,
+    'false',
+    'webhook URLs may be http:// (otherwise https:// only)',
+  ),
+  webhookAllowedHosts: derived(
+    'WEBHOOK_ALLOWED_HOSTS',
+    HOST_LIST,
+    '(none)',
+    () => [],
+    'hosts (or host:port) webhooks may reach although private or loopback',
+  ),
+  webhookTimeoutSeconds: setting(
+    'WEBHOOK_TIMEOUT_SECONDS',
+    integer(1, 30),
+    '10',
+    'a delivery attempt not answered within this time fails',
+  ),
+  webhookRetrySchedule: setting(
+    'WEBHOOK_RETRY_SCHEDULE',
+    DURATIONS,
+    '5s,5m,30m,2h,5h,10h,10h',
+    'waits before each retry of a failed delivery (±20% jitter); FAILED after the last',
+  ),
+  webhookConcurrency: setting(
+    'WEBHOOK_CONCURRENCY',
+    integer(1, 1000),
+    '64',
+    'delivery attempts in flight at once per instance',
+  ),
 };
 
 /** The settings, one field per row of SETTINGS, whose description says what it means. */
@@ -386,5 +455,6 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** Settings for tests and embedding: defaults with overrides, no environment. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({}), logLevel: 'silent', loadDemoData: 'never', ...overrides };
+  // No webhook delivery unless a test asks for it: a test reaches only the receivers it starts.
+  return { ...loadConfig({}), logLevel: 'silent', loadDemoData: 'never', webhookWorker: false, ...overrides };
 }

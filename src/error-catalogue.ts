@@ -59,6 +59,11 @@ const CATALOGUE = {
     status: 400,
     detail: "tax_identification is not a valid CUIT (ARG) or RFC (MEX) for the merchant's country.",
   },
+  webhook_url_not_allowed: {
+    status: 400,
+    detail:
+      'notification_url must be https:// (http:// only where allowed) and name a public host: loopback, private, link-local and similar addresses are refused.',
+  },
   malformed_url: { status: 400, detail: 'The path is not valid percent-encoded UTF-8.', scope: 'any-request' },
   malformed_request: { status: 400, detail: 'The request is not valid HTTP/1.1.', scope: 'any-request' },
   bad_request: { status: 400, detail: 'The request could not be processed.', scope: 'any-request' },
@@ -87,6 +92,8 @@ const CATALOGUE = {
   merchant_not_found: { status: 404, detail: 'No merchant with this merchant_id.' },
   customer_not_found: { status: 404, detail: 'The customer does not exist.' },
   user_not_found: { status: 404, detail: 'No login user has this e-mail.', scope: 'command-line' },
+  webhook_not_found: { status: 404, detail: 'No such webhook subscription.' },
+  webhook_delivery_not_found: { status: 404, detail: 'This webhook subscription has no such delivery.' },
 
   method_not_allowed: {
     status: 405,
@@ -107,6 +114,10 @@ const CATALOGUE = {
   merchant_code_conflict: {
     status: 409,
     detail: 'Another merchant of this customer already has this merchant_code.',
+  },
+  webhook_limit_reached: {
+    status: 409,
+    detail: 'This customer has 20 webhook subscriptions, the most allowed; delete one first.',
   },
 
   payload_too_large: { status: 413, detail: 'The body is larger than the limit.' },

@@ -20,6 +20,10 @@ import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js
 import { createMerchantsService } from './features/merchants/merchants-service.js';
 import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
+import { createWebhookDelivery } from './features/webhooks/webhook-delivery.js';
+import { createWebhookSender } from './features/webhooks/webhook-sender.js';
+import { createWebhooksService } from './features/webhooks/webhooks-service.js';
+import { createBackgroundWorker } from './lib/background-worker.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createDataLayer } from './db/data-layer.js';
 import { ImportDocument } from './features/operator/import-schema.js';
@@ -47,6 +51,8 @@ function compileImportCheck() {
 /** Rate-limited keys and client addresses an instance counts in memory (oldest dropped first). */
 const MAX_LOCAL_RATE_COUNTERS = 100_000;
 const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+/** How often keys about to expire are looked for (API_KEY_EXPIRING). */
+const EXPIRY_SWEEP_INTERVAL_MS = 60 * 1000;
 
 export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
   const { dal, uow } = createDataLayer(database);
@@ -119,6 +125,29 @@ export function createServices(config: Config, database: Database, log: ServiceL
   });
   const feeRules = createFeeRulesService({ uow, feeRulesDal: dal.feeRules, merchants, assignmentLimit, customerLocks });
   const audit = createAuditService({ auditDal: dal.audit });
+  const urlPolicy = { allowHttp: config.webhookAllowHttp, allowedHosts: config.webhookAllowedHosts };
+  const webhooks = createWebhooksService({ uow, dal: dal.webhooks, policy: urlPolicy });
+  const delivery = config.webhookWorker
+    ? createWebhookDelivery({
+        dal: dal.webhooks,
+        uow,
+        sender: createWebhookSender({ policy: urlPolicy, timeoutMs: config.webhookTimeoutSeconds * 1000 }),
+        listen: (channel, onMessage) => database.listen(channel, { onMessage }),
+        retrySchedule: config.webhookRetrySchedule,
+        timeoutMs: config.webhookTimeoutSeconds * 1000,
+        concurrency: config.webhookConcurrency,
+        log,
+      })
+    : undefined;
+  // The expiry warnings are events like any other: swept where webhooks are delivered.
+  const expirySweep = config.webhookWorker
+    ? createBackgroundWorker({
+        name: 'api-key-expiry',
+        intervalMs: EXPIRY_SWEEP_INTERVAL_MS,
+        log,
+        tick: async () => (await apiKeys.warnExpiring()) > 0,
+      })
+    : undefined;
   return {
     hasher,
     auth,
@@ -130,11 +159,16 @@ export function createServices(config: Config, database: Database, log: ServiceL
     /** Counters of the rate limits (src/plugins/rate-limit.ts). */
     rateLimits,
     audit,
+    webhooks,
+    /** Deliveries waiting, and the oldest one's age (metrics). */
+    webhookQueue: () => dal.webhooks.queueStats(),
     /** Starts background work (pushed revocations, batched writes). */
     async start(): Promise<void> {
       await auth.start();
       await keyCaches.start();
       lastUse.start();
+      await delivery?.start();
+      expirySweep?.start();
       pruneTimer = setInterval(() => {
         auth.pruneExpiredTokens().catch((err) => log.warn({ err }, 'could not prune expired tokens'));
       }, TOKEN_PRUNE_INTERVAL_MS);
@@ -143,6 +177,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
     /** Stops background work and flushes what is pending. */
     async stop(): Promise<void> {
       clearInterval(pruneTimer);
+      await expirySweep?.stop();
+      await delivery?.stop();
       await lastUse.stop();
       await keyCaches.stop();
       await auth.stop();

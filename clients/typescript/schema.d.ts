@@ -417,8 +417,441 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the customer's webhook subscriptions
+         * @description Newest first (create_date, then id). The secrets are never answered. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to events
+         * @description Events of the listed types are POSTed to notification_url, signed with secret_key (docs/webhooks.md): headers webhook-id (the event id), webhook-timestamp (Unix seconds) and webhook-signature (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed by the secret's UTF-8 bytes). secret_key: 8..256 characters with an upper-case letter and a character that is neither a letter nor a digit; it is never answered, logged or audited. notification_url: https:// (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true), without user name or password, and not a loopback, private, link-local, unique-local, multicast or unspecified address (in any notation: decimal and hex IPv4 forms are read as addresses) nor localhost: else 400 `webhook_url_not_allowed`. Host names are resolved at every delivery, and an attempt whose host resolves to such an address fails without connecting. At most 20 subscriptions per customer (409 `webhook_limit_reached`). Audited as webhook.created. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/mock/send-payment-notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to every enabled subscription
+         * @description The platform's path: a WEBHOOK_TEST event to each ENABLED subscription of the caller's customer (one event each), delivered like any event. 202 with the event ids (none when the customer has no ENABLED subscription). Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
+         */
+        post: operations["sendMockPaymentNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook subscription
+         * @description The subscription without its secret. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description The subscription and its deliveries are deleted; pending deliveries are dropped, an attempt under way finishes. 204; a second DELETE answers 404. Audited as webhook.deleted. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook subscription
+         * @description Any of notification_url (the rules of creation), notification_type, status (ENABLED or DISABLED) and secret_key. A new secret_key signs from now on and the previous one keeps signing beside it for 24 hours (two signatures in webhook-signature, space-separated), so a receiver can switch without missing an event. DISABLED stops deliveries: those pending are marked FAILED (retry them by hand once ENABLED again). ENABLED again forgets past failures. Audited as webhook.updated (a new secret as secret_key_changed, never its value). Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a subscription
+         * @description A WEBHOOK_TEST event (data: webhook_id, message) is written and delivered to this subscription, whatever its status and notification_type, like any event: signed, retried, listed among its deliveries. 202 with the event id. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         */
+        post: operations["sendTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a subscription's deliveries
+         * @description Each event sent to the subscription, newest first, with its attempts: status PENDING (due, waiting for a retry, or under way), SUCCEEDED (a 2xx within 10 s) or FAILED (after the last retry: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, each ±20%). last_status_code and last_error say how the last attempt went. Filter by status. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attempt a delivery again now
+         * @description The delivery becomes PENDING and due now, whatever its status (a FAILED one gets one more attempt; a retry schedule does not restart). While an attempt is under way, that attempt is the new one. 202 with the delivery. Audited as webhook.delivery_retried. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    API_KEY_CREATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * API_KEY_CREATED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists API_KEY_CREATED. data: The new key as GET /v1/api-keys lists it (masked). At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onApiKeyCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    API_KEY_UPDATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * API_KEY_UPDATED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists API_KEY_UPDATED. data: The key after the change, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onApiKeyUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    API_KEY_ROLLED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * API_KEY_ROLLED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists API_KEY_ROLLED. data: The new key of the roll (masked); the old one keeps working for its grace period. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onApiKeyRolled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    API_KEY_REVOKED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * API_KEY_REVOKED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists API_KEY_REVOKED. data: The deleted key, as listed (status DELETED). At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onApiKeyRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    API_KEY_EXPIRING: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * API_KEY_EXPIRING event
+         * @description POSTed to each ENABLED subscription whose notification_type lists API_KEY_EXPIRING. data: The key, as listed, 7 days before its expires_at (once per expiry; again if it is moved). At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onApiKeyExpiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    FEE_RULES_ASSIGNED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * FEE_RULES_ASSIGNED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists FEE_RULES_ASSIGNED. data: What an assignment changed: merchant_ids (null for /all), payment_plan_ids, assignments_added, assignments_removed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onFeeRulesAssigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    FEE_RULES_SCHEDULED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * FEE_RULES_SCHEDULED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists FEE_RULES_SCHEDULED. data: The scheduled change, as the API answers it. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onFeeRulesScheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    FEE_RULES_SCHEDULE_APPLIED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * FEE_RULES_SCHEDULE_APPLIED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists FEE_RULES_SCHEDULE_APPLIED. data: The scheduled change once applied, as the API answers it. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onFeeRulesScheduleApplied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    PAYMENT_PLAN_CREATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PAYMENT_PLAN_CREATED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists PAYMENT_PLAN_CREATED. data: The new payment plan, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onPaymentPlanCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    PAYMENT_PLAN_RETIRED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PAYMENT_PLAN_RETIRED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists PAYMENT_PLAN_RETIRED. data: The retired payment plan, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onPaymentPlanRetired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    MERCHANT_CREATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * MERCHANT_CREATED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists MERCHANT_CREATED. data: The new merchant, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onMerchantCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    MERCHANT_UPDATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * MERCHANT_UPDATED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists MERCHANT_UPDATED. data: The merchant after the change, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onMerchantUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    USER_CREATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * USER_CREATED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists USER_CREATED. data: The new user, as listed (never a password). At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onUserCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    USER_UPDATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * USER_UPDATED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists USER_UPDATED. data: The user after the change, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onUserUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    WEBHOOK_TEST: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * WEBHOOK_TEST event
+         * @description POSTed to each ENABLED subscription whose notification_type lists WEBHOOK_TEST. data: webhook_id (the subscription) and message: sent by POST /v1/webhooks/{id}/test and the mock payment notification. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -774,7 +1207,7 @@ export interface components {
             /** @description What happened, e.g. fee_rules.bulk_assign, api_key.created, api_key.deleted, auth.logout */
             action: string;
             actor: {
-                /** @description user (a token), api_key, operator (command line) or anonymous (a failed login) */
+                /** @description user (a token), api_key, operator (command line), anonymous (a failed login) or system (the service itself, e.g. webhook.disabled) */
                 type: string;
                 /** @description The user id or API key id; null for the operator */
                 id: string | null;
@@ -1744,6 +2177,250 @@ export interface components {
         MerchantListing: {
             data: components["schemas"]["Merchant"][];
             page: components["schemas"]["Page"];
+        };
+        /**
+         * @description A subscription: where to send which events, and the secret that signs them
+         * @example {
+         *       "notification_url": "https://hooks.example.com/feegate",
+         *       "notification_type": [
+         *         "API_KEY_REVOKED",
+         *         "API_KEY_EXPIRING"
+         *       ],
+         *       "secret_key": "Whsec-Alpha-2026"
+         *     }
+         */
+        CreateWebhookRequest: {
+            /**
+             * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
+             * @example https://hooks.example.com/feegate
+             */
+            notification_url: string;
+            /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
+            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            /**
+             * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again
+             * @example Whsec-Alpha-2026
+             */
+            secret_key: string;
+        };
+        /**
+         * @description The fields to change; at least one
+         * @example {
+         *       "status": "DISABLED",
+         *       "notification_type": [
+         *         "API_KEY_REVOKED"
+         *       ]
+         *     }
+         */
+        UpdateWebhookRequest: {
+            /**
+             * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
+             * @example https://hooks.example.com/feegate
+             */
+            notification_url?: string;
+            /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
+            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
+            status?: "ENABLED" | "DISABLED";
+            /**
+             * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again. The previous secret keeps signing beside it for 24 hours
+             * @example Whsec-Alpha-2026
+             */
+            secret_key?: string;
+        };
+        /**
+         * @description A webhook subscription; its secret is never answered
+         * @example {
+         *       "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+         *       "notification_url": "https://hooks.example.com/feegate",
+         *       "notification_type": [
+         *         "API_KEY_REVOKED",
+         *         "API_KEY_EXPIRING"
+         *       ],
+         *       "status": "ENABLED",
+         *       "create_date": "2026-11-24T02:00:00.000Z",
+         *       "update_date": "2026-11-24T02:00:00.000Z"
+         *     }
+         */
+        Webhook: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            notification_url: string;
+            notification_type: string[];
+            /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
+            status: "ENABLED" | "DISABLED";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            update_date: string;
+        };
+        /**
+         * @description A page of subscriptions, newest first
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+         *           "notification_url": "https://hooks.example.com/feegate",
+         *           "notification_type": [
+         *             "API_KEY_REVOKED",
+         *             "API_KEY_EXPIRING"
+         *           ],
+         *           "status": "ENABLED",
+         *           "create_date": "2026-11-24T02:00:00.000Z",
+         *           "update_date": "2026-11-24T02:00:00.000Z"
+         *         }
+         *       ],
+         *       "page": {
+         *         "size": 10,
+         *         "total_elements": 1,
+         *         "total_pages": 1,
+         *         "number": 0
+         *       }
+         *     }
+         */
+        WebhookListing: {
+            data: components["schemas"]["Webhook"][];
+            page: components["schemas"]["Page"];
+        };
+        /**
+         * @description One event sent to one subscription, with its attempts
+         * @example {
+         *       "id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *       "event_id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+         *       "event_type": "API_KEY_REVOKED",
+         *       "status": "PENDING",
+         *       "attempts": 2,
+         *       "last_attempt_at": "2026-11-24T02:00:05.120Z",
+         *       "last_status_code": 500,
+         *       "last_error": "the receiver answered 500",
+         *       "next_attempt_at": "2026-11-24T02:05:06.000Z",
+         *       "create_date": "2026-11-24T02:00:00.000Z"
+         *     }
+         */
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event: the webhook-id header, by which receivers deduplicate
+             */
+            event_id: string;
+            event_type: string;
+            /** @description PENDING: an attempt is due or under way; FAILED: every attempt failed (or the subscription was disabled) */
+            status: "PENDING" | "SUCCEEDED" | "FAILED";
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            last_attempt_at: string | null;
+            /** @description The HTTP status of the last answer; null: none came */
+            last_status_code: number | null;
+            /** @description Why the last attempt failed; null when it succeeded or none was made */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null unless PENDING
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+        };
+        /**
+         * @description A page of deliveries, newest first
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *           "event_id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+         *           "event_type": "API_KEY_REVOKED",
+         *           "status": "PENDING",
+         *           "attempts": 2,
+         *           "last_attempt_at": "2026-11-24T02:00:05.120Z",
+         *           "last_status_code": 500,
+         *           "last_error": "the receiver answered 500",
+         *           "next_attempt_at": "2026-11-24T02:05:06.000Z",
+         *           "create_date": "2026-11-24T02:00:00.000Z"
+         *         }
+         *       ],
+         *       "page": {
+         *         "size": 10,
+         *         "total_elements": 1,
+         *         "total_pages": 1,
+         *         "number": 0
+         *       }
+         *     }
+         */
+        WebhookDeliveryListing: {
+            data: components["schemas"]["WebhookDelivery"][];
+            page: components["schemas"]["Page"];
+        };
+        /**
+         * @description Test events accepted for delivery
+         * @example {
+         *       "event_ids": [
+         *         "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b"
+         *       ]
+         *     }
+         */
+        WebhookTestEvents: {
+            /** @description The WEBHOOK_TEST events written, one per subscription; each is delivered at least once */
+            event_ids: string[];
+        };
+        /**
+         * @description An event, as POSTed to a subscription with the Standard Webhooks headers
+         * @example {
+         *       "id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+         *       "type": "API_KEY_REVOKED",
+         *       "created": "2026-11-24T02:00:00.000Z",
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "request_id": "5b7e1f0a-8c2d-4e3f-9a1b-6c4d2e8f0a17",
+         *       "data": {
+         *         "id": "3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90",
+         *         "api_key": "fgk_****Ab12",
+         *         "status": "DELETED"
+         *       }
+         *     }
+         */
+        WebhookEvent: {
+            /**
+             * Format: uuid
+             * @description The event id, also the webhook-id header: deduplicate by it
+             */
+            id: string;
+            /** @description An event type, upper case as the platform writes it */
+            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            created: string;
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            customer_id: string;
+            /** @description The X-Request-Id of the request that made the change; null for the service itself */
+            request_id: string | null;
+            /** @description The resource as the API answers it (a key masked, never a secret). FEE_RULES_ASSIGNED: merchant_ids (null for /all), payment_plan_ids, assignments_added, assignments_removed. WEBHOOK_TEST: webhook_id and message */
+            data: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: never;
@@ -5434,6 +6111,1847 @@ export interface operations {
                         code?: "database_unavailable";
                     };
                 };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number (0..2147483647) */
+                page?: number;
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+                     *           "notification_url": "https://hooks.example.com/feegate",
+                     *           "notification_type": [
+                     *             "API_KEY_REVOKED",
+                     *             "API_KEY_EXPIRING"
+                     *           ],
+                     *           "status": "ENABLED",
+                     *           "create_date": "2026-11-24T02:00:00.000Z",
+                     *           "update_date": "2026-11-24T02:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "size": 10,
+                     *         "total_elements": 1,
+                     *         "total_pages": 1,
+                     *         "number": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "forbidden";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "notification_url": "https://hooks.example.com/feegate",
+                 *       "notification_type": [
+                 *         "API_KEY_REVOKED",
+                 *         "API_KEY_EXPIRING"
+                 *       ],
+                 *       "secret_key": "Whsec-Alpha-2026"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description A webhook subscription; its secret is never answered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+                     *       "notification_url": "https://hooks.example.com/feegate",
+                     *       "notification_type": [
+                     *         "API_KEY_REVOKED",
+                     *         "API_KEY_EXPIRING"
+                     *       ],
+                     *       "status": "ENABLED",
+                     *       "create_date": "2026-11-24T02:00:00.000Z",
+                     *       "update_date": "2026-11-24T02:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, webhook_url_not_allowed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "webhook_url_not_allowed";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: webhook_limit_reached */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_limit_reached";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    sendMockPaymentNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test events accepted for delivery */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_ids": [
+                     *         "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestEvents"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook subscription; its secret is never answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+                     *       "notification_url": "https://hooks.example.com/feegate",
+                     *       "notification_type": [
+                     *         "API_KEY_REVOKED",
+                     *         "API_KEY_EXPIRING"
+                     *       ],
+                     *       "status": "ENABLED",
+                     *       "create_date": "2026-11-24T02:00:00.000Z",
+                     *       "update_date": "2026-11-24T02:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: webhook_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: webhook_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "DISABLED",
+                 *       "notification_type": [
+                 *         "API_KEY_REVOKED"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description A webhook subscription; its secret is never answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+                     *       "notification_url": "https://hooks.example.com/feegate",
+                     *       "notification_type": [
+                     *         "API_KEY_REVOKED",
+                     *         "API_KEY_EXPIRING"
+                     *       ],
+                     *       "status": "ENABLED",
+                     *       "create_date": "2026-11-24T02:00:00.000Z",
+                     *       "update_date": "2026-11-24T02:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, webhook_url_not_allowed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "webhook_url_not_allowed";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: webhook_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    sendTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test events accepted for delivery */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_ids": [
+                     *         "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestEvents"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: webhook_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number (0..2147483647) */
+                page?: number;
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
+                size?: number;
+                /** @description PENDING: an attempt is due or under way; FAILED: every attempt failed (or the subscription was disabled) */
+                status?: "PENDING" | "SUCCEEDED" | "FAILED";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                 * @example 9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+                     *           "event_id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+                     *           "event_type": "API_KEY_REVOKED",
+                     *           "status": "PENDING",
+                     *           "attempts": 2,
+                     *           "last_attempt_at": "2026-11-24T02:00:05.120Z",
+                     *           "last_status_code": 500,
+                     *           "last_error": "the receiver answered 500",
+                     *           "next_attempt_at": "2026-11-24T02:05:06.000Z",
+                     *           "create_date": "2026-11-24T02:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "size": 10,
+                     *         "total_elements": 1,
+                     *         "total_pages": 1,
+                     *         "number": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: webhook_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event sent to one subscription, with its attempts */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+                     *       "event_id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+                     *       "event_type": "API_KEY_REVOKED",
+                     *       "status": "PENDING",
+                     *       "attempts": 2,
+                     *       "last_attempt_at": "2026-11-24T02:00:05.120Z",
+                     *       "last_status_code": 500,
+                     *       "last_error": "the receiver answered 500",
+                     *       "next_attempt_at": "2026-11-24T02:05:06.000Z",
+                     *       "create_date": "2026-11-24T02:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: webhook_not_found, webhook_delivery_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "webhook_not_found" | "webhook_delivery_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    onApiKeyCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyRolled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyExpiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFeeRulesAssigned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFeeRulesScheduled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFeeRulesScheduleApplied: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentPlanCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentPlanRetired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onUserCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onUserUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -9,6 +9,7 @@ import { MerchantPage } from './pages/Merchant';
 import { MerchantsPage } from './pages/Merchants';
 import { NewMerchantPage } from './pages/NewMerchant';
 import { SignIn } from './pages/SignIn';
+import { WebhooksPage } from './pages/Webhooks';
 import { endSession, resumeSession, signOut, startSession, type TokenSet } from './session';
 import { Loading } from './ui';
 
@@ -61,6 +62,7 @@ function Shell() {
           <NavLink href="/keys">API keys</NavLink>
           <NavLink href="/fee-plans">Fee plans</NavLink>
           <NavLink href="/merchants">Merchants</NavLink>
+          <NavLink href="/webhooks">Webhooks</NavLink>
           <NavLink href="/audit">Audit log</NavLink>
         </nav>
         <span className="who">{me.user}</span>
@@ -83,6 +85,7 @@ function Shell() {
           <Route path="/merchants">{() => <MerchantsPage />}</Route>
           <Route path="/merchants/new">{() => <NewMerchantPage customerId={me.customer_id} />}</Route>
           <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} customerId={me.customer_id} />}</Route>
+          <Route path="/webhooks">{() => <WebhooksPage />}</Route>
           <Route path="/audit">{() => <AuditPage />}</Route>
           <Route>
             <Redirect to="/keys" />

@@ -11,6 +11,7 @@ import { createFeeRulesDal } from '../features/fee-rules/fee-rules-dal.js';
 import { createMerchantsDal } from '../features/merchants/merchants-dal.js';
 import { createImportDal } from '../features/operator/import-dal.js';
 import { createPaymentPlansDal } from '../features/payment-plans/payment-plans-dal.js';
+import { createWebhooksDal } from '../features/webhooks/webhooks-dal.js';
 import type { Database, Db } from './database.js';
 import { createUnitOfWork } from './unit-of-work.js';
 
@@ -25,6 +26,7 @@ function bindDals(on: Db) {
     merchants: createMerchantsDal(on),
     import: createImportDal(on),
     paymentPlans: createPaymentPlansDal(on),
+    webhooks: createWebhooksDal(on),
   };
 }
 

@@ -165,6 +165,8 @@ export const apiKeys = pgTable(
     // one rate-limit count, so rolling a key never buys a fresh one. Null: the key
     // starts its own chain.
     rollChainId: uuid('roll_chain_id'),
+    // The expires_at that API_KEY_EXPIRING was sent for: once per expiry, again if it is moved.
+    expiryWarnedFor: timestamp('expiry_warned_for', { withTimezone: true, precision: 3 }),
   },
   (t) => [
     foreignKey({ name: 'api_keys_replaced_by_fk', columns: [t.replacedBy], foreignColumns: [t.id] }),
@@ -188,6 +190,10 @@ export const apiKeys = pgTable(
     index('api_keys_merchant_listing_idx')
       .on(t.merchantId, t.status, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.merchantId} IS NOT NULL`),
+    // The sweep for API_KEY_EXPIRING: enabled keys by expiry.
+    index('api_keys_expiry_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.status} = 'ENABLED' AND ${t.expiresAt} IS NOT NULL AND ${t.replacedBy} IS NULL`),
   ],
 );
 
@@ -366,6 +372,86 @@ export const domainEvents = pgTable(
     requestId: text('request_id'),
     data: jsonb('data').notNull(),
     createdAt: createdAt(),
+    // Set once the event's webhook deliveries are written (src/features/webhooks/webhooks-dal.ts).
+    fannedOutAt: timestamp('fanned_out_at', { withTimezone: true, precision: 3 }),
   },
-  (t) => [index('domain_events_customer_idx').on(t.customerId, t.createdAt)],
+  (t) => [
+    index('domain_events_customer_idx').on(t.customerId, t.createdAt),
+    index('domain_events_pending_fan_out_idx').on(t.createdAt).where(sql`${t.fannedOutAt} IS NULL`),
+  ],
+);
+
+/**
+ * A customer's webhook subscriptions (docs/webhooks.md). The secret signs
+ * deliveries and is never answered; after a PATCH of it the previous one signs
+ * beside it until previous_secret_expires_at.
+ */
+export const webhookSubscriptions = pgTable(
+  'webhook_subscriptions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    customerId: uuid('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    notificationUrl: text('notification_url').notNull(),
+    notificationTypes: text('notification_types').array().notNull(),
+    status: text('status', { enum: ['ENABLED', 'DISABLED'] })
+      .notNull()
+      .default('ENABLED'),
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true, precision: 3 }),
+    // When its deliveries started failing without a success since; null while they succeed.
+    failingSince: timestamp('failing_since', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('webhook_subscriptions_status_check', sql`${t.status} IN ('ENABLED', 'DISABLED')`),
+    index('webhook_subscriptions_customer_listing_idx').on(
+      t.customerId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+  ],
+);
+
+/**
+ * One event to one subscription: the durable queue of delivery attempts,
+ * claimed with FOR UPDATE SKIP LOCKED. `claimed_until` is the lease of the
+ * instance attempting it; an instance that dies leaves it to be claimed again.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    subscriptionId: uuid('subscription_id')
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: 'cascade' }),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => domainEvents.id),
+    eventType: text('event_type').notNull(),
+    status: text('status', { enum: ['PENDING', 'SUCCEEDED', 'FAILED'] })
+      .notNull()
+      .default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    claimedUntil: timestamp('claimed_until', { withTimezone: true, precision: 3 }),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true, precision: 3 }),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('webhook_deliveries_status_check', sql`${t.status} IN ('PENDING', 'SUCCEEDED', 'FAILED')`),
+    unique('webhook_deliveries_subscription_event_unique').on(t.subscriptionId, t.eventId),
+    index('webhook_deliveries_listing_idx').on(
+      t.subscriptionId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'PENDING'`),
+    index('webhook_deliveries_event_idx').on(t.eventId),
+  ],
 );

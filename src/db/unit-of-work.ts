@@ -25,8 +25,8 @@ export interface WriteScope<D> {
   audit(event: AuditEvent, actor?: Actor): Promise<void>;
   /** Tells every instance, on commit. */
   notify(notice: Notice): Promise<void>;
-  /** The domain event of the change, written to the outbox that webhooks deliver from. */
-  emit(event: DomainEvent): Promise<void>;
+  /** The domain event of the change, written to the outbox that webhooks deliver from; answers its id. */
+  emit(event: DomainEvent): Promise<string>;
   /** Runs `hook` once the transaction has committed; never when it rolls back. */
   afterCommit(hook: () => void): void;
 }

@@ -8,8 +8,6 @@
  * something is followed by another at once, so that a backlog drains without
  * waiting for the interval.
  */
-import type { FastifyBaseLogger } from 'fastify';
-
 export interface BackgroundWorker {
   start(): void;
   /** Asks for a tick as soon as the current one (if any) ends. */
@@ -23,7 +21,7 @@ export interface BackgroundWorkerOptions {
   intervalMs: number;
   /** Does one batch of due work; true when it found some (another tick follows at once). */
   tick: () => Promise<boolean>;
-  log: Pick<FastifyBaseLogger, 'warn'>;
+  log: { warn(obj: object, msg: string): void };
 }
 
 export function createBackgroundWorker({ name, intervalMs, tick, log }: BackgroundWorkerOptions): BackgroundWorker {

@@ -2,7 +2,7 @@
 import type { Principal } from './principal.js';
 
 export interface Actor {
-  type: 'user' | 'api_key' | 'operator' | 'anonymous';
+  type: 'user' | 'api_key' | 'operator' | 'anonymous' | 'system';
   id: string | null;
 }
 
@@ -19,3 +19,6 @@ export function actorOf(principal: Principal): Actor {
 }
 
 export const OPERATOR_CONTEXT: ChangeContext = { requestId: null, actor: { type: 'operator', id: null } };
+
+/** Changes the service makes by itself (a subscription disabled after days of failures, a key's expiry warning). */
+export const SYSTEM_CONTEXT: ChangeContext = { requestId: null, actor: { type: 'system', id: null } };

@@ -44,10 +44,25 @@ export const cacheLookups = new Counter({
   registers: [registry],
 });
 
+export const webhookAttempts = new Counter({
+  name: 'feegate_webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome: succeeded (2xx), failed (any other answer, a timeout, a refused URL or connection), interrupted (the instance stopped)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const webhookAttemptDuration = new Histogram({
+  name: 'feegate_webhook_attempt_duration_seconds',
+  help: 'Time of a webhook delivery attempt, from resolving the host to the end of the answer',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
 /** Where the gauges read from; set by the app that serves the metrics. */
 export interface GaugeSources {
   loginQueueDepth?(): number;
   databasePool?(): { total: number; idle: number; waiting: number } | undefined;
+  webhookQueue?(): Promise<{ pending: number; oldestAgeSeconds: number }>;
 }
 let sources: GaugeSources = {};
 export function setGaugeSources(next: GaugeSources): void {
@@ -80,6 +95,31 @@ const poolGauge = (
 poolGauge('feegate_db_pool_connections', 'PostgreSQL connections open in the pool', (p) => p.total);
 poolGauge('feegate_db_pool_idle_connections', 'PostgreSQL connections idle in the pool', (p) => p.idle);
 poolGauge('feegate_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection', (p) => p.waiting);
+
+const webhookQueueGauge = (
+  name: string,
+  help: string,
+  read: (q: { pending: number; oldestAgeSeconds: number }) => number,
+) =>
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      const queue = await sources.webhookQueue?.().catch(() => undefined);
+      if (queue) this.set(read(queue));
+    },
+  });
+webhookQueueGauge(
+  'feegate_webhook_queue_depth',
+  'Webhook deliveries PENDING (due, waiting for a retry, or under way)',
+  (q) => q.pending,
+);
+webhookQueueGauge(
+  'feegate_webhook_oldest_pending_age_seconds',
+  'Age of the oldest PENDING webhook delivery',
+  (q) => q.oldestAgeSeconds,
+);
 
 let defaultsOn = false;
 /** The process's default series (CPU, memory, event loop lag, GC), once per process. */

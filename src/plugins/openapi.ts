@@ -32,6 +32,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { type ErrorCode, errorEntry } from '../error-catalogue.js';
 import { API_BASE_PATH } from '../lib/base-path.js';
 import { componentSchemas, MAX_PAGE_SIZE } from '../schemas/common.js';
+import { webhookEventsDocument } from '../features/webhooks/webhooks-docs.js';
 
 const TAGS = [
   {
@@ -53,6 +54,11 @@ const TAGS = [
   {
     name: 'audit',
     description: "The audit trail of the caller's customer: every change, recorded in the transaction that made it.",
+  },
+  {
+    name: 'webhooks',
+    description:
+      "Subscriptions to the events of the caller's customer, signed as Standard Webhooks and delivered at least once; their deliveries, retries and test events. The `webhooks` section describes each event.",
   },
   { name: 'operations', description: 'Liveness and readiness probes for the operator.' },
 ];
@@ -134,6 +140,7 @@ function finishDocument(doc: Json): Json {
       }
     }
   }
+  doc.webhooks = webhookEventsDocument();
   return doc;
 }
 

@@ -12,6 +12,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { webhookSubscriptions } from '../../src/db/schema.js';
+import { LISTED_WEBHOOK_ID } from '../../src/features/webhooks/webhooks-schemas.js';
 import { useTestApp } from '../helpers/app.js';
 import { issueKey, seedWorld } from '../helpers/fixtures.js';
 import {
@@ -230,6 +232,14 @@ describe('the OpenAPI document states the constraints the server enforces', () =
     const app = await h.app({ rateLimitAnonymousPerMinute: 0, loginMaxFailures: 0, loginMaxFailuresPerUser: 0 });
     const world = await seedWorld(app);
     const { api_key } = await issueKey(app, { user: 'constraints@alpha.test', customerId: world.customerId });
+    // The subscription the document's deliveries listing names exists, so that listing answers a page.
+    await h.db.current.database.db.insert(webhookSubscriptions).values({
+      id: LISTED_WEBHOOK_ID,
+      customerId: world.customerId,
+      notificationUrl: 'https://hooks.example.com/feegate',
+      notificationTypes: ['API_KEY_REVOKED'],
+      secret: 'Whsec-Alpha-2026',
+    });
     const doc = await openapiDocument(app);
     const failures: string[] = [];
     const ledger = new AnswerLedger();

@@ -194,6 +194,32 @@ export function createApiKeysDal(db: Db) {
       return row;
     },
 
+    /**
+     * Up to `limit` ENABLED keys (not rolled) that expire within `withinSeconds`
+     * and were not warned of this expiry yet, marked warned, with their records:
+     * claimed with SKIP LOCKED, so instances sweeping at once warn each key once.
+     */
+    async claimExpiring(withinSeconds: number, limit: number): Promise<ApiKeyRecordRow[]> {
+      const claimed = await db
+        .update(apiKeys)
+        .set({ expiryWarnedFor: sql`${apiKeys.expiresAt}` })
+        .where(
+          sql`${apiKeys.id} IN (
+            SELECT id FROM api_keys
+            WHERE status = 'ENABLED' AND replaced_by IS NULL AND expires_at IS NOT NULL
+              AND expires_at > now() AND expires_at <= now() + make_interval(secs => ${withinSeconds})
+              AND expiry_warned_for IS DISTINCT FROM expires_at
+            ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`,
+        )
+        .returning({ id: apiKeys.id });
+      if (claimed.length === 0) return [];
+      return db
+        .select(keyColumns)
+        .from(apiKeys)
+        .innerJoin(users, eq(users.id, apiKeys.userId))
+        .where(sql`${apiKeys.id} = ANY(${toUuidArray(claimed.map((c) => c.id))}::uuid[])`);
+    },
+
     /** Locks a key for a change; `expired` by the database clock. */
     async lockKey(id: string) {
       const [row] = await db

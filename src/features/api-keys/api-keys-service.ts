@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, Valida
 import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/instant.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import type { ChangeContext } from '../../lib/change-context.js';
+import { type ChangeContext, SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { Principal, UserType } from '../../lib/principal.js';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour, maskApiKey } from './api-key-format.js';
@@ -18,6 +18,9 @@ import { assertWithin, callerGrant, type Grant, grantOf, type GrantField } from 
 export type { ApiKeyStatus };
 
 export const MAX_ENABLED_KEYS_PER_USER = 10;
+/** API_KEY_EXPIRING is sent this long before a key's expires_at. */
+export const EXPIRING_WARNING_SECONDS = 7 * 86_400;
+const EXPIRING_BATCH = 500;
 
 /** Optional settings of a new key (docs/key-lifecycle.md). */
 export interface KeySettings {
@@ -282,6 +285,20 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
      * (expiry and rate limit are part of each cached key). A key caller may set
      * an expiry or rate limit within its own, or tighten the key's.
      */
+    /**
+     * API_KEY_EXPIRING for each key that expires within 7 days, once per expiry
+     * (a moved expires_at is warned of again); answers how many were warned, so
+     * a sweep goes on while there are more.
+     */
+    async warnExpiring(limit = EXPIRING_BATCH): Promise<number> {
+      return uow.write(SYSTEM_CONTEXT, async ({ dal: { apiKeys }, emit }) => {
+        const expiring = await apiKeys.claimExpiring(EXPIRING_WARNING_SECONDS, limit);
+        for (const row of expiring)
+          await emit({ type: 'API_KEY_EXPIRING', customerId: row.customerId, data: listedRecord(row) });
+        return expiring.length;
+      });
+    },
+
     async update(caller: Principal, keyId: string, changes: UpdateKeyRequest, context: ChangeContext) {
       const set: KeyChanges = {};
       const granted: GrantField[] = [];

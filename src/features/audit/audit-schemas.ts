@@ -37,7 +37,8 @@ export const AuditEvent = Component(
       }),
       actor: Type.Object({
         type: Type.String({
-          description: 'user (a token), api_key, operator (command line) or anonymous (a failed login)',
+          description:
+            'user (a token), api_key, operator (command line), anonymous (a failed login) or system (the service itself, e.g. webhook.disabled)',
         }),
         id: Nullable(Type.String(), 'The user id or API key id; null for the operator'),
         user: Nullable(

@@ -1,7 +1,9 @@
 /**
  * The outbox of domain events: each written by the transaction of the change it
  * reports (src/db/unit-of-work.ts), so that there is no change without its event
- * and no event without its change. Webhook delivery reads them from here.
+ * and no event without its change. Webhook delivery reads them from here: a
+ * trigger of migration 0013 wakes it on commit, and it fans each event out to the
+ * customer's subscriptions of its type (src/features/webhooks/webhooks-dal.ts).
  */
 import type { Db } from '../../db/driver.js';
 import { domainEvents } from '../../db/schema.js';
@@ -34,8 +36,11 @@ export interface DomainEvent {
   data: Record<string, unknown>;
 }
 
-export async function insertEvent(tx: Db, context: ChangeContext, event: DomainEvent): Promise<void> {
-  await tx
+/** Writes the event and answers its id (the webhook-id of its deliveries). */
+export async function insertEvent(tx: Db, context: ChangeContext, event: DomainEvent): Promise<string> {
+  const [row] = await tx
     .insert(domainEvents)
-    .values({ type: event.type, customerId: event.customerId, requestId: context.requestId, data: event.data });
+    .values({ type: event.type, customerId: event.customerId, requestId: context.requestId, data: event.data })
+    .returning({ id: domainEvents.id });
+  return row!.id;
 }

@@ -1,0 +1,176 @@
+/**
+ * The delivery worker (docs/webhooks.md, "Delivery"). Each tick fans the
+ * outbox's new events out to deliveries and claims what is due, up to the
+ * attempts this instance may have in flight; attempts run concurrently and
+ * their outcomes are written back in batches. A NOTIFY on commit (the
+ * outbox's trigger, a retry) wakes it at once; a poll every second catches
+ * what a missed notice or a due retry leaves. At least once: an outcome that
+ * cannot be written leaves the delivery's lease to expire, and it is attempted
+ * again.
+ */
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { createBackgroundWorker } from '../../lib/background-worker.js';
+import { SYSTEM_CONTEXT } from '../../lib/change-context.js';
+import { webhookAttemptDuration, webhookAttempts } from '../../lib/metrics.js';
+import type { ServiceLog } from '../../services.js';
+import type { WebhookSender } from './webhook-sender.js';
+import type { AttemptResult, ClaimedDelivery, WebhooksDal } from './webhooks-dal.js';
+import { type WebhooksDals, WEBHOOKS_CHANNEL } from './webhooks-service.js';
+
+/** Events fanned out per statement. */
+const FAN_OUT_BATCH = 500;
+const POLL_INTERVAL_MS = 1000;
+/** A subscription whose every delivery has failed for this long is DISABLED. */
+export const DISABLE_AFTER_MS = 5 * 86_400_000;
+/** Retries wait their scheduled time ±20%, so receivers that failed together are not retried together. */
+const JITTER = 0.2;
+
+export interface DeliveryOptions {
+  dal: WebhooksDal;
+  uow: UnitOfWork<WebhooksDals>;
+  sender: WebhookSender;
+  listen(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
+  /** Waits before each retry, in milliseconds; FAILED after the last. */
+  retrySchedule: readonly number[];
+  timeoutMs: number;
+  concurrency: number;
+  log: ServiceLog;
+}
+
+export function jittered(ms: number, random = Math.random): number {
+  return Math.round(ms * (1 - JITTER + 2 * JITTER * random()));
+}
+
+export function createWebhookDelivery(options: DeliveryOptions) {
+  const { dal, uow, sender, retrySchedule, concurrency, log } = options;
+  /** Long enough for an attempt and writing its outcome; past it another instance may take the delivery. */
+  const leaseMs = options.timeoutMs + 30_000;
+  const shutdown = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+  let outcomes: AttemptResult[] = [];
+  let flushing: Promise<void> | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+
+  /** The outcome as the queue records it: delivered, retried after its wait, or FAILED after the last. */
+  function resultOf(delivery: ClaimedDelivery, ok: boolean, statusCode: number | null, error: string | null) {
+    const wait = retrySchedule[delivery.attempts - 1];
+    const status = ok ? 'SUCCEEDED' : wait === undefined ? 'FAILED' : 'PENDING';
+    return {
+      id: delivery.id,
+      attempts: delivery.attempts,
+      subscriptionId: delivery.subscriptionId,
+      status,
+      retryInMs: status === 'PENDING' ? jittered(wait!) : null,
+      statusCode,
+      error,
+    } satisfies AttemptResult;
+  }
+
+  async function writeOutcomes(): Promise<void> {
+    while (outcomes.length > 0) {
+      const batch = outcomes;
+      outcomes = [];
+      try {
+        await uow.write(SYSTEM_CONTEXT, async ({ dal: { webhooks }, audit }) => {
+          for (const disabled of await webhooks.recordResults(batch, DISABLE_AFTER_MS))
+            await audit({
+              action: 'webhook.disabled',
+              customerId: disabled.customerId,
+              targetType: 'webhook',
+              targetId: disabled.id,
+              details: { reason: 'every delivery failed for 5 days' },
+            });
+        });
+      } catch (err) {
+        // Their leases expire and the deliveries are attempted again: at least once, never lost.
+        log.warn({ err, deliveries: batch.length }, 'could not record webhook attempts; they will be retried');
+      }
+    }
+    flushing = undefined;
+  }
+
+  function record(result: AttemptResult): void {
+    outcomes.push(result);
+    flushing ??= writeOutcomes();
+  }
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const outcome = await sender.attempt(
+      {
+        url: delivery.url,
+        eventId: delivery.event.id,
+        body: JSON.stringify(delivery.event),
+        secrets: delivery.secrets,
+      },
+      shutdown.signal,
+    );
+    const interrupted = shutdown.signal.aborted && !outcome.ok;
+    webhookAttempts.inc({ outcome: interrupted ? 'interrupted' : outcome.ok ? 'succeeded' : 'failed' });
+    webhookAttemptDuration.observe(outcome.durationMs / 1000);
+    if (interrupted) {
+      // Stopping cut it short: due again at once, on whichever instance runs next.
+      record({
+        ...resultOf(delivery, false, null, 'interrupted: the instance stopped'),
+        status: 'PENDING',
+        retryInMs: 0,
+      });
+      return;
+    }
+    record(resultOf(delivery, outcome.ok, outcome.statusCode, outcome.error));
+  }
+
+  function start(delivery: ClaimedDelivery): void {
+    const running = attempt(delivery)
+      .catch((err) => log.warn({ err }, 'webhook attempt failed unexpectedly'))
+      .finally(() => {
+        inFlight.delete(running);
+        // Claim again once half the slots are free: a batch per claim, not a statement per finished attempt.
+        if (inFlight.size <= concurrency / 2) worker.wake();
+      });
+    inFlight.add(running);
+  }
+
+  /** Set by a notice (an event committed) or the poll; a tick fans out only then, or while the outbox has more. */
+  let fanOutWanted = true;
+  const wakeToFanOut = () => {
+    fanOutWanted = true;
+    worker.wake();
+  };
+
+  const worker = createBackgroundWorker({
+    name: 'webhook-delivery',
+    intervalMs: POLL_INTERVAL_MS,
+    log,
+    async tick() {
+      if (fanOutWanted) {
+        fanOutWanted = false;
+        if ((await dal.fanOut(FAN_OUT_BATCH)).events === FAN_OUT_BATCH) fanOutWanted = true;
+      }
+      const claimed = await dal.claimDue(concurrency - inFlight.size, leaseMs);
+      for (const delivery of claimed) start(delivery);
+      return fanOutWanted || (claimed.length > 0 && inFlight.size < concurrency);
+    },
+  });
+  let poll: NodeJS.Timeout | undefined;
+
+  return {
+    async start(): Promise<void> {
+      unlisten = await options.listen(WEBHOOKS_CHANNEL, wakeToFanOut);
+      // The poll fans out too: an event whose notice was missed while the LISTEN connection was down.
+      poll = setInterval(wakeToFanOut, POLL_INTERVAL_MS);
+      poll.unref();
+      worker.start();
+    },
+    /** Stops claiming, cuts attempts under way short (they are due again at once) and writes their outcomes. */
+    async stop(): Promise<void> {
+      clearInterval(poll);
+      await worker.stop();
+      shutdown.abort();
+      await Promise.all(inFlight);
+      await flushing;
+      await unlisten?.().catch(() => {});
+    },
+  };
+}
+
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;

@@ -1,0 +1,350 @@
+/**
+ * Webhook subscriptions and their deliveries. Deliveries are a durable queue:
+ * fanned out from the domain-event outbox, claimed with FOR UPDATE SKIP LOCKED
+ * under a lease (`claimed_until`), so several instances never attempt one
+ * delivery at once and one that dies mid-attempt leaves it to another.
+ */
+import { and, count, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/database.js';
+import { queryRows } from '../../db/database.js';
+import { webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { toUuidArray } from '../../lib/uuid-array.js';
+
+export type SubscriptionStatus = 'ENABLED' | 'DISABLED';
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+export type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+export interface SubscriptionChanges {
+  notificationUrl?: string;
+  notificationTypes?: string[];
+  status?: SubscriptionStatus;
+  /** A new secret: the current one keeps signing beside it for `previousSecretSeconds`. */
+  secret?: string;
+  previousSecretSeconds?: number;
+}
+
+/** A claimed delivery with what its attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  attempts: number;
+  subscriptionId: string;
+  url: string;
+  secrets: string[];
+  event: {
+    id: string;
+    type: string;
+    created: string;
+    customer_id: string;
+    request_id: string | null;
+    data: unknown;
+  };
+}
+
+/** How one attempt ended, as the queue records it. */
+export interface AttemptResult {
+  id: string;
+  /** The attempt number it was claimed with: a stale claimant's result is dropped. */
+  attempts: number;
+  subscriptionId: string;
+  status: DeliveryStatus;
+  /** PENDING: milliseconds until the next attempt. */
+  retryInMs: number | null;
+  statusCode: number | null;
+  error: string | null;
+}
+
+export interface DisabledSubscription {
+  id: string;
+  customerId: string;
+}
+
+/** Why deliveries of a disabled subscription stop. */
+const DISABLED_ERROR = 'the subscription was disabled';
+
+export function createWebhooksDal(db: Db) {
+  /** Marks what is still pending of these subscriptions FAILED, leaving attempts under way to finish. */
+  async function failPending(subscriptionIds: string[]): Promise<void> {
+    if (subscriptionIds.length === 0) return;
+    await db.execute(sql`
+      UPDATE webhook_deliveries SET status = 'FAILED', last_error = ${DISABLED_ERROR}
+      WHERE subscription_id = ANY(${toUuidArray(subscriptionIds)}::uuid[]) AND status = 'PENDING'
+        AND (claimed_until IS NULL OR claimed_until < now())`);
+  }
+
+  return {
+    /** Serialises a customer's subscription writes, so the limit holds against concurrent creations. */
+    async lockCustomer(customerId: string): Promise<void> {
+      await db.execute(sql`SELECT 1 FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`);
+    },
+
+    async countForCustomer(customerId: string): Promise<number> {
+      const [row] = await db
+        .select({ total: count() })
+        .from(webhookSubscriptions)
+        .where(eq(webhookSubscriptions.customerId, customerId));
+      return row?.total ?? 0;
+    },
+
+    async insert(values: {
+      customerId: string;
+      notificationUrl: string;
+      notificationTypes: string[];
+      secret: string;
+    }): Promise<SubscriptionRow> {
+      const [row] = await db.insert(webhookSubscriptions).values(values).returning();
+      return row!;
+    },
+
+    /** The subscription if it belongs to the customer; `lock` for a change. */
+    async find(id: string, customerId: string, lock = false): Promise<SubscriptionRow | undefined> {
+      const query = db
+        .select()
+        .from(webhookSubscriptions)
+        .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.customerId, customerId)));
+      const [row] = await (lock ? query.for('update') : query);
+      return row;
+    },
+
+    async list(customerId: string, page: PageRequest): Promise<{ rows: SubscriptionRow[]; total: number }> {
+      const where = eq(webhookSubscriptions.customerId, customerId);
+      const [totalRow] = await db.select({ total: count() }).from(webhookSubscriptions).where(where);
+      const rows = await db
+        .select()
+        .from(webhookSubscriptions)
+        .where(where)
+        .orderBy(desc(webhookSubscriptions.createdAt), desc(webhookSubscriptions.id))
+        .limit(page.size)
+        .offset(offsetOf(page));
+      return { rows, total: totalRow?.total ?? 0 };
+    },
+
+    /** Every ENABLED subscription of the customer (the mock payment notification goes to each). */
+    async listEnabledIds(customerId: string): Promise<string[]> {
+      const rows = await db
+        .select({ id: webhookSubscriptions.id })
+        .from(webhookSubscriptions)
+        .where(and(eq(webhookSubscriptions.customerId, customerId), eq(webhookSubscriptions.status, 'ENABLED')));
+      return rows.map((r) => r.id);
+    },
+
+    /** Applies the changes; disabling fails what is pending, enabling forgets past failures. */
+    async update(id: string, changes: SubscriptionChanges): Promise<SubscriptionRow> {
+      const [row] = await db
+        .update(webhookSubscriptions)
+        .set({
+          ...(changes.notificationUrl === undefined ? {} : { notificationUrl: changes.notificationUrl }),
+          ...(changes.notificationTypes === undefined ? {} : { notificationTypes: changes.notificationTypes }),
+          ...(changes.status === undefined
+            ? {}
+            : { status: changes.status, ...(changes.status === 'ENABLED' ? { failingSince: null } : {}) }),
+          ...(changes.secret === undefined
+            ? {}
+            : {
+                secret: changes.secret,
+                previousSecret: sql`${webhookSubscriptions.secret}`,
+                previousSecretExpiresAt: sql`now() + make_interval(secs => ${changes.previousSecretSeconds ?? 0})`,
+              }),
+          updatedAt: sql`now()`,
+        })
+        .where(eq(webhookSubscriptions.id, id))
+        .returning();
+      if (changes.status === 'DISABLED') await failPending([id]);
+      return row!;
+    },
+
+    /** Deletes it and, by cascade, its deliveries: pending ones are dropped. */
+    async remove(id: string): Promise<void> {
+      await db.delete(webhookSubscriptions).where(eq(webhookSubscriptions.id, id));
+    },
+
+    /**
+     * Fans out up to `limit` events of the outbox: a delivery per ENABLED
+     * subscription of the event's customer and type (WEBHOOK_TEST: to the one
+     * subscription it names), and the events marked done, in one statement.
+     * Events are claimed with SKIP LOCKED, so instances fan out different ones.
+     */
+    async fanOut(limit: number): Promise<{ events: number; deliveries: number }> {
+      const [row] = await queryRows<{ events: number; deliveries: number }>(
+        db,
+        sql`
+        WITH claimed AS MATERIALIZED (
+          SELECT id, type, customer_id, data FROM domain_events
+          WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        ), marked AS (
+          UPDATE domain_events e SET fanned_out_at = now() FROM claimed c WHERE e.id = c.id
+        ), queued AS (
+          INSERT INTO webhook_deliveries (subscription_id, event_id, event_type)
+          SELECT s.id, c.id, c.type FROM claimed c
+          JOIN webhook_subscriptions s ON s.customer_id = c.customer_id
+          WHERE CASE WHEN c.type = 'WEBHOOK_TEST' THEN s.id::text = c.data->>'webhook_id'
+                     ELSE s.status = 'ENABLED' AND c.type = ANY(s.notification_types) END
+          ON CONFLICT DO NOTHING
+          RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM claimed)::int AS events, (SELECT count(*) FROM queued)::int AS deliveries`,
+      );
+      return row ?? { events: 0, deliveries: 0 };
+    },
+
+    /**
+     * Claims up to `limit` due deliveries for `leaseMs`: their attempt counted
+     * now (so a crash mid-attempt still counts), the lease moving their next
+     * attempt past it, so another instance takes them only if this one dies.
+     */
+    async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+      if (limit <= 0) return [];
+      const rows = await queryRows<{
+        id: string;
+        attempts: number;
+        subscription_id: string;
+        url: string;
+        secret: string;
+        previous_secret: string | null;
+        event_id: string;
+        event_type: string;
+        event_created: Date | string;
+        customer_id: string;
+        request_id: string | null;
+        data: unknown;
+      }>(
+        db,
+        // MATERIALIZED: the locking query runs once, so a rescan can never claim more than `limit`.
+        sql`
+        WITH due AS MATERIALIZED (
+          SELECT id FROM webhook_deliveries
+          WHERE status = 'PENDING' AND next_attempt_at <= now()
+          ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        )
+        UPDATE webhook_deliveries d
+        SET attempts = d.attempts + 1, last_attempt_at = now(),
+            claimed_until = now() + make_interval(secs => ${leaseMs / 1000}),
+            next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+        FROM due, domain_events e, webhook_subscriptions s
+        WHERE d.id = due.id AND e.id = d.event_id AND s.id = d.subscription_id
+        RETURNING d.id, d.attempts, d.subscription_id, s.notification_url AS url, s.secret,
+          CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret,
+          e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.data`,
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        attempts: r.attempts,
+        subscriptionId: r.subscription_id,
+        url: r.url,
+        secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
+        event: {
+          id: r.event_id,
+          type: r.event_type,
+          created: new Date(r.event_created).toISOString(),
+          customer_id: r.customer_id,
+          request_id: r.request_id,
+          data: r.data,
+        },
+      }));
+    },
+
+    /**
+     * Records attempts' outcomes in one statement, and each subscription's run of
+     * failures: started by a failure, ended by a success. Answers the
+     * subscriptions that have failed for `disableAfterMs` and are now DISABLED.
+     */
+    async recordResults(results: AttemptResult[], disableAfterMs: number): Promise<DisabledSubscription[]> {
+      if (results.length === 0) return [];
+      await db.execute(sql`
+        UPDATE webhook_deliveries d
+        SET status = r.status, claimed_until = NULL, last_status_code = r.status_code, last_error = r.error,
+            next_attempt_at = CASE WHEN r.status = 'PENDING' THEN now() + make_interval(secs => r.retry_ms / 1000.0)
+                                   ELSE d.next_attempt_at END
+        FROM jsonb_to_recordset(${JSON.stringify(
+          results.map((r) => ({
+            id: r.id,
+            attempts: r.attempts,
+            status: r.status,
+            retry_ms: r.retryInMs ?? 0,
+            status_code: r.statusCode,
+            error: r.error,
+          })),
+        )}::jsonb) AS r(id uuid, attempts int, status text, retry_ms bigint, status_code int, error text)
+        WHERE d.id = r.id AND d.attempts = r.attempts AND d.status = 'PENDING'`);
+      const bySubscription = new Map<string, boolean>();
+      for (const r of results)
+        bySubscription.set(
+          r.subscriptionId,
+          (bySubscription.get(r.subscriptionId) ?? false) || r.status === 'SUCCEEDED',
+        );
+      const outcomes = [...bySubscription].map(([id, succeeded]) => ({ id, succeeded }));
+      const tracked = await queryRows<{ id: string; customer_id: string; disable: boolean }>(
+        db,
+        sql`
+        UPDATE webhook_subscriptions s
+        SET failing_since = x.failing_since, status = CASE WHEN x.disable THEN 'DISABLED' ELSE s.status END
+        FROM (
+          SELECT o.id, CASE WHEN o.succeeded THEN NULL ELSE coalesce(cur.failing_since, now()) END AS failing_since,
+                 (NOT o.succeeded AND cur.status = 'ENABLED'
+                  AND cur.failing_since <= now() - make_interval(secs => ${disableAfterMs / 1000})) AS disable
+          FROM jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) AS o(id uuid, succeeded boolean)
+          JOIN webhook_subscriptions cur ON cur.id = o.id
+        ) x
+        -- Only what changes: a healthy subscription's row is not rewritten for every batch.
+        WHERE s.id = x.id AND (x.failing_since IS DISTINCT FROM s.failing_since OR x.disable)
+        RETURNING s.id, s.customer_id, x.disable`,
+      );
+      const disabled = tracked.filter((t) => t.disable);
+      await failPending(disabled.map((d) => d.id));
+      return disabled.map((d) => ({ id: d.id, customerId: d.customer_id }));
+    },
+
+    async listDeliveries(
+      subscriptionId: string,
+      status: DeliveryStatus | undefined,
+      page: PageRequest,
+    ): Promise<{ rows: DeliveryRow[]; total: number }> {
+      const where = and(
+        eq(webhookDeliveries.subscriptionId, subscriptionId),
+        status === undefined ? undefined : eq(webhookDeliveries.status, status),
+      );
+      const [totalRow] = await db.select({ total: count() }).from(webhookDeliveries).where(where);
+      const rows = await db
+        .select()
+        .from(webhookDeliveries)
+        .where(where)
+        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+        .limit(page.size)
+        .offset(offsetOf(page));
+      return { rows, total: totalRow?.total ?? 0 };
+    },
+
+    /**
+     * Makes a delivery due now (PENDING again if it had ended), unless an
+     * attempt is under way; answers the delivery, or undefined if the
+     * subscription has no such delivery.
+     */
+    async retryNow(subscriptionId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+      const where = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.subscriptionId, subscriptionId));
+      const [retried] = await db
+        .update(webhookDeliveries)
+        .set({ status: 'PENDING', nextAttemptAt: sql`now()` })
+        .where(
+          and(where, sql`(${webhookDeliveries.claimedUntil} IS NULL OR ${webhookDeliveries.claimedUntil} < now())`),
+        )
+        .returning();
+      if (retried) return retried;
+      const [underWay] = await db.select().from(webhookDeliveries).where(where);
+      return underWay;
+    },
+
+    /** Deliveries waiting, and the age in seconds of the oldest (metrics). */
+    async queueStats(): Promise<{ pending: number; oldestAgeSeconds: number }> {
+      const [row] = await queryRows<{ pending: number; oldest: number | null }>(
+        db,
+        sql`SELECT count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest
+            FROM webhook_deliveries WHERE status = 'PENDING'`,
+      );
+      return { pending: row?.pending ?? 0, oldestAgeSeconds: row?.oldest ?? 0 };
+    },
+  };
+}
+
+export type WebhooksDal = ReturnType<typeof createWebhooksDal>;
