@@ -16,7 +16,10 @@ import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createAuditService } from './features/audit/audit-service.js';
 import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js';
 import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
+import { createFeeRuleCatalogueService } from './features/fee-rules/fee-rule-catalogue-service.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
+import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-rules/scheduled-changes-service.js';
+import { createBackgroundWorker } from './lib/background-worker.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
 import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
@@ -116,7 +119,31 @@ export function createServices(config: Config, database: Database, log: ServiceL
     counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS),
     perMinute: config.assignmentsPerCustomerPerMinute,
   });
-  const feeRules = createFeeRulesService({ uow, feeRulesDal: dal.feeRules, merchants, assignmentLimit, customerLocks });
+  const scheduledChanges = createScheduledChangesService({
+    uow,
+    scheduledChangesDal: dal.scheduledChanges,
+    customerLocks,
+    assignmentLimit,
+  });
+  const feeRules = createFeeRulesService({
+    uow,
+    feeRulesDal: dal.feeRules,
+    paymentPlansDal: dal.paymentPlans,
+    scheduledChangesDal: dal.scheduledChanges,
+    merchants,
+    assignmentLimit,
+    customerLocks,
+    scheduled: scheduledChanges,
+  });
+  const feeRuleCatalogue = createFeeRuleCatalogueService({ paymentPlansDal: dal.paymentPlans, customerLocks });
+  // Scheduled changes fall due by the clock: every instance looks each interval, and a new one wakes them all.
+  const scheduledWorker = createBackgroundWorker({
+    name: 'scheduled-fee-rule-changes',
+    intervalMs: config.scheduledChangesPollMs,
+    tick: () => scheduledChanges.applyDue(),
+    log: { warn: (obj: object, msg?: string) => log.warn(obj, msg ?? '') },
+  });
+  let unlistenScheduled: (() => Promise<void>) | undefined;
   const audit = createAuditService({ auditDal: dal.audit });
   return {
     hasher,
@@ -125,6 +152,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
     merchants,
     paymentPlans,
     feeRules,
+    feeRuleCatalogue,
+    scheduledChanges,
     apiKeys,
     /** Counters of the rate limits (src/plugins/rate-limit.ts). */
     rateLimits,
@@ -138,10 +167,14 @@ export function createServices(config: Config, database: Database, log: ServiceL
         auth.pruneExpiredTokens().catch((err) => log.warn({ err }, 'could not prune expired tokens'));
       }, TOKEN_PRUNE_INTERVAL_MS);
       pruneTimer.unref();
+      unlistenScheduled = await database.listen(SCHEDULED_CHANNEL, { onMessage: () => scheduledWorker.wake() });
+      scheduledWorker.start();
     },
     /** Stops background work and flushes what is pending. */
     async stop(): Promise<void> {
       clearInterval(pruneTimer);
+      await scheduledWorker.stop();
+      await unlistenScheduled?.();
       await lastUse.stop();
       await keyCaches.stop();
       await auth.stop();
