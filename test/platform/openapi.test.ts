@@ -145,13 +145,14 @@ describe('GET /v1/openapi.json', () => {
       assert.ok(problem[field], `Problem has ${field}`);
   });
 
-  it('lists the exact codes of an operation: bulk-assign answers 422 with its three codes', async () => {
+  it('lists the exact codes of an operation: bulk-assign answers 422 with its four codes', async () => {
     const app = await h.app();
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const media = doc.paths['/v1/fee-rules/bulk-assign'].post.responses['422'].content['application/problem+json'];
     assert.deepEqual(media.schema.allOf[1].properties.code.enum, [
       'unknown_payment_plans',
       'unknown_merchants',
+      'retired_payment_plans',
       'conflicting_payment_plans',
     ]);
     assert.deepEqual(media.examples.conflicting_payment_plans.value.conflicts[0].payment_plan_ids.length, 2);

@@ -53,7 +53,7 @@ export const FEE_RULES_DOCS = operationDocs('fee rules', {
   retireFeeRule: {
     summary: "Retire a plan of the caller customer's own",
     description:
-      'The plan becomes RETIRED: no longer listed by default and no longer assignable (422 `retired_payment_plans`, immediate or scheduled; a scheduled change skips it), but the merchants that hold it keep it until a change replaces it: a fee never changes under a merchant by a catalogue edit. ' +
+      'The plan becomes RETIRED: no longer listed by default and no longer assignable (an assignment naming it, immediate or scheduled, answers 422; a change scheduled before skips it), but the merchants that hold it keep it until a change replaces it: a fee never changes under a merchant by a catalogue edit. ' +
       'Idempotent: retiring a retired plan is again 204 and records nothing. A platform plan, another customer’s plan or an unknown id: 404 `payment_plan_not_found`. Audit event payment_plan.retired; event PAYMENT_PLAN_RETIRED.',
   },
   listScheduledChanges: {
