@@ -47,3 +47,22 @@ BEGIN
   SELECT "merchant_id", "payment_plan_id", "assigned_at", greatest(ended, "assigned_at") FROM old_rows;
   RETURN NULL;
 END $$;
+--> statement-breakpoint
+-- Every instance keeps merchants' fee-rule timelines in memory (GET
+-- /v1/merchants/{id}/fee-rules?at=); whatever changes assignments or plans (the
+-- API, a scheduled change, the import, an operator by hand) tells them on commit.
+-- One notice per statement, and PostgreSQL folds repeats within a transaction.
+CREATE FUNCTION "notify_fee_rules_changed"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('feegate_fee_rules_changed', '');
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER "merchant_payment_plans_notify" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "merchant_payment_plans"
+  FOR EACH STATEMENT EXECUTE FUNCTION "notify_fee_rules_changed"();
+--> statement-breakpoint
+CREATE TRIGGER "merchant_payment_plan_history_notify" AFTER UPDATE OR DELETE OR TRUNCATE ON "merchant_payment_plan_history"
+  FOR EACH STATEMENT EXECUTE FUNCTION "notify_fee_rules_changed"();
+--> statement-breakpoint
+CREATE TRIGGER "payment_plans_notify" AFTER UPDATE OR DELETE OR TRUNCATE ON "payment_plans"
+  FOR EACH STATEMENT EXECUTE FUNCTION "notify_fee_rules_changed"();

@@ -16,6 +16,7 @@ import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createAuditService } from './features/audit/audit-service.js';
 import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js';
 import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
+import { createFeeRuleTimelines } from './features/fee-rules/fee-rule-timelines.js';
 import { createFeeRuleCatalogueService } from './features/fee-rules/fee-rule-catalogue-service.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
 import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-rules/scheduled-changes-service.js';
@@ -49,6 +50,9 @@ function compileImportCheck() {
 }
 /** Rate-limited keys and client addresses an instance counts in memory (oldest dropped first). */
 const MAX_LOCAL_RATE_COUNTERS = 100_000;
+/** Merchants' fee-rule timelines held per instance, and for how long (changes are pushed; this bounds the rest). */
+const MAX_FEE_RULE_TIMELINES = 10_000;
+const FEE_RULE_TIMELINE_TTL_MS = 60_000;
 const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
@@ -119,8 +123,14 @@ export function createServices(config: Config, database: Database, log: ServiceL
     counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS),
     perMinute: config.assignmentsPerCustomerPerMinute,
   });
+  const timelines = createFeeRuleTimelines({
+    database,
+    ttlMs: FEE_RULE_TIMELINE_TTL_MS,
+    maxEntries: MAX_FEE_RULE_TIMELINES,
+  });
   const scheduledChanges = createScheduledChangesService({
     uow,
+    timelines,
     scheduledChangesDal: dal.scheduledChanges,
     customerLocks,
     assignmentLimit,
@@ -134,6 +144,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     assignmentLimit,
     customerLocks,
     scheduled: scheduledChanges,
+    timelines,
   });
   const feeRuleCatalogue = createFeeRuleCatalogueService({ paymentPlansDal: dal.paymentPlans, customerLocks });
   // Scheduled changes fall due by the clock: every instance looks each interval, and a new one wakes them all.
@@ -162,6 +173,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     async start(): Promise<void> {
       await auth.start();
       await keyCaches.start();
+      await timelines.start();
       lastUse.start();
       pruneTimer = setInterval(() => {
         auth.pruneExpiredTokens().catch((err) => log.warn({ err }, 'could not prune expired tokens'));
@@ -177,6 +189,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
       await unlistenScheduled?.();
       await lastUse.stop();
       await keyCaches.stop();
+      await timelines.stop().catch(() => {});
       await auth.stop();
       await hasher.close();
       redis?.disconnect();

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, queryRows } from '../../src/db/database.js';
 import { auditEvents, merchantPaymentPlanHistory, scheduledFeeRuleChanges } from '../../src/db/schema.js';
 import { json } from '../helpers/app.js';
 import { ON_POSTGRES } from '../helpers/database.js';
@@ -110,10 +110,11 @@ describe('scheduled changes and failures', {
       await makeDue(id);
       const sleeping = async () =>
         (
-          await direct().execute(
+          await queryRows(
+            direct(),
             sql`SELECT 1 FROM pg_stat_activity WHERE query LIKE '%INSERT INTO merchant_payment_plans%' AND state = 'active' AND pid <> pg_backend_pid()`,
           )
-        ).rows.length > 0;
+        ).length > 0;
       await waitFor(sleeping, 'the child is applying the change', { timeoutMs: 20_000, intervalMs: 50 });
       child.kill('SIGKILL');
       // Its backend finds the client gone once the statement ends, and rolls back.
@@ -126,9 +127,11 @@ describe('scheduled changes and failures', {
     await waitFor(
       async () =>
         (
-          await direct().execute(sql`SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE a.pid <> pg_backend_pid() AND a.datname = current_database() AND a.state LIKE 'idle in transaction%'`)
-        ).rows.length === 0,
+          await queryRows(
+            direct(),
+            sql`SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND state LIKE 'idle in transaction%'`,
+          )
+        ).length === 0,
       'no transaction of the killed process remains',
       { timeoutMs: 10_000 },
     );

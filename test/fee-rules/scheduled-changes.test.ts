@@ -512,3 +512,32 @@ describe('applied once, all or nothing, across instances and restarts', () => {
     }
   });
 });
+
+describe('fee-rules?at= from memory', () => {
+  it('sees at once a change made by another instance or by hand, and never serves another customer', async () => {
+    const { app, headers, plans, m0, o0 } = await setup();
+    const other = await secondInstance(h, FAST);
+    try {
+      const ids = async (instance: FastifyInstance) =>
+        json(await feeRulesAt(instance, headers, m0)).data.map((p: { id: string }) => p.id);
+      const before = await ids(other);
+      assert.deepEqual(await ids(other), before, 'held, and answered the same');
+      assert.equal(
+        (await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] })).statusCode,
+        201,
+      );
+      await waitFor(async () => (await ids(other)).includes(plans.visa6.id), 'the other instance sees the change', {
+        timeoutMs: 5000,
+      });
+      assert.ok((await ids(app)).includes(plans.visa6.id), 'the changing instance at once');
+      await db().execute(sql`DELETE FROM merchant_payment_plans WHERE payment_plan_id = ${plans.visa6.id}`);
+      await waitFor(async () => !(await ids(other)).includes(plans.visa6.id), 'a change by hand is seen', {
+        timeoutMs: 5000,
+      });
+      // Another customer's merchant stays a 404, whatever is held.
+      assert.equal((await feeRulesAt(other, headers, o0)).statusCode, 404);
+    } finally {
+      await other.close();
+    }
+  });
+});

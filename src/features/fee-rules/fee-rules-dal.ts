@@ -23,6 +23,9 @@ export interface ReplacementPreview {
 /** A plan a merchant held at some instant, and since when (ISO 8601 UTC with milliseconds). */
 export type HeldPlanRow = Omit<PlanRow, 'isSelected'> & { assignedAt: string };
 
+/** A plan a merchant holds or held, over [assignedAt, removedAt) (removedAt null: still held), times as the API prints them. */
+export type TimelineRow = HeldPlanRow & { removedAt: string | null };
+
 export type AssignmentTarget = { customerId: string; merchantIds: string[] | 'all' };
 
 /** How many changed merchants a dry run lists. */
@@ -230,6 +233,31 @@ export function createFeeRulesDal(db: Db) {
       `,
       );
       return previewOf(row);
+    },
+
+    /**
+     * Every plan `merchantId` holds or held, in the order of plansAt: the present
+     * assignments and the ended ones, each a range of one index by merchant.
+     */
+    async timeline(merchantId: string): Promise<TimelineRow[]> {
+      return queryRows<TimelineRow>(
+        db,
+        sql`
+        SELECT p.id, p.payment_method AS "paymentMethod", p.card_brand AS "cardBrand", p.term, p.commission::text AS commission,
+               p.has_installments AS "hasInstallments", p.is_international AS "isInternational",
+               ${isoUtc(sql`held.assigned_at`)} AS "assignedAt",
+               CASE WHEN held.removed_at IS NULL THEN NULL ELSE ${isoUtc(sql`held.removed_at`)} END AS "removedAt"
+        FROM (
+          SELECT payment_plan_id, assigned_at, NULL::timestamptz AS removed_at FROM merchant_payment_plans
+          WHERE merchant_id = ${merchantId}
+          UNION ALL
+          SELECT payment_plan_id, assigned_at, removed_at FROM merchant_payment_plan_history
+          WHERE merchant_id = ${merchantId}
+        ) held
+        JOIN payment_plans p ON p.id = held.payment_plan_id
+        ORDER BY p.card_brand, p.payment_method, p.is_international, p.has_installments, p.term, p.id, held.assigned_at
+      `,
+      );
     },
 
     /**

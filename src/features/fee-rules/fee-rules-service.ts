@@ -18,6 +18,7 @@ import { checkAssignment, distinctIds, type FeeRulesDals } from './assignment-ch
 import type { AssignmentLimit } from './assignment-limit.js';
 import type { CustomerLocks } from './customer-locks.js';
 import type { FeeRulesDal, HeldPlanRow, ReplacementPreview } from './fee-rules-dal.js';
+import type { FeeRuleTimelines } from './fee-rule-timelines.js';
 import { projectPendingChanges } from './projected-plans.js';
 import type { ScheduledChangesDal } from './scheduled-changes-dal.js';
 import {
@@ -39,6 +40,7 @@ export interface FeeRulesServiceDeps {
   assignmentLimit: AssignmentLimit;
   customerLocks: CustomerLocks<FeeRulesDals>;
   scheduled: ScheduledChangesService;
+  timelines: FeeRuleTimelines;
 }
 
 /** The body of every assignment: the plans, and optionally the instant it takes effect. */
@@ -86,6 +88,7 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     assignmentLimit,
     customerLocks,
     scheduled,
+    timelines,
   } = deps;
 
   /** An assignment now, or scheduled when the request names `effective_at`. */
@@ -106,35 +109,41 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     await assignmentLimit.take(customerId);
     // First the lock, then every read: checks and writes see the state left by
     // the assignment that ran before, as if the two had run one after another.
-    const applied = await customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit }, found) => {
-      await checkAssignment(customerId, found, merchantIds, planIds, dal);
-      const result = await dal.feeRules.replacePlans({ customerId, merchantIds }, planIds);
-      // A request that changes nothing writes nothing, not even its audit record:
-      // the trail records changes (the request itself is in the access log).
-      if (result.added === 0 && result.removed === 0) return result;
-      await audit({
-        action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
-        customerId,
-        targetType: 'merchants',
-        targetId: null,
-        details: {
-          payment_plan_ids: planIds,
-          merchant_count: merchantIds === 'all' ? 'all' : merchantIds.length,
-          added: result.added,
-          removed: result.removed,
-        },
-      });
-      await emit({
-        type: 'FEE_RULES_ASSIGNED',
-        customerId,
-        data: {
-          merchant_ids: merchantIds === 'all' ? null : merchantIds,
-          payment_plan_ids: planIds,
-          ...effectOf(result),
-        },
-      });
-      return result;
-    });
+    const applied = await customerLocks.forCustomer(
+      customerId,
+      context,
+      async ({ dal, audit, emit, afterCommit }, found) => {
+        await checkAssignment(customerId, found, merchantIds, planIds, dal);
+        const result = await dal.feeRules.replacePlans({ customerId, merchantIds }, planIds);
+        // Read-your-writes here; other instances learn it from the NOTIFY of migration 0012.
+        afterCommit(timelines.changed);
+        // A request that changes nothing writes nothing, not even its audit record:
+        // the trail records changes (the request itself is in the access log).
+        if (result.added === 0 && result.removed === 0) return result;
+        await audit({
+          action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
+          customerId,
+          targetType: 'merchants',
+          targetId: null,
+          details: {
+            payment_plan_ids: planIds,
+            merchant_count: merchantIds === 'all' ? 'all' : merchantIds.length,
+            added: result.added,
+            removed: result.removed,
+          },
+        });
+        await emit({
+          type: 'FEE_RULES_ASSIGNED',
+          customerId,
+          data: {
+            merchant_ids: merchantIds === 'all' ? null : merchantIds,
+            payment_plan_ids: planIds,
+            ...effectOf(result),
+          },
+        });
+        return result;
+      },
+    );
     return { applied };
   }
 
@@ -164,6 +173,27 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
   async function visibleMerchant(principal: Principal, merchantId: string): Promise<string> {
     // With an id asked for, resolveMerchant answers that id or throws.
     return (await merchants.resolveMerchant(principal, merchantId)) as string;
+  }
+
+  /**
+   * An instant up to now, from the merchant's timeline: in memory when held. A
+   * timeline is stored only once the merchant was found to be the customer's, so
+   * for a customer caller a hit proves it may see it; a merchant caller is
+   * checked first (without the database) since it may see only itself.
+   */
+  async function heldAt(principal: Principal, merchantId: string, at: string): Promise<HeldPlanRow[]> {
+    if (isMerchantCaller(principal)) await visibleMerchant(principal, merchantId);
+    const { customerId } = principal;
+    let timeline = timelines.get(customerId, merchantId);
+    if (!timeline) {
+      const token = timelines.token();
+      const visible = await visibleMerchant(principal, merchantId);
+      timeline = await feeRulesDal.timeline(visible);
+      timelines.set(customerId, visible, timeline, token);
+    }
+    return timeline
+      .filter((p) => p.assignedAt <= at && (p.removedAt === null || p.removedAt > at))
+      .map(({ removedAt: _removed, ...held }) => held);
   }
 
   /** A future instant: what the merchant holds now, with the customer's pending changes up to `at` applied in order. */
@@ -265,11 +295,12 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
     async rulesAt(principal: Principal, merchantId: string, atText: string | undefined): Promise<FeeRulesAtResource> {
       const now = new Date();
       const at = atText === undefined ? now : parseInstant('at', atText);
-      const visible = await visibleMerchant(principal, merchantId);
       const rows =
-        at > now ? await projected(principal.customerId, visible, at, now) : await feeRulesDal.plansAt(visible, at);
+        at > now
+          ? await projected(principal.customerId, await visibleMerchant(principal, merchantId), at, now)
+          : await heldAt(principal, merchantId, at.toISOString());
       return {
-        merchant_id: visible,
+        merchant_id: merchantId,
         at: at.toISOString(),
         data: rows.map((p) => ({ ...planFields(p), assigned_at: p.assignedAt })),
       };

@@ -16,6 +16,7 @@ import type { Principal } from '../../lib/principal.js';
 import { checkAssignment, type FeeRulesDals } from './assignment-checks.js';
 import type { AssignmentLimit } from './assignment-limit.js';
 import type { CustomerLocks } from './customer-locks.js';
+import type { FeeRuleTimelines } from './fee-rule-timelines.js';
 import type {
   DueCandidate,
   ScheduledChangeRow,
@@ -50,6 +51,7 @@ export interface ScheduledChangesServiceDeps {
   scheduledChangesDal: ScheduledChangesDal;
   customerLocks: CustomerLocks<FeeRulesDals>;
   assignmentLimit: AssignmentLimit;
+  timelines: FeeRuleTimelines;
 }
 
 export function toScheduledResource(row: ScheduledChangeRow): ScheduledChangeResource {
@@ -80,7 +82,7 @@ export function parseEffectiveAt(text: string, now = Date.now()): Date {
 }
 
 export function createScheduledChangesService(deps: ScheduledChangesServiceDeps) {
-  const { uow, scheduledChangesDal, customerLocks, assignmentLimit } = deps;
+  const { uow, scheduledChangesDal, customerLocks, assignmentLimit, timelines } = deps;
 
   /**
    * Applies change `id` if this instance can claim it: the customer's lock,
@@ -89,9 +91,10 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
    */
   async function applyOne(candidate: DueCandidate): Promise<boolean> {
     const context = { actor: candidate.actor, requestId: candidate.requestId };
-    return customerLocks.forCustomer(candidate.customerId, context, async ({ dal, audit, emit }) => {
+    return customerLocks.forCustomer(candidate.customerId, context, async ({ dal, audit, emit, afterCommit }) => {
       const change = await dal.scheduledChanges.claim(candidate.id);
       if (!change) return false;
+      afterCommit(timelines.changed);
       const { customerId } = change;
       const plans = await dal.paymentPlans.findInCatalogue(customerId, change.paymentPlanIds);
       const assignablePlans = new Set(plans.filter((p) => p.status === 'ACTIVE').map((p) => p.id));
