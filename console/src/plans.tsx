@@ -20,7 +20,7 @@ export function planLabel(plan: PaymentPlan): string {
   return `${plan.card_brand} ${plan.payment_method} ${plan.term}x ${plan.commission}%`;
 }
 
-export function PlanFlags({ plan }: { plan: PaymentPlan | HeldPlan }) {
+export function PlanFlags({ plan }: { plan: Pick<PaymentPlan | HeldPlan, 'is_international' | 'has_installments'> }) {
   return (
     <>
       {plan.is_international && <span className="tag">international</span>}

@@ -67,7 +67,7 @@ export function AssignPage() {
               body: { merchant_ids: [...merchants], payment_plan_ids },
             }),
       );
-      if (dryRun) setPreview(result);
+      if (dryRun && result && 'dry_run' in result) setPreview(result);
       else {
         setPreview(undefined);
         setOutcome(

@@ -3,11 +3,12 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { client, MAX_PAGE_SIZE, unwrap } from '../api';
 import { findMerchant } from '../merchants';
+import { MerchantAssign } from './MerchantAssign';
 import { PlanFlags, type HeldPlan, type PaymentPlan } from '../plans';
 import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
 
 export function MerchantPage({ id }: { id: string }) {
-  const [current] = useLoad(
+  const [current, reloadCurrent] = useLoad(
     () =>
       unwrap(
         client.GET('/v1/payment-plans', {
@@ -41,6 +42,8 @@ export function MerchantPage({ id }: { id: string }) {
       {current.state === 'ready' && (
         <PlanTable plans={current.value.data} label="Current plans" testId="current-plans" />
       )}
+      <h2>Assign plans</h2>
+      <MerchantAssign id={id} onAssigned={reloadCurrent} />
       <h2>Plans at a date</h2>
       <History id={id} />
     </section>
