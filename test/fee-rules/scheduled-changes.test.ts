@@ -50,6 +50,17 @@ const listChanges = (app: FastifyInstance, headers: Credentials, query = '') =>
 const cancel = (app: FastifyInstance, headers: Credentials, id: string) =>
   app.inject({ method: 'DELETE', url: `/v1/fee-rules/scheduled-changes/${id}`, headers });
 
+/** Schedules `planId` for `merchantId` an hour ahead; answers the scheduled change. */
+async function scheduleIn1h(app: FastifyInstance, headers: Credentials, merchantId: string, planId: string) {
+  const res = await bulkAssign(app, headers, {
+    merchant_ids: [merchantId],
+    payment_plan_ids: [planId],
+    effective_at: inSeconds(3600),
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  return json(res).scheduled_change;
+}
+
 async function setup(overrides = FAST) {
   const app = await h.app(overrides);
   return { app, ...(await seedCatalogue(app)) };
@@ -297,20 +308,8 @@ describe('scheduling and applying', () => {
 
   it('applies a customer’s changes in the order of their instants', async () => {
     const { app, headers, plans, m0 } = await setup();
-    const first = json(
-      await bulkAssign(app, headers, {
-        merchant_ids: [m0],
-        payment_plan_ids: [plans.visa6.id],
-        effective_at: inSeconds(3600),
-      }),
-    ).scheduled_change;
-    const second = json(
-      await bulkAssign(app, headers, {
-        merchant_ids: [m0],
-        payment_plan_ids: [plans.visa3.id],
-        effective_at: inSeconds(3600),
-      }),
-    ).scheduled_change;
+    const first = await scheduleIn1h(app, headers, m0, plans.visa6.id);
+    const second = await scheduleIn1h(app, headers, m0, plans.visa3.id);
     await makeDue(second.id, 100);
     await makeDue(first.id, 200);
     await waitFor(async () => (await statusOf(second.id)).status === 'APPLIED', 'both applied', { timeoutMs: 5000 });
@@ -323,13 +322,7 @@ describe('scheduling and applying', () => {
 describe('listing and cancelling', () => {
   it('lists the customer’s changes newest first, by status; never another customer’s', async () => {
     const { app, headers, plans, m0, world } = await setup();
-    const a = json(
-      await bulkAssign(app, headers, {
-        merchant_ids: [m0],
-        payment_plan_ids: [plans.visa6.id],
-        effective_at: inSeconds(3600),
-      }),
-    ).scheduled_change;
+    const a = await scheduleIn1h(app, headers, m0, plans.visa6.id);
     const b = json(
       await bulkAssignAll(app, headers, { payment_plan_ids: [plans.visa6.id], effective_at: inSeconds(7200) }),
     ).scheduled_change;
@@ -355,13 +348,7 @@ describe('listing and cancelling', () => {
   it('cancels a PENDING change (204, never applied, audited); again 204; an applied one 409; another customer’s 404', async () => {
     const { app, headers, plans, m0 } = await setup();
     const before = await assignmentSnapshot(h.db.current.database);
-    const change = json(
-      await bulkAssign(app, headers, {
-        merchant_ids: [m0],
-        payment_plan_ids: [plans.visa6.id],
-        effective_at: inSeconds(3600),
-      }),
-    ).scheduled_change;
+    const change = await scheduleIn1h(app, headers, m0, plans.visa6.id);
     const res = await cancel(app, headers, change.id);
     assert.equal(res.statusCode, 204, res.body);
     assert.equal((await cancel(app, headers, change.id)).statusCode, 204);
@@ -371,13 +358,7 @@ describe('listing and cancelling', () => {
     assert.equal((await statusOf(change.id)).status, 'CANCELLED');
     assert.deepEqual(await assignmentSnapshot(h.db.current.database), before, 'a cancelled change never applies');
 
-    const applied = json(
-      await bulkAssign(app, headers, {
-        merchant_ids: [m0],
-        payment_plan_ids: [plans.visa6.id],
-        effective_at: inSeconds(3600),
-      }),
-    ).scheduled_change;
+    const applied = await scheduleIn1h(app, headers, m0, plans.visa6.id);
     await makeDue(applied.id);
     await waitFor(async () => (await statusOf(applied.id)).status === 'APPLIED', 'applied', { timeoutMs: 5000 });
     const refused = await cancel(app, headers, applied.id);
@@ -391,13 +372,7 @@ describe('listing and cancelling', () => {
       payload: { user: 'owner@beta.test', password: 'beta-password-1' },
     });
     const otherHeaders = { authorization: `Bearer ${json(other).token.access_token}` };
-    const pending = json(
-      await bulkAssign(app, headers, {
-        merchant_ids: [m0],
-        payment_plan_ids: [plans.visa3.id],
-        effective_at: inSeconds(3600),
-      }),
-    ).scheduled_change;
+    const pending = await scheduleIn1h(app, headers, m0, plans.visa3.id);
     for (const id of [pending.id, applied.id, uuid('f')]) {
       const foreign = await cancel(app, otherHeaders, id);
       assert.equal(foreign.statusCode, 404);
@@ -448,13 +423,7 @@ describe('applied once, all or nothing, across instances and restarts', () => {
   it('a transaction that fails while applying changes nothing; the change applies once it can', async () => {
     const { app, headers, plans, m0 } = await setup({ scheduledChangesPollMs: 4000 });
     const before = await assignmentSnapshot(h.db.current.database);
-    const change = json(
-      await bulkAssign(app, headers, {
-        merchant_ids: [m0],
-        payment_plan_ids: [plans.visa6.id],
-        effective_at: inSeconds(3600),
-      }),
-    ).scheduled_change;
+    const change = await scheduleIn1h(app, headers, m0, plans.visa6.id);
     // The database refuses the change's last write, after the replacement ran: the whole transaction must go.
     await db().execute(
       sql.raw(`CREATE FUNCTION fail_applying() RETURNS trigger LANGUAGE plpgsql AS $$
