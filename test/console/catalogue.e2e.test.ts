@@ -148,6 +148,32 @@ describe('console: catalogue and a merchant’s rules', { skip: CHROMIUM_MISSING
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('schedules an assignment to every merchant from the fee plans form, and cancels it', async () => {
+    await page.getByRole('link', { name: 'Fee plans' }).click();
+    await page.getByRole('heading', { name: 'Fee plans' }).waitFor();
+    await page.getByText('No pending changes.').waitFor();
+    await page.getByLabel('Select VISA CREDIT term 6 at 5.2375%').check();
+    await page.getByLabel('All merchants of the customer').check();
+    const later = new Date(Date.now() + 7_200_000);
+    later.setMilliseconds(0);
+    await page.getByLabel('Schedule for… (empty: now)').fill(localInput(later));
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await page.getByRole('status').filter({ hasText: 'Scheduled for' }).waitFor();
+    await page.getByTestId('pending-changes').getByRole('cell', { name: 'All' }).waitFor();
+    const all = (await db().select().from(scheduledFeeRuleChanges)).filter((c) => c.kind === 'ALL');
+    assert.equal(all.length, 1);
+    assert.equal(all[0]!.effectiveAt.toISOString(), later.toISOString());
+    await noSeriousViolations('fee plans with a pending change');
+    await page.screenshot({ path: `${SHOTS}/fee-plans-schedule-desktop.png`, fullPage: true });
+    await page.getByRole('button', { name: /^Cancel the change for/ }).click();
+    await page.getByText('No pending changes.').waitFor();
+    const [cancelled] = await db()
+      .select()
+      .from(scheduledFeeRuleChanges)
+      .where(eq(scheduledFeeRuleChanges.id, all[0]!.id));
+    assert.equal(cancelled!.status, 'CANCELLED');
+  });
+
   it('raised no errors in the browser', () => {
     assert.deepEqual(browserErrors, []);
   });

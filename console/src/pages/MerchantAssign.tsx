@@ -3,45 +3,21 @@
  * for…"), and the pending changes that will reach it, each with a cancel button.
  */
 import { useState } from 'react';
-import type { Schemas } from '../../../clients/typescript/index';
-import { client, describeError, MAX_PAGE_SIZE, unwrap } from '../api';
-import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
-
-type ScheduledChange = Schemas['ScheduledChange'];
+import { client, describeError, unwrap } from '../api';
+import { loadCatalogue, planLabel } from '../plans';
+import { effectiveAt, PendingChanges } from '../scheduled';
+import { ErrorNote, formatDate, Loading, useLoad } from '../ui';
 
 export function MerchantAssign({ id, onAssigned }: { id: string; onAssigned: () => void }) {
-  const [catalogue] = useLoad(
-    () => unwrap(client.GET('/v1/fee-rules', { params: { query: { page: 0, size: MAX_PAGE_SIZE } } })),
-    [],
-  );
-  const [pending, reloadPending] = useLoad(
-    () =>
-      unwrap(
-        client.GET('/v1/fee-rules/scheduled-changes', {
-          params: { query: { status: 'PENDING', page: 0, size: MAX_PAGE_SIZE } },
-        }),
-      ),
-    [],
-  );
+  const [catalogue] = useLoad(loadCatalogue, []);
+  const [version, setVersion] = useState(0);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [note, setNote] = useState<{ ok: boolean; text: string }>();
-  const plans = catalogue.state === 'ready' ? catalogue.value.data : [];
+  const plans = catalogue.state === 'ready' ? catalogue.value : [];
   const label = (planId: string) => {
     const p = plans.find((plan) => plan.id === planId);
-    return p ? `${p.card_brand} ${p.payment_method} ${p.term}x ${p.commission}%` : planId.slice(0, 8);
+    return p ? planLabel(p) : planId.slice(0, 8);
   };
-
-  const cancel = async (change: ScheduledChange) => {
-    try {
-      await unwrap(client.DELETE('/v1/fee-rules/scheduled-changes/{id}', { params: { path: { id: change.id } } }));
-      setNote({ ok: true, text: `Cancelled the change for ${formatDate(change.effective_at)}.` });
-    } catch (error) {
-      setNote({ ok: false, text: describeError(error) });
-    }
-    reloadPending();
-  };
-
-  const reaching = (c: ScheduledChange) => c.merchant_ids === null || c.merchant_ids.includes(id);
 
   return (
     <>
@@ -58,13 +34,13 @@ export function MerchantAssign({ id, onAssigned }: { id: string; onAssigned: () 
                 params: { path: { id }, query: {} },
                 body: {
                   payment_plan_ids: [...chosen],
-                  ...(when ? { effective_at: new Date(when).toISOString() } : {}),
+                  effective_at: effectiveAt(when),
                 },
               }),
             );
             if (answer && 'scheduled_change' in answer) {
               setNote({ ok: true, text: `Scheduled for ${formatDate(answer.scheduled_change.effective_at)}.` });
-              reloadPending();
+              setVersion((v) => v + 1);
             } else {
               setNote({ ok: true, text: `Assigned ${chosen.size} plan${chosen.size === 1 ? '' : 's'}.` });
               onAssigned();
@@ -108,42 +84,7 @@ export function MerchantAssign({ id, onAssigned }: { id: string; onAssigned: () 
       </form>
       {note && (note.ok ? <p role="status">{note.text}</p> : <ErrorNote message={note.text} />)}
       <h2>Pending changes</h2>
-      {pending.state === 'loading' && <Loading what="pending changes" />}
-      {pending.state === 'error' && <ErrorNote message={pending.message} />}
-      {pending.state === 'ready' &&
-        (pending.value.data.filter(reaching).length === 0 ? (
-          <Empty>No pending changes for this merchant.</Empty>
-        ) : (
-          <table data-testid="pending-changes">
-            <caption className="sr-only">Pending changes that reach this merchant</caption>
-            <thead>
-              <tr>
-                <th scope="col">Effective</th>
-                <th scope="col">Merchants</th>
-                <th scope="col">Plans</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {pending.value.data.filter(reaching).map((c) => (
-                <tr key={c.id}>
-                  <td data-label="Effective">{formatDate(c.effective_at)}</td>
-                  <td data-label="Merchants">{c.kind === 'ALL' ? 'All' : c.merchant_ids?.length}</td>
-                  <td data-label="Plans">{c.payment_plan_ids.map(label).join(', ')}</td>
-                  <td data-label="Actions">
-                    <button
-                      type="button"
-                      aria-label={`Cancel the change for ${formatDate(c.effective_at)}`}
-                      onClick={() => void cancel(c)}
-                    >
-                      Cancel
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ))}
+      <PendingChanges merchantId={id} version={version} planLabel={label} />
     </>
   );
 }
