@@ -18,6 +18,8 @@ import { pathToFileURL } from 'node:url';
 import { testConfig } from '../src/config.js';
 import { type Database, openDatabase, queryRows, sql } from '../src/db/database.js';
 import type { Principal } from '../src/lib/principal.js';
+import type { ChangeContext } from '../src/lib/change-context.js';
+import { toUuidArray } from '../src/lib/uuid-array.js';
 import { createServices } from '../src/services.js';
 import { dropPgDatabase, recreatePgDatabase } from './seed.js';
 
@@ -45,6 +47,10 @@ export interface FeeRulesBenchFigure {
   rowsPerSecond: number;
   added: number;
   removed: number;
+  /** The floor: a bare INSERT ... SELECT of the same merchants × plans into a copy of the table, same database, same run. */
+  floorSeconds: number;
+  /** The same change scheduled, from the same starting state: the worker's tick that applies it once due. */
+  scheduledSeconds: number;
 }
 
 export interface FeeRulesBenchResult {
@@ -63,6 +69,50 @@ export const DRY_RUN_BUDGET_SECONDS = 4;
 
 /** Fixed plan ids: n < 100 are the plans sent, n ≥ 100 the ones merchants already hold. */
 const planId = (n: number) => `e0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/**
+ * What writing the rows alone costs: the sent plans × every merchant, inserted in
+ * key order into an empty table built like merchant_payment_plans (its primary
+ * key and default, none of its triggers), then dropped.
+ */
+async function insertSelectFloor(database: Database, planIds: string[]): Promise<number> {
+  const { db } = database;
+  await db.execute(sql.raw('CREATE TABLE bench_floor (LIKE merchant_payment_plans INCLUDING ALL)'));
+  try {
+    const started = performance.now();
+    await db.execute(sql`
+      INSERT INTO bench_floor (merchant_id, payment_plan_id, assigned_at)
+      SELECT m.id, p.id, statement_timestamp() FROM merchants m
+      CROSS JOIN (SELECT unnest(${toUuidArray(planIds)}::uuid[]) AS id) p
+      WHERE m.customer_id = ${CUSTOMER}
+      ORDER BY m.id, p.id`);
+    return Math.round(performance.now() - started) / 1000;
+  } finally {
+    await db.execute(sql.raw('DROP TABLE bench_floor'));
+  }
+}
+
+/**
+ * The same /all scheduled a few seconds ahead, on freshly seeded data: once due,
+ * one tick of the worker applies it (what every instance's worker does).
+ */
+async function scheduledApply(
+  services: ReturnType<typeof createServices>,
+  caller: Principal,
+  request: { payment_plan_ids: string[] },
+  context: ChangeContext,
+): Promise<number> {
+  const effectiveAt = new Date(Date.now() + 5_200);
+  await services.feeRules.assignToAllMerchants(
+    caller,
+    { ...request, effective_at: effectiveAt.toISOString() },
+    context,
+  );
+  await new Promise((resolve) => setTimeout(resolve, effectiveAt.getTime() - Date.now() + 10));
+  const started = performance.now();
+  if (!(await services.scheduledChanges.applyDue())) throw new Error('the scheduled /all was not applied');
+  return Math.round(performance.now() - started) / 1000;
+}
 
 /** A token caller of `customerId`, for benches that call the services directly. */
 export function customerCaller(customerId: string): Principal {
@@ -160,7 +210,9 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
       const dryRun = await services.feeRules.previewForAllMerchants(caller, request);
       const dryRunSeconds = seconds(dryStarted);
       const started = performance.now();
-      const result = await services.feeRules.assignToAllMerchants(caller, request, context);
+      const answer = await services.feeRules.assignToAllMerchants(caller, request, context);
+      if (!('applied' in answer)) throw new Error('the bench assigns now, it schedules nothing');
+      const result = answer.applied;
       const elapsed = seconds(started);
       // A dry run that disagrees with the real call is a failure, not a figure.
       if (
@@ -176,6 +228,9 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
         database.db,
         sql`SELECT count(*) AS n FROM merchant_payment_plan_history`,
       );
+      const floorSeconds = await insertSelectFloor(database, planIds);
+      await seed(database, merchants, options.inactivePercent ?? 0);
+      const scheduledSeconds = await scheduledApply(services, caller, request, context);
       const figure = {
         merchants,
         plans: PLANS_SENT,
@@ -183,13 +238,17 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
         dryRunSeconds,
         historyRows: Number(history?.n ?? 0),
         rowsPerSecond: Math.round((result.added + result.removed) / elapsed),
-        ...result,
+        added: result.added,
+        removed: result.removed,
+        floorSeconds,
+        scheduledSeconds,
       };
       figures.push(figure);
       log(
         `fee-rules /all ${database.driver}: ${merchants} merchants × ${PLANS_SENT} plans: ${figure.seconds} s, ` +
           `${figure.rowsPerSecond} rows/s (added ${figure.added}, removed ${figure.removed}, history rows ${figure.historyRows}); ` +
-          `dry run ${figure.dryRunSeconds} s`,
+          `dry run ${figure.dryRunSeconds} s; bare INSERT ... SELECT of the same rows ${floorSeconds} s ` +
+          `(x${(figure.seconds / floorSeconds).toFixed(2)}); scheduled, applied by the worker ${scheduledSeconds} s`,
       );
     }
     return {

@@ -93,12 +93,12 @@ try {
   let changed = 0;
   for (let round = 1; round <= rounds; round++) {
     const table = round % 2;
-    const result = await services.feeRules.assignToAllMerchants(
+    const answer = await services.feeRules.assignToAllMerchants(
       caller,
       { payment_plan_ids: Array.from({ length: plans }, (_, i) => planId(table, i + 1)) },
       OPERATOR_CONTEXT,
     );
-    changed += result.added + result.removed;
+    if ('applied' in answer) changed += answer.applied.added + answer.applied.removed;
   }
   const after = await sizes();
   await db.execute(sql.raw('VACUUM merchant_payment_plans'));

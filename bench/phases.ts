@@ -297,6 +297,8 @@ export async function bulkAssign(
     rowsPerSec: f.rowsPerSecond,
     dryRunSeconds: f.dryRunSeconds,
     historyRows: f.historyRows,
+    floorSeconds: f.floorSeconds,
+    scheduledSeconds: f.scheduledSeconds,
     via: 'bench/fee-rules.ts',
   }));
 }

@@ -15,6 +15,7 @@ import type { Database } from './db/database.js';
 import { apiKeysRoutes } from './features/api-keys/api-keys-routes.js';
 import { auditRoutes } from './features/audit/audit-routes.js';
 import { authRoutes } from './features/auth/auth-routes.js';
+import { feeRuleCatalogueRoutes } from './features/fee-rules/fee-rule-catalogue-routes.js';
 import { feeRulesRoutes } from './features/fee-rules/fee-rules-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
@@ -168,6 +169,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(merchantsRoutes);
   await app.register(paymentPlansRoutes);
   await app.register(feeRulesRoutes);
+  await app.register(feeRuleCatalogueRoutes);
   await app.register(apiKeysRoutes);
   await app.register(auditRoutes);
   await app.register(webhooksRoutes);

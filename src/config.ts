@@ -339,6 +339,12 @@ export const SETTINGS = {
     '1000',
     'how often last_used_at updates are written, in one batch',
   ),
+  scheduledChangesPollMs: setting(
+    'SCHEDULED_CHANGES_POLL_MS',
+    integer(100, 4000),
+    '1000',
+    'how often each instance looks for scheduled fee-rule changes that fell due (they apply within 5 s)',
+  ),
   bodyLimitBytes: setting('BODY_LIMIT_BYTES', integer(1024, 104_857_600), '1048576', 'larger request bodies get 413'),
   requestTimeoutSeconds: setting(
     'REQUEST_TIMEOUT_SECONDS',

@@ -91,6 +91,8 @@ const CATALOGUE = {
   api_key_not_found: { status: 404, detail: 'No such API key.' },
   merchant_not_found: { status: 404, detail: 'No merchant with this merchant_id.' },
   customer_not_found: { status: 404, detail: 'The customer does not exist.' },
+  payment_plan_not_found: { status: 404, detail: "No payment plan of the caller's customer has this id." },
+  scheduled_change_not_found: { status: 404, detail: "No scheduled change of the caller's customer has this id." },
   user_not_found: { status: 404, detail: 'No login user has this e-mail.', scope: 'command-line' },
   webhook_not_found: { status: 404, detail: 'No such webhook subscription.' },
   webhook_delivery_not_found: { status: 404, detail: 'This webhook subscription has no such delivery.' },
@@ -119,6 +121,14 @@ const CATALOGUE = {
     status: 409,
     detail: 'This customer has 20 webhook subscriptions, the most allowed; delete one first.',
   },
+  payment_plan_exists: {
+    status: 409,
+    detail: 'An ACTIVE plan of this customer has the same six fields; its id is in payment_plan_id.',
+  },
+  scheduled_change_not_pending: {
+    status: 409,
+    detail: 'Only a PENDING scheduled change can be cancelled; this one was already applied.',
+  },
 
   payload_too_large: { status: 413, detail: 'The body is larger than the limit.' },
   uri_too_long: { status: 414, detail: 'A path segment is longer than 100 characters.', scope: 'any-request' },
@@ -127,6 +137,10 @@ const CATALOGUE = {
   unknown_payment_plans: { status: 422, detail: 'Some payment plans do not exist for this customer.' },
   unknown_merchants: { status: 422, detail: 'Some merchants do not exist for this customer.' },
   inactive_merchants: { status: 422, detail: 'Some merchants are INACTIVE and get no new payment plans.' },
+  retired_payment_plans: {
+    status: 422,
+    detail: 'Some payment plans are retired and can no longer be assigned.',
+  },
   conflicting_payment_plans: {
     status: 422,
     detail:

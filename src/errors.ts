@@ -79,8 +79,8 @@ export class NotFoundError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(code: CodeOf<409>, detail?: string) {
-    super(code, { detail });
+  constructor(code: CodeOf<409>, detail?: string, extensions: Record<string, unknown> = {}) {
+    super(code, { detail, extensions });
   }
 }
 

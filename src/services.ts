@@ -16,7 +16,10 @@ import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createAuditService } from './features/audit/audit-service.js';
 import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js';
 import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
+import { createFeeRuleTimelines } from './features/fee-rules/fee-rule-timelines.js';
+import { createFeeRuleCatalogueService } from './features/fee-rules/fee-rule-catalogue-service.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
+import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-rules/scheduled-changes-service.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
 import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
@@ -50,6 +53,9 @@ function compileImportCheck() {
 }
 /** Rate-limited keys and client addresses an instance counts in memory (oldest dropped first). */
 const MAX_LOCAL_RATE_COUNTERS = 100_000;
+/** Merchants' fee-rule timelines held per instance, and for how long (changes are pushed; this bounds the rest). */
+const MAX_FEE_RULE_TIMELINES = 10_000;
+const FEE_RULE_TIMELINE_TTL_MS = 60_000;
 const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** How often keys about to expire are looked for (API_KEY_EXPIRING). */
 const EXPIRY_SWEEP_INTERVAL_MS = 60 * 1000;
@@ -123,7 +129,38 @@ export function createServices(config: Config, database: Database, log: ServiceL
     counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS),
     perMinute: config.assignmentsPerCustomerPerMinute,
   });
-  const feeRules = createFeeRulesService({ uow, feeRulesDal: dal.feeRules, merchants, assignmentLimit, customerLocks });
+  const timelines = createFeeRuleTimelines({
+    database,
+    ttlMs: FEE_RULE_TIMELINE_TTL_MS,
+    maxEntries: MAX_FEE_RULE_TIMELINES,
+  });
+  const scheduledChanges = createScheduledChangesService({
+    uow,
+    timelines,
+    scheduledChangesDal: dal.scheduledChanges,
+    customerLocks,
+    assignmentLimit,
+  });
+  const feeRules = createFeeRulesService({
+    uow,
+    feeRulesDal: dal.feeRules,
+    paymentPlansDal: dal.paymentPlans,
+    scheduledChangesDal: dal.scheduledChanges,
+    merchants,
+    assignmentLimit,
+    customerLocks,
+    scheduled: scheduledChanges,
+    timelines,
+  });
+  const feeRuleCatalogue = createFeeRuleCatalogueService({ paymentPlansDal: dal.paymentPlans, customerLocks });
+  // Scheduled changes fall due by the clock: every instance looks each interval, and a new one wakes them all.
+  const scheduledWorker = createBackgroundWorker({
+    name: 'scheduled-fee-rule-changes',
+    intervalMs: config.scheduledChangesPollMs,
+    tick: () => scheduledChanges.applyDue(),
+    log: { warn: (obj: object, msg?: string) => log.warn(obj, msg ?? '') },
+  });
+  let unlistenScheduled: (() => Promise<void>) | undefined;
   const audit = createAuditService({ auditDal: dal.audit });
   const urlPolicy = { allowHttp: config.webhookAllowHttp, allowedHosts: config.webhookAllowedHosts };
   const webhooks = createWebhooksService({ uow, dal: dal.webhooks, policy: urlPolicy });
@@ -155,6 +192,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
     merchants,
     paymentPlans,
     feeRules,
+    feeRuleCatalogue,
+    scheduledChanges,
     apiKeys,
     /** Counters of the rate limits (src/plugins/rate-limit.ts). */
     rateLimits,
@@ -166,6 +205,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     async start(): Promise<void> {
       await auth.start();
       await keyCaches.start();
+      await timelines.start();
       lastUse.start();
       await delivery?.start();
       expirySweep?.start();
@@ -173,14 +213,19 @@ export function createServices(config: Config, database: Database, log: ServiceL
         auth.pruneExpiredTokens().catch((err) => log.warn({ err }, 'could not prune expired tokens'));
       }, TOKEN_PRUNE_INTERVAL_MS);
       pruneTimer.unref();
+      unlistenScheduled = await database.listen(SCHEDULED_CHANNEL, { onMessage: () => scheduledWorker.wake() });
+      scheduledWorker.start();
     },
     /** Stops background work and flushes what is pending. */
     async stop(): Promise<void> {
       clearInterval(pruneTimer);
       await expirySweep?.stop();
       await delivery?.stop();
+      await scheduledWorker.stop();
+      await unlistenScheduled?.();
       await lastUse.stop();
       await keyCaches.stop();
+      await timelines.stop().catch(() => {});
       await auth.stop();
       await hasher.close();
       redis?.disconnect();

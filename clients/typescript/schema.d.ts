@@ -280,7 +280,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to the named merchants
-         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). INACTIVE merchants get no new plans: naming one is a 422 `inactive_merchants` (member `merchant_ids`: the INACTIVE ones), also in a dry run. Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
+         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). INACTIVE merchants get no new plans: naming one is a 422 `inactive_merchants` (member `merchant_ids`: the INACTIVE ones), also in a dry run. Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled.
          */
         post: operations["bulkAssignFeeRules"];
         delete?: never;
@@ -300,7 +300,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to every merchant of the customer
-         * @description Targets every ACTIVE merchant of the caller customer at the moment the assignment runs, and no other: INACTIVE merchants are skipped (by the dry run too) and keep their plans. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing.
+         * @description Targets every ACTIVE merchant of the caller customer at the moment the assignment runs, and no other: INACTIVE merchants are skipped (by the dry run too) and keep their plans. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled.
          */
         post: operations["bulkAssignFeeRulesToAll"];
         delete?: never;
@@ -318,12 +318,100 @@ export interface paths {
         };
         /**
          * The payment plans a merchant held at an instant
-         * @description The plans assigned to the merchant at `at` (default now), with since when it has held each one, ordered by card_brand, payment_method, is_international, has_installments, term. For reconciling a transaction against the rule in force when it happened: every assignment and replacement is kept as history. An instant before any assignment answers an empty list. The plan fields are the plan as it is now. Customer callers: any merchant of their customer; merchant callers: only themselves. Errors: 400 `validation_failed` (a malformed id or `at`, or an unknown query parameter); 404 `merchant_not_found` (a merchant the caller may not see, whether or not it exists).
+         * @description The plans assigned to the merchant at `at` (default now), with since when it has held each one, ordered by card_brand, payment_method, is_international, has_installments, term. For reconciling a transaction against the rule in force when it happened: every assignment and replacement is kept as history. An instant before any assignment answers an empty list. The plan fields are the plan as it is now. A future instant answers what the merchant will hold if the PENDING scheduled changes up to it apply as scheduled (retired plans skipped), each added plan with assigned_at = its change’s effective_at. Customer callers: any merchant of their customer; merchant callers: only themselves. Errors: 400 `validation_failed` (a malformed id or `at`, or an unknown query parameter); 404 `merchant_not_found` (a merchant the caller may not see, whether or not it exists).
          */
         get: operations["getMerchantFeeRules"];
         put?: never;
+        /**
+         * Assign payment plans to one merchant
+         * @description The bulk assignment for the merchant of the path: 201 without a body. A merchant the caller may not see is a 404 `merchant_not_found`. Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). INACTIVE merchants get no new plans: naming one is a 422 `inactive_merchants` (member `merchant_ids`: the INACTIVE ones), also in a dry run. Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled.
+         */
+        post: operations["assignMerchantFeeRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fee-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the fee-rule catalogue
+         * @description The plans the caller may assign: platform plans (owner PLATFORM) and the caller customer's own (owner CUSTOMER), never another customer's; ACTIVE ones unless `status=RETIRED`. Filters: card_brand, payment_method (any case), owner. Newest first (create_date, then id). Merchant callers read their customer’s catalogue too. Unknown query parameters are a 400.
+         */
+        get: operations["listFeeRules"];
+        put?: never;
+        /**
+         * Create a plan of the caller customer's own
+         * @description Customer callers with write access: 201 with the plan (owner CUSTOMER, status ACTIVE). Plans never change once made: to change a rate, create a plan and assign it (the replacement rule swaps it in for the plan of the same kind). Codes are taken in any case and stored upper-case; the commission keeps at most 4 decimals (more is a 400). An ACTIVE plan of the same customer with the same six fields: 409 `payment_plan_exists`, with its id in `payment_plan_id`. Audit event payment_plan.created; event PAYMENT_PLAN_CREATED. Merchant callers: 403 `forbidden`.
+         */
+        post: operations["createFeeRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fee-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Retire a plan of the caller customer's own
+         * @description The plan becomes RETIRED: no longer listed by default and no longer assignable (an assignment naming it, immediate or scheduled, answers 422; a change scheduled before skips it), but the merchants that hold it keep it until a change replaces it: a fee never changes under a merchant by a catalogue edit. Idempotent: retiring a retired plan is again 204 and records nothing. A platform plan, another customer’s plan or an unknown id: 404 `payment_plan_not_found`. Audit event payment_plan.retired; event PAYMENT_PLAN_RETIRED.
+         */
+        delete: operations["retireFeeRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fee-rules/scheduled-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List scheduled fee-rule changes
+         * @description The caller customer's scheduled changes, newest first (create_date, then id), all or of one `status` (PENDING, APPLIED, CANCELLED). An applied change has `applied_at` and its `outcome`: the counts of what it changed and what it skipped. Customer callers only (merchant callers: 403).
+         */
+        get: operations["listScheduledChanges"];
+        put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fee-rules/scheduled-changes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled fee-rule change
+         * @description A PENDING change becomes CANCELLED (204) and will not apply; cancelling a cancelled change is again 204. An applied change: 409 `scheduled_change_not_pending` (a cancel that races the instance applying it waits for it, then answers this). Another customer's change or an unknown id: 404 `scheduled_change_not_found`. Audit event fee_rules.schedule_cancelled.
+         */
+        delete: operations["cancelScheduledChange"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1442,7 +1530,289 @@ export interface components {
             page: components["schemas"]["Page"];
         };
         /**
-         * @description Which plans to assign to which merchants
+         * @description A payment plan (fee rule) of the catalogue, with whose it is and whether it is assignable
+         * @example {
+         *       "id": "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+         *       "payment_method": "CREDIT",
+         *       "term": 3,
+         *       "commission": 2.49,
+         *       "card_brand": "VISA",
+         *       "has_installments": true,
+         *       "is_international": false,
+         *       "owner": "CUSTOMER",
+         *       "status": "ACTIVE"
+         *     }
+         */
+        FeeRule: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            /** @description Upper-case code, e.g. CREDIT, DEBIT, PREPAID, QR */
+            payment_method: string;
+            /** @description Number of installments (0 for debit-like methods, 1 for a single payment) */
+            term: number;
+            /** @description Percentage of the transaction amount, up to 4 decimals, stored exactly */
+            commission: number;
+            /** @description Upper-case code, e.g. VISA, MASTERCARD, AMEX, ELO */
+            card_brand: string;
+            has_installments: boolean;
+            is_international: boolean;
+            /** @description PLATFORM: offered to every customer; CUSTOMER: the caller customer's own */
+            owner: "PLATFORM" | "CUSTOMER";
+            /** @description ACTIVE: assignable; RETIRED: no longer assignable, kept by the merchants that hold it */
+            status: "ACTIVE" | "RETIRED";
+        };
+        /**
+         * @description A page of the fee-rule catalogue, newest first
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+         *           "payment_method": "CREDIT",
+         *           "term": 3,
+         *           "commission": 2.49,
+         *           "card_brand": "VISA",
+         *           "has_installments": true,
+         *           "is_international": false,
+         *           "owner": "CUSTOMER",
+         *           "status": "ACTIVE"
+         *         }
+         *       ],
+         *       "page": {
+         *         "size": 10,
+         *         "total_elements": 1,
+         *         "total_pages": 1,
+         *         "number": 0
+         *       }
+         *     }
+         */
+        FeeRuleListing: {
+            data: components["schemas"]["FeeRule"][];
+            page: components["schemas"]["Page"];
+        };
+        /**
+         * @description A plan of the caller customer's own; it never changes once made
+         * @example {
+         *       "payment_method": "CREDIT",
+         *       "card_brand": "VISA",
+         *       "term": 3,
+         *       "commission": 2.49,
+         *       "has_installments": true,
+         *       "is_international": false
+         *     }
+         */
+        NewFeeRuleRequest: {
+            /**
+             * @description Upper-case code (taken in any case), e.g. CREDIT, DEBIT, PREPAID, QR
+             * @example CREDIT
+             */
+            payment_method: string;
+            /**
+             * @description Upper-case code (taken in any case), e.g. VISA, MASTERCARD, AMEX, ELO
+             * @example VISA
+             */
+            card_brand: string;
+            /** @description Number of installments (0..999) */
+            term: number;
+            /** @description Percentage of the transaction amount, at most 4 decimals, stored exactly */
+            commission: number;
+            has_installments: boolean;
+            is_international: boolean;
+        };
+        /**
+         * @description A change of fee rules scheduled for an instant
+         * @example {
+         *       "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+         *       "effective_at": "2026-12-01T03:00:00.000Z",
+         *       "kind": "BULK",
+         *       "merchant_ids": [
+         *         "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+         *       ],
+         *       "payment_plan_ids": [
+         *         "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *       ],
+         *       "status": "PENDING",
+         *       "create_date": "2026-11-24T10:00:00.000Z",
+         *       "applied_at": null,
+         *       "cancelled_at": null,
+         *       "outcome": null
+         *     }
+         */
+        ScheduledChange: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it takes effect; its assignments carry this assigned_at
+             */
+            effective_at: string;
+            /** @description BULK: the merchants named; ALL: every merchant of the customer when it applies */
+            kind: "BULK" | "ALL";
+            /** @description The merchants named; null for ALL */
+            merchant_ids: string[] | null;
+            payment_plan_ids: string[];
+            status: "PENDING" | "APPLIED" | "CANCELLED";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+            /**
+             * Format: date-time
+             * @description When an instance applied it (APPLIED only)
+             */
+            applied_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was cancelled (CANCELLED only)
+             */
+            cancelled_at: string | null;
+            /** @description What applying it did (APPLIED only) */
+            outcome: {
+                /** @description Target merchants when it applied */
+                merchants: number;
+                /** @description Merchants that gained or lost a plan */
+                merchants_changed: number;
+                /** @description Assignments added */
+                assignments_added: number;
+                /** @description Assignments removed (replaced) */
+                assignments_removed: number;
+                /** @description Plans retired since it was scheduled: not assigned */
+                skipped_payment_plan_ids: string[];
+                /** @description Merchants named that could no longer be assigned to when it applied */
+                skipped_merchant_ids: string[];
+            } | null;
+        };
+        /**
+         * @description The change was checked and scheduled
+         * @example {
+         *       "scheduled_change": {
+         *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+         *         "effective_at": "2026-12-01T03:00:00.000Z",
+         *         "kind": "BULK",
+         *         "merchant_ids": [
+         *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+         *         ],
+         *         "payment_plan_ids": [
+         *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *         ],
+         *         "status": "PENDING",
+         *         "create_date": "2026-11-24T10:00:00.000Z",
+         *         "applied_at": null,
+         *         "cancelled_at": null,
+         *         "outcome": null
+         *       }
+         *     }
+         */
+        ScheduledChangeAccepted: {
+            /**
+             * @description A change of fee rules scheduled for an instant
+             * @example {
+             *       "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+             *       "effective_at": "2026-12-01T03:00:00.000Z",
+             *       "kind": "BULK",
+             *       "merchant_ids": [
+             *         "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+             *       ],
+             *       "payment_plan_ids": [
+             *         "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+             *       ],
+             *       "status": "PENDING",
+             *       "create_date": "2026-11-24T10:00:00.000Z",
+             *       "applied_at": null,
+             *       "cancelled_at": null,
+             *       "outcome": null
+             *     }
+             */
+            scheduled_change: {
+                /**
+                 * Format: uuid
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When it takes effect; its assignments carry this assigned_at
+                 */
+                effective_at: string;
+                /** @description BULK: the merchants named; ALL: every merchant of the customer when it applies */
+                kind: "BULK" | "ALL";
+                /** @description The merchants named; null for ALL */
+                merchant_ids: string[] | null;
+                payment_plan_ids: string[];
+                status: "PENDING" | "APPLIED" | "CANCELLED";
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC, milliseconds, Z
+                 */
+                create_date: string;
+                /**
+                 * Format: date-time
+                 * @description When an instance applied it (APPLIED only)
+                 */
+                applied_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was cancelled (CANCELLED only)
+                 */
+                cancelled_at: string | null;
+                /** @description What applying it did (APPLIED only) */
+                outcome: {
+                    /** @description Target merchants when it applied */
+                    merchants: number;
+                    /** @description Merchants that gained or lost a plan */
+                    merchants_changed: number;
+                    /** @description Assignments added */
+                    assignments_added: number;
+                    /** @description Assignments removed (replaced) */
+                    assignments_removed: number;
+                    /** @description Plans retired since it was scheduled: not assigned */
+                    skipped_payment_plan_ids: string[];
+                    /** @description Merchants named that could no longer be assigned to when it applied */
+                    skipped_merchant_ids: string[];
+                } | null;
+            };
+        };
+        /**
+         * @description A page of the customer's scheduled changes, newest first
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+         *           "effective_at": "2026-12-01T03:00:00.000Z",
+         *           "kind": "BULK",
+         *           "merchant_ids": [
+         *             "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+         *           ],
+         *           "payment_plan_ids": [
+         *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *           ],
+         *           "status": "PENDING",
+         *           "create_date": "2026-11-24T10:00:00.000Z",
+         *           "applied_at": null,
+         *           "cancelled_at": null,
+         *           "outcome": null
+         *         }
+         *       ],
+         *       "page": {
+         *         "size": 10,
+         *         "total_elements": 1,
+         *         "total_pages": 1,
+         *         "number": 0
+         *       }
+         *     }
+         */
+        ScheduledChangeListing: {
+            data: components["schemas"]["ScheduledChange"][];
+            page: components["schemas"]["Page"];
+        };
+        /**
+         * @description Which plans to assign to which merchants, now or at effective_at
          * @example {
          *       "merchant_ids": [
          *         "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
@@ -1458,9 +1828,14 @@ export interface components {
             merchant_ids: string[];
             /** @description 1..200 ids (the id of payment plans); duplicates are ignored */
             payment_plan_ids: string[];
+            /**
+             * Format: date-time
+             * @description When the change takes effect, at least 5 seconds and at most 400 days ahead, e.g. 2026-12-01T00:00:00-03:00. With it the call answers 202 with the scheduled change instead of assigning now; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+             */
+            effective_at?: string;
         };
         /**
-         * @description merchant_ids is not sent here (400): every merchant of the customer is a target.
+         * @description merchant_ids is not sent here (400): every merchant of the customer (when the change runs) is a target.
          * @example {
          *       "payment_plan_ids": [
          *         "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
@@ -1471,6 +1846,28 @@ export interface components {
         BulkAssignAllRequest: {
             /** @description 1..200 ids (the id of payment plans); duplicates are ignored */
             payment_plan_ids: string[];
+            /**
+             * Format: date-time
+             * @description When the change takes effect, at least 5 seconds and at most 400 days ahead, e.g. 2026-12-01T00:00:00-03:00. With it the call answers 202 with the scheduled change instead of assigning now; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+             */
+            effective_at?: string;
+        };
+        /**
+         * @description The plans to assign to the merchant of the path, now or at effective_at
+         * @example {
+         *       "payment_plan_ids": [
+         *         "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *       ]
+         *     }
+         */
+        MerchantAssignRequest: {
+            /** @description 1..200 ids (the id of payment plans); duplicates are ignored */
+            payment_plan_ids: string[];
+            /**
+             * Format: date-time
+             * @description When the change takes effect, at least 5 seconds and at most 400 days ahead, e.g. 2026-12-01T00:00:00-03:00. With it the call answers 202 with the scheduled change instead of assigning now; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+             */
+            effective_at?: string;
         };
         /**
          * @description What the assignment would change; nothing was written
@@ -4663,6 +5060,35 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The change was checked and scheduled */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scheduled_change": {
+                     *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *         "effective_at": "2026-12-01T03:00:00.000Z",
+                     *         "kind": "BULK",
+                     *         "merchant_ids": [
+                     *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                     *         ],
+                     *         "payment_plan_ids": [
+                     *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *         ],
+                     *         "status": "PENDING",
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "applied_at": null,
+                     *         "cancelled_at": null,
+                     *         "outcome": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledChangeAccepted"];
+                };
+            };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, merchant_ids_required */
             400: {
                 headers: {
@@ -4735,7 +5161,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed but refers to unknown or conflicting resources. code: inactive_merchants, unknown_payment_plans, unknown_merchants, conflicting_payment_plans */
+            /** @description Well-formed but refers to unknown or conflicting resources. code: inactive_merchants, unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4743,7 +5169,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "inactive_merchants" | "unknown_payment_plans" | "unknown_merchants" | "conflicting_payment_plans";
+                        code?: "inactive_merchants" | "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans";
                     };
                 };
             };
@@ -4853,6 +5279,35 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The change was checked and scheduled */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scheduled_change": {
+                     *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *         "effective_at": "2026-12-01T03:00:00.000Z",
+                     *         "kind": "BULK",
+                     *         "merchant_ids": [
+                     *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                     *         ],
+                     *         "payment_plan_ids": [
+                     *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *         ],
+                     *         "status": "PENDING",
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "applied_at": null,
+                     *         "cancelled_at": null,
+                     *         "outcome": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledChangeAccepted"];
+                };
+            };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
             400: {
                 headers: {
@@ -4925,7 +5380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed but refers to unknown or conflicting resources. code: unknown_payment_plans, unknown_merchants, conflicting_payment_plans */
+            /** @description Well-formed but refers to unknown or conflicting resources. code: unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4933,7 +5388,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "unknown_payment_plans" | "unknown_merchants" | "conflicting_payment_plans";
+                        code?: "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans";
                     };
                 };
             };
@@ -5070,6 +5525,965 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "merchant_not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    assignMerchantFeeRules: {
+        parameters: {
+            query?: {
+                /** @description true: answer 200 with what the assignment would change, and change nothing (no audit record either). Same checks and errors as the real call. */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payment_plan_ids": [
+                 *         "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MerchantAssignRequest"];
+            };
+        };
+        responses: {
+            /** @description What the assignment would change; nothing was written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dry_run": true,
+                     *       "merchants": 2,
+                     *       "merchants_changed": 1,
+                     *       "assignments_added": 1,
+                     *       "assignments_removed": 1,
+                     *       "changes": [
+                     *         {
+                     *           "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *           "added": [
+                     *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *           ],
+                     *           "removed": [
+                     *             "1f7a2b3c-4d5e-4f6a-9b0c-1d2e3f4a5b6c"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BulkAssignDryRun"];
+                };
+            };
+            /** @description Assigned; no body */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The change was checked and scheduled */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scheduled_change": {
+                     *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *         "effective_at": "2026-12-01T03:00:00.000Z",
+                     *         "kind": "BULK",
+                     *         "merchant_ids": [
+                     *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                     *         ],
+                     *         "payment_plan_ids": [
+                     *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *         ],
+                     *         "status": "PENDING",
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "applied_at": null,
+                     *         "cancelled_at": null,
+                     *         "outcome": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledChangeAccepted"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: merchant_not_found, customer_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_not_found" | "customer_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed but refers to unknown or conflicting resources. code: unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listFeeRules: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number (0..2147483647) */
+                page?: number;
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
+                size?: number;
+                /**
+                 * @description Only plans of this card brand, any case, e.g. VISA
+                 * @example VISA
+                 */
+                card_brand?: string;
+                /**
+                 * @description Only plans of this payment method, any case, e.g. CREDIT
+                 * @example CREDIT
+                 */
+                payment_method?: string;
+                /** @description ACTIVE (default) or RETIRED plans */
+                status?: "ACTIVE" | "RETIRED";
+                /** @description PLATFORM: offered to every customer; CUSTOMER: the caller customer's own */
+                owner?: "PLATFORM" | "CUSTOMER";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the fee-rule catalogue, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *           "payment_method": "CREDIT",
+                     *           "term": 3,
+                     *           "commission": 2.49,
+                     *           "card_brand": "VISA",
+                     *           "has_installments": true,
+                     *           "is_international": false,
+                     *           "owner": "CUSTOMER",
+                     *           "status": "ACTIVE"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "size": 10,
+                     *         "total_elements": 1,
+                     *         "total_pages": 1,
+                     *         "number": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FeeRuleListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createFeeRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payment_method": "CREDIT",
+                 *       "card_brand": "VISA",
+                 *       "term": 3,
+                 *       "commission": 2.49,
+                 *       "has_installments": true,
+                 *       "is_international": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewFeeRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description A payment plan (fee rule) of the catalogue, with whose it is and whether it is assignable */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *       "payment_method": "CREDIT",
+                     *       "term": 3,
+                     *       "commission": 2.49,
+                     *       "card_brand": "VISA",
+                     *       "has_installments": true,
+                     *       "is_international": false,
+                     *       "owner": "CUSTOMER",
+                     *       "status": "ACTIVE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FeeRule"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: payment_plan_exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payment_plan_exists";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    retireFeeRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: payment_plan_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payment_plan_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listScheduledChanges: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number (0..2147483647) */
+                page?: number;
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
+                size?: number;
+                /** @description Only changes with this status (default: all) */
+                status?: "PENDING" | "APPLIED" | "CANCELLED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the customer's scheduled changes, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *           "effective_at": "2026-12-01T03:00:00.000Z",
+                     *           "kind": "BULK",
+                     *           "merchant_ids": [
+                     *             "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                     *           ],
+                     *           "payment_plan_ids": [
+                     *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *           ],
+                     *           "status": "PENDING",
+                     *           "create_date": "2026-11-24T10:00:00.000Z",
+                     *           "applied_at": null,
+                     *           "cancelled_at": null,
+                     *           "outcome": null
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "size": 10,
+                     *         "total_elements": 1,
+                     *         "total_pages": 1,
+                     *         "number": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledChangeListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "forbidden";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    cancelScheduledChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: scheduled_change_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "scheduled_change_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: scheduled_change_not_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "scheduled_change_not_pending";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };

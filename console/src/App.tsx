@@ -4,6 +4,7 @@ import type { Schemas } from '../../clients/typescript/index';
 import { client, setUnauthorizedHandler, unwrap } from './api';
 import { AssignPage } from './pages/Assign';
 import { AuditPage } from './pages/Audit';
+import { CataloguePage } from './pages/Catalogue';
 import { KeysPage } from './pages/Keys';
 import { MerchantPage } from './pages/Merchant';
 import { MerchantsPage } from './pages/Merchants';
@@ -61,6 +62,7 @@ function Shell() {
         <nav aria-label="Sections">
           <NavLink href="/keys">API keys</NavLink>
           <NavLink href="/fee-plans">Fee plans</NavLink>
+          <NavLink href="/catalogue">Catalogue</NavLink>
           <NavLink href="/merchants">Merchants</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
           <NavLink href="/audit">Audit log</NavLink>
@@ -82,6 +84,7 @@ function Shell() {
         <Switch>
           <Route path="/keys">{() => <KeysPage customerId={me.customer_id} />}</Route>
           <Route path="/fee-plans">{() => <AssignPage />}</Route>
+          <Route path="/catalogue">{() => <CataloguePage />}</Route>
           <Route path="/merchants">{() => <MerchantsPage />}</Route>
           <Route path="/merchants/new">{() => <NewMerchantPage customerId={me.customer_id} />}</Route>
           <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} customerId={me.customer_id} />}</Route>

@@ -8,6 +8,7 @@ import { createAuditDal } from '../features/audit/audit-dal.js';
 import { createAuthDal } from '../features/auth/auth-dal.js';
 import { createSigningKeysDal } from '../features/auth/signing-keys-dal.js';
 import { createFeeRulesDal } from '../features/fee-rules/fee-rules-dal.js';
+import { createScheduledChangesDal } from '../features/fee-rules/scheduled-changes-dal.js';
 import { createMerchantsDal } from '../features/merchants/merchants-dal.js';
 import { createImportDal } from '../features/operator/import-dal.js';
 import { createPaymentPlansDal } from '../features/payment-plans/payment-plans-dal.js';
@@ -27,6 +28,7 @@ function bindDals(on: Db) {
     import: createImportDal(on),
     paymentPlans: createPaymentPlansDal(on),
     webhooks: createWebhooksDal(on),
+    scheduledChanges: createScheduledChangesDal(on),
   };
 }
 

@@ -259,9 +259,13 @@ export const paymentPlans = pgTable(
     commission: numeric('commission', { precision: 12, scale: 4 }).notNull(),
     hasInstallments: boolean('has_installments').notNull(),
     isInternational: boolean('is_international').notNull(),
+    // ACTIVE or RETIRED (migration 0012): a retired plan is no longer assignable, but merchants keep it.
+    status: text('status').notNull().default('ACTIVE'),
+    retiredAt: timestamp('retired_at', { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
   },
   (t) => [
+    check('payment_plans_status', sql`${t.status} IN ('ACTIVE', 'RETIRED')`),
     check(
       'payment_plans_codes',
       sql`${t.paymentMethod} ~ '^[A-Z0-9_]{1,32}$' AND ${t.cardBrand} ~ '^[A-Z0-9_]{1,32}$'`,
@@ -322,6 +326,47 @@ export const merchantPaymentPlanHistory = pgTable(
     check('merchant_payment_plan_history_interval', sql`${t.removedAt} >= ${t.assignedAt}`),
     // From the most recent end, with every column the query reads: index-only.
     index('merchant_payment_plan_history_at_idx').on(t.merchantId, t.removedAt, t.assignedAt, t.paymentPlanId),
+  ],
+);
+
+/**
+ * Changes of a customer's fee rules scheduled for an instant (migration 0012):
+ * PENDING until an instance claims it (FOR UPDATE SKIP LOCKED) and applies it in
+ * one transaction, then APPLIED with its `outcome`; or CANCELLED. `actor` and
+ * `request_id` are whoever scheduled it: the applied change is attributed to them.
+ */
+export const scheduledFeeRuleChanges = pgTable(
+  'scheduled_fee_rule_changes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    customerId: uuid('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    kind: text('kind').notNull(),
+    // Null for ALL: the customer's merchants of the instant it applies.
+    merchantIds: uuid('merchant_ids').array(),
+    paymentPlanIds: uuid('payment_plan_ids').array().notNull(),
+    effectiveAt: timestamp('effective_at', { withTimezone: true, precision: 3 }).notNull(),
+    status: text('status').notNull().default('PENDING'),
+    actor: jsonb('actor').notNull(),
+    requestId: text('request_id'),
+    outcome: jsonb('outcome'),
+    appliedAt: timestamp('applied_at', { withTimezone: true, precision: 3 }),
+    cancelledAt: timestamp('cancelled_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check(
+      'scheduled_fee_rule_changes_kind',
+      sql`${t.kind} IN ('BULK', 'ALL') AND (${t.kind} = 'ALL') = (${t.merchantIds} IS NULL)`,
+    ),
+    check('scheduled_fee_rule_changes_status', sql`${t.status} IN ('PENDING', 'APPLIED', 'CANCELLED')`),
+    index('scheduled_fee_rule_changes_due_idx').on(t.effectiveAt, t.id).where(sql`${t.status} = 'PENDING'`),
+    index('scheduled_fee_rule_changes_customer_idx').on(
+      t.customerId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
   ],
 );
 

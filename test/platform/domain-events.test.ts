@@ -71,8 +71,16 @@ describe('domain events', () => {
     assert.equal(written[0]!.customerId, world.customerId);
     assert.deepEqual(
       written[0]!.data,
-      { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id], assignments_added: 1, assignments_removed: 1 },
-      'visa6 replaces visa3, of the same kind',
+      {
+        merchant_ids: [m0],
+        payment_plan_ids: [plans.visa6.id],
+        merchants: 1,
+        merchants_changed: 1,
+        assignments_added: 1,
+        assignments_removed: 1,
+        changes: [{ merchant_id: m0, added: [plans.visa6.id], removed: [plans.visa3.id] }],
+      },
+      'visa6 replaces visa3, of the same kind: the dry run shape of what changed',
     );
   });
 });

@@ -80,10 +80,13 @@ function sample(doc: Schema, raw: Schema): unknown {
   }
 }
 
+/** A month ahead, to the second: an instant that must lie ahead (a scheduled change's effective_at) takes it too. */
+const SOON = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 19);
+
 /** Values each format admits (RFC 5321, RFC 3339, RFC 9562), in forms a careless validator might refuse. */
 const FORMAT_SAMPLES: Record<string, string[]> = {
   email: ['ops@localhost', 'first.last+tag@example.co.uk', 'USER@EXAMPLE.COM'],
-  'date-time': ['2030-06-01T12:00:00Z', '2030-06-01T12:00:00.123456+05:30', '2030-06-01t12:00:00z'],
+  'date-time': [`${SOON}Z`, `${SOON}.123456+05:30`, `${SOON.replace('T', 't')}z`],
   uuid: ['0E6F1A2B-3C4D-4E5F-8A9B-0C1D2E3F4A5B', '0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b'],
 };
 

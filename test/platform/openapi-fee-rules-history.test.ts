@@ -32,13 +32,18 @@ describe('OpenAPI: fee rules over time', () => {
       },
       'post /v1/fee-rules/bulk-assign': {
         id: 'bulkAssignFeeRules',
-        statuses: ['200', '201', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
+        statuses: ['200', '201', '202', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
         codes: ['dry_run', 'validation_failed'],
       },
       'post /v1/fee-rules/bulk-assign/all': {
         id: 'bulkAssignFeeRulesToAll',
-        statuses: ['200', '201', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
-        codes: ['dry_run', 'validation_failed'],
+        statuses: ['200', '201', '202', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
+        codes: ['dry_run', 'validation_failed', 'effective_at'],
+      },
+      'post /v1/merchants/{id}/fee-rules': {
+        id: 'assignMerchantFeeRules',
+        statuses: ['200', '201', '202', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
+        codes: ['dry_run', 'merchant_not_found', 'retired_payment_plans', 'effective_at'],
       },
     };
     for (const [operation, want] of Object.entries(expected)) {

@@ -153,6 +153,7 @@ describe('GET /v1/openapi.json', () => {
       'inactive_merchants',
       'unknown_payment_plans',
       'unknown_merchants',
+      'retired_payment_plans',
       'conflicting_payment_plans',
     ]);
     assert.deepEqual(media.examples.conflicting_payment_plans.value.conflicts[0].payment_plan_ids.length, 2);

@@ -8,8 +8,9 @@ import { Link } from 'wouter';
 import type { Schemas } from '../../../clients/typescript/index';
 import { ApiError, client, describeError, unwrap } from '../api';
 import { useMerchantSearch } from '../merchants';
-import { loadCatalogue, PlanFlags, planLabel, type PaymentPlan } from '../plans';
-import { Empty, ErrorNote, Loading, Pager, useLoad } from '../ui';
+import { type CataloguePlan, loadCatalogue, PlanFlags, planLabel } from '../plans';
+import { effectiveAt, PendingChanges } from '../scheduled';
+import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
 
 type DryRun = Schemas['BulkAssignDryRun'];
 
@@ -31,6 +32,8 @@ export function AssignPage() {
   const [refusal, setRefusal] = useState<Refusal>();
   const [outcome, setOutcome] = useState<string>();
   const [busy, setBusy] = useState<'preview' | 'apply'>();
+  const [when, setWhen] = useState('');
+  const [version, setVersion] = useState(0);
 
   const all = catalogue.state === 'ready' ? catalogue.value : [];
   const brands = useMemo(() => [...new Set(all.map((p) => p.card_brand))].sort(), [all]);
@@ -56,19 +59,24 @@ export function AssignPage() {
     setRefusal(undefined);
     setOutcome(undefined);
     const payment_plan_ids = [...plans];
+    const effective_at = effectiveAt(when);
     const params = { query: dryRun ? { dry_run: true } : {} };
     try {
       // A dry run answers what would change (200); applying answers 201 and no body.
       const result = await unwrap(
         allMerchants
-          ? client.POST('/v1/fee-rules/bulk-assign/all', { params, body: { payment_plan_ids } })
+          ? client.POST('/v1/fee-rules/bulk-assign/all', { params, body: { payment_plan_ids, effective_at } })
           : client.POST('/v1/fee-rules/bulk-assign', {
               params,
-              body: { merchant_ids: [...merchants], payment_plan_ids },
+              body: { merchant_ids: [...merchants], payment_plan_ids, effective_at },
             }),
       );
-      if (dryRun) setPreview(result);
-      else {
+      if (dryRun && result && 'dry_run' in result) setPreview(result);
+      else if (result && 'scheduled_change' in result) {
+        setPreview(undefined);
+        setOutcome(`Scheduled for ${formatDate(result.scheduled_change.effective_at)}.`);
+        setVersion((v) => v + 1);
+      } else {
         setPreview(undefined);
         setOutcome(
           `Assigned ${plans.size} plan${plans.size === 1 ? '' : 's'} to ${allMerchants ? 'every merchant' : `${merchants.size} merchant${merchants.size === 1 ? '' : 's'}`}.`,
@@ -213,6 +221,20 @@ export function AssignPage() {
           {refusal.merchants.length > 0 && <p>Unknown merchants: {refusal.merchants.join(', ')}</p>}
         </div>
       )}
+      <div className="filters">
+        <label>
+          <span>Schedule for… (empty: now)</span>
+          <input
+            type="datetime-local"
+            step={1}
+            value={when}
+            onChange={(e) => {
+              setWhen(e.target.value);
+              changed();
+            }}
+          />
+        </label>
+      </div>
       <div className="actions">
         <button type="button" disabled={!ready || busy !== undefined} onClick={() => void send(true)}>
           {busy === 'preview' ? 'Previewing…' : 'Preview change'}
@@ -223,7 +245,7 @@ export function AssignPage() {
           disabled={!ready || busy !== undefined}
           onClick={() => void send(false)}
         >
-          {busy === 'apply' ? 'Applying…' : 'Apply'}
+          {busy === 'apply' ? 'Applying…' : when ? 'Schedule' : 'Apply'}
         </button>
       </div>
       {!ready && <p className="hint">Select at least one plan and one merchant (or all merchants).</p>}
@@ -233,11 +255,16 @@ export function AssignPage() {
           {outcome}
         </p>
       )}
+      <h2>Pending changes</h2>
+      <PendingChanges
+        version={version}
+        planLabel={(id) => (names.has(id) ? planLabel(names.get(id)!) : id.slice(0, 8))}
+      />
     </section>
   );
 }
 
-function Preview({ result, names }: { result: DryRun; names: Map<string, PaymentPlan> }) {
+function Preview({ result, names }: { result: DryRun; names: Map<string, CataloguePlan> }) {
   const label = (id: string) => {
     const p = names.get(id);
     return p ? planLabel(p) : id.slice(0, 8);

@@ -8,9 +8,10 @@ import { MerchantForm } from '../merchant-form';
 import { getMerchant } from '../merchants';
 import { PlanFlags, type HeldPlan, type PaymentPlan } from '../plans';
 import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
+import { MerchantAssign } from './MerchantAssign';
 
 export function MerchantPage({ id, customerId }: { id: string; customerId: string }) {
-  const [current] = useLoad(
+  const [current, reloadCurrent] = useLoad(
     () =>
       unwrap(
         client.GET('/v1/payment-plans', {
@@ -49,6 +50,8 @@ export function MerchantPage({ id, customerId }: { id: string; customerId: strin
       {current.state === 'ready' && (
         <PlanTable plans={current.value.data} label="Current plans" testId="current-plans" />
       )}
+      <h2>Assign plans</h2>
+      <MerchantAssign id={id} onAssigned={reloadCurrent} />
       <h2>Plans at a date</h2>
       <History id={id} />
     </section>

@@ -10,12 +10,7 @@ import { CustomerLockedError } from '../../errors.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 import type { PlanRow } from '../payment-plans/payment-plans-dal.js';
 
-export interface ReplacementResult {
-  removed: number;
-  added: number;
-}
-
-/** What one dry run of the replacement rule would do. */
+/** What one run of the replacement rule did, or its dry run would do. */
 export interface ReplacementPreview {
   merchants: number;
   merchantsChanged: number;
@@ -27,6 +22,9 @@ export interface ReplacementPreview {
 
 /** A plan a merchant held at some instant, and since when (ISO 8601 UTC with milliseconds). */
 export type HeldPlanRow = Omit<PlanRow, 'isSelected'> & { assignedAt: string };
+
+/** A plan a merchant holds or held, over [assignedAt, removedAt) (removedAt null: still held), times as the API prints them. */
+export type TimelineRow = HeldPlanRow & { removedAt: string | null };
 
 export type AssignmentTarget = { customerId: string; merchantIds: string[] | 'all' };
 
@@ -58,6 +56,25 @@ function replacementInputs(target: AssignmentTarget, planIds: string[]): SQL {
         AND p.id <> ALL(${sentIds}::uuid[])
     ),
     targets AS MATERIALIZED (${merchants})`;
+}
+
+/** The counts and changes of a replacement, as the database answers them. */
+interface PreviewRow {
+  merchants: string;
+  merchants_changed: string;
+  added: string;
+  removed: string;
+  changes: ReplacementPreview['changes'] | null;
+}
+
+function previewOf(row: PreviewRow | undefined): ReplacementPreview {
+  return {
+    merchants: Number(row?.merchants ?? 0),
+    merchantsChanged: Number(row?.merchants_changed ?? 0),
+    added: Number(row?.added ?? 0),
+    removed: Number(row?.removed ?? 0),
+    changes: row?.changes ?? [],
+  };
 }
 
 /** An instant as PostgreSQL prints it for the API: ISO 8601, UTC, milliseconds. */
@@ -102,14 +119,21 @@ export function createFeeRulesDal(db: Db) {
      * `merchantIds === 'all'` targets every merchant of `customerId`.
      * Run it after tryLockCustomers in the same transaction. The rows it
      * deletes go to merchant_payment_plan_history (trigger of migration 0006).
+     * `effectiveAt` (a scheduled change): the change takes effect then rather than
+     * now: what it adds is assigned and what it replaces removed at that instant
+     * (the trigger reads feegate.change_at, migration 0012).
+     * Answers what changed in the shape of a dry run.
      */
-    async replacePlans(target: AssignmentTarget, planIds: string[]): Promise<ReplacementResult> {
+    async replacePlans(target: AssignmentTarget, planIds: string[], effectiveAt?: Date): Promise<ReplacementPreview> {
+      const at = effectiveAt ? sql`${effectiveAt.toISOString()}::timestamptz` : sql`statement_timestamp()`;
+      if (effectiveAt)
+        await db.execute(sql`SELECT set_config('feegate.change_at', ${effectiveAt.toISOString()}, true)`);
       // The insert skips what merchants already hold with an anti-join rather than
       // ON CONFLICT (speculative insertion costs every row; docs/performance.md);
       // callers serialise assignments per customer (tryLockCustomers), so
       // nobody else inserts the same rows meanwhile. Rows go in key order, so the
       // primary key index is written page by page instead of at random.
-      const [row] = await queryRows<{ removed: string; added: string }>(
+      const [row] = await queryRows<PreviewRow>(
         db,
         sql`
         WITH ${replacementInputs(target, planIds)},
@@ -117,20 +141,51 @@ export function createFeeRulesDal(db: Db) {
           DELETE FROM merchant_payment_plans mpp
           WHERE mpp.merchant_id IN (SELECT id FROM targets)
             AND mpp.payment_plan_id IN (SELECT id FROM replaced)
-          RETURNING 1
+          RETURNING mpp.merchant_id, mpp.payment_plan_id
         ),
         added AS (
-          INSERT INTO merchant_payment_plans (merchant_id, payment_plan_id)
-          SELECT t.id, s.id FROM targets t CROSS JOIN sent s
+          INSERT INTO merchant_payment_plans (merchant_id, payment_plan_id, assigned_at)
+          SELECT t.id, s.id, ${at} FROM targets t CROSS JOIN sent s
           WHERE NOT EXISTS (
             SELECT 1 FROM merchant_payment_plans cur WHERE cur.merchant_id = t.id AND cur.payment_plan_id = s.id)
           ORDER BY t.id, s.id
-          RETURNING 1
+          RETURNING merchant_id, payment_plan_id
+        ),
+        changed AS MATERIALIZED (SELECT merchant_id FROM removed UNION SELECT merchant_id FROM added),
+        listed AS MATERIALIZED (SELECT merchant_id FROM changed ORDER BY merchant_id LIMIT ${PREVIEW_CHANGES_LIMIT}),
+        listed_rows AS (
+          SELECT merchant_id, payment_plan_id, true AS gained FROM added WHERE merchant_id IN (SELECT merchant_id FROM listed)
+          UNION ALL
+          SELECT merchant_id, payment_plan_id, false FROM removed WHERE merchant_id IN (SELECT merchant_id FROM listed)
+        ),
+        per_merchant AS (
+          SELECT merchant_id,
+                 coalesce(array_agg(payment_plan_id ORDER BY payment_plan_id) FILTER (WHERE gained), '{}') AS added,
+                 coalesce(array_agg(payment_plan_id ORDER BY payment_plan_id) FILTER (WHERE NOT gained), '{}') AS removed
+          FROM listed_rows GROUP BY merchant_id
         )
-        SELECT (SELECT count(*) FROM removed) AS removed, (SELECT count(*) FROM added) AS added
+        SELECT (SELECT count(*) FROM targets) AS merchants,
+               (SELECT count(*) FROM changed) AS merchants_changed,
+               (SELECT count(*) FROM added) AS added,
+               (SELECT count(*) FROM removed) AS removed,
+               (SELECT json_agg(json_build_object('merchant_id', merchant_id, 'added', added, 'removed', removed)
+                  ORDER BY merchant_id) FROM per_merchant) AS changes
       `,
       );
-      return { removed: Number(row?.removed ?? 0), added: Number(row?.added ?? 0) };
+      return previewOf(row);
+    },
+
+    /**
+     * The merchants among `merchantIds` that a change may still assign to when it
+     * applies: those of the customer that are ACTIVE. A merchant that is no longer
+     * assignable is left out, and the scheduled change reports it as skipped.
+     */
+    async assignableMerchants(customerId: string, merchantIds: string[]): Promise<string[]> {
+      const rows = await queryRows<{ id: string }>(
+        db,
+        sql`SELECT id FROM merchants WHERE customer_id = ${customerId} AND status = 'ACTIVE' AND id = ANY(${toUuidArray(merchantIds)}::uuid[]) ORDER BY id`,
+      );
+      return rows.map((r) => r.id);
     },
 
     /**
@@ -142,13 +197,7 @@ export function createFeeRulesDal(db: Db) {
      * first changed merchants get their plan ids, by index probes.
      */
     async previewReplacement(target: AssignmentTarget, planIds: string[]): Promise<ReplacementPreview> {
-      const [row] = await queryRows<{
-        merchants: string;
-        merchants_changed: string;
-        added: string;
-        removed: string;
-        changes: ReplacementPreview['changes'] | null;
-      }>(
+      const [row] = await queryRows<PreviewRow>(
         db,
         sql`
         WITH ${replacementInputs(target, planIds)},
@@ -183,13 +232,32 @@ export function createFeeRulesDal(db: Db) {
                 ) ORDER BY l.merchant_id) FROM listed l) AS changes
       `,
       );
-      return {
-        merchants: Number(row?.merchants ?? 0),
-        merchantsChanged: Number(row?.merchants_changed ?? 0),
-        added: Number(row?.added ?? 0),
-        removed: Number(row?.removed ?? 0),
-        changes: row?.changes ?? [],
-      };
+      return previewOf(row);
+    },
+
+    /**
+     * Every plan `merchantId` holds or held, in the order of plansAt: the present
+     * assignments and the ended ones, each a range of one index by merchant.
+     */
+    async timeline(merchantId: string): Promise<TimelineRow[]> {
+      return queryRows<TimelineRow>(
+        db,
+        sql`
+        SELECT p.id, p.payment_method AS "paymentMethod", p.card_brand AS "cardBrand", p.term, p.commission::text AS commission,
+               p.has_installments AS "hasInstallments", p.is_international AS "isInternational",
+               ${isoUtc(sql`held.assigned_at`)} AS "assignedAt",
+               CASE WHEN held.removed_at IS NULL THEN NULL ELSE ${isoUtc(sql`held.removed_at`)} END AS "removedAt"
+        FROM (
+          SELECT payment_plan_id, assigned_at, NULL::timestamptz AS removed_at FROM merchant_payment_plans
+          WHERE merchant_id = ${merchantId}
+          UNION ALL
+          SELECT payment_plan_id, assigned_at, removed_at FROM merchant_payment_plan_history
+          WHERE merchant_id = ${merchantId}
+        ) held
+        JOIN payment_plans p ON p.id = held.payment_plan_id
+        ORDER BY p.card_brand, p.payment_method, p.is_international, p.has_installments, p.term, p.id, held.assigned_at
+      `,
+      );
     },
 
     /**

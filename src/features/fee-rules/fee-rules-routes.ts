@@ -1,6 +1,6 @@
 /** HTTP only: translate bulk assignment and fee rule history requests to the fee rules service. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationCode } from '../../error-catalogue.js';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
@@ -21,9 +21,17 @@ import {
   DryRun,
   FeeRulesAt,
   FeeRulesAtQuery,
+  MerchantAssignBody,
   MerchantParams,
 } from './fee-rules-schemas.js';
 import { FEE_RULES_DOCS } from './fee-rules-docs.js';
+import type { AssignmentAnswer } from './fee-rules-service.js';
+import { ScheduledChangeAccepted } from './scheduled-changes-schemas.js';
+
+/** 201 without a body when the assignment ran; 202 with the scheduled change when it named effective_at. */
+function answered(reply: FastifyReply, answer: AssignmentAnswer) {
+  return 'scheduled_change' in answer ? reply.code(202).send(answer) : reply.code(201).send();
+}
 
 export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { feeRules } = app.services;
@@ -35,6 +43,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const answers = (...own: OperationCode[]) => ({
     200: Ref(DryRun),
     201: Created,
+    202: Ref(ScheduledChangeAccepted),
     ...problems(
       ...WITH_BODY,
       ...AUTHENTICATED_WRITE,
@@ -43,6 +52,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'customer_not_found',
       'unknown_payment_plans',
       'unknown_merchants',
+      'retired_payment_plans',
       'conflicting_payment_plans',
       'server_busy',
       ...ALWAYS,
@@ -65,8 +75,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       if (request.query.dry_run)
         return reply.code(200).send(await feeRules.previewForMerchants(principal, request.body));
-      await feeRules.assignToMerchants(principal, request.body, changeContext(request));
-      return reply.code(201).send();
+      return answered(reply, await feeRules.assignToMerchants(principal, request.body, changeContext(request)));
     },
   });
 
@@ -82,8 +91,25 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       if (request.query.dry_run)
         return reply.code(200).send(await feeRules.previewForAllMerchants(principal, request.body));
-      await feeRules.assignToAllMerchants(principal, request.body, changeContext(request));
-      return reply.code(201).send();
+      return answered(reply, await feeRules.assignToAllMerchants(principal, request.body, changeContext(request)));
+    },
+  });
+
+  app.post('/v1/merchants/:id/fee-rules', {
+    ...guards,
+    schema: {
+      ...shared,
+      ...FEE_RULES_DOCS.assignMerchantFeeRules,
+      params: MerchantParams,
+      body: Ref(MerchantAssignBody),
+      response: answers('merchant_not_found'),
+    },
+    handler: async (request, reply) => {
+      const principal = principalOf(request);
+      const { id } = request.params;
+      if (request.query.dry_run)
+        return reply.code(200).send(await feeRules.previewForMerchant(principal, id, request.body));
+      return answered(reply, await feeRules.assignToMerchant(principal, id, request.body, changeContext(request)));
     },
   });
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Component, InstantText, Timestamp, Uuid } from '../../schemas/common.js';
 import { PaymentPlan } from '../payment-plans/payment-plans-schemas.js';
 import { PREVIEW_CHANGES_LIMIT } from './fee-rules-dal.js';
+import { EffectiveAt } from './scheduled-changes-schemas.js';
 
 export const MAX_PLANS_PER_ASSIGNMENT = 200;
 export const MAX_MERCHANTS_PER_ASSIGNMENT = 10_000;
@@ -22,10 +23,11 @@ export const BulkAssignBody = Component(
         description: `1..${MAX_MERCHANTS_PER_ASSIGNMENT} merchant ids; duplicates are ignored. Missing or empty is a 400 merchant_ids_required: use /v1/fee-rules/bulk-assign/all for every merchant.`,
       }),
       payment_plan_ids: PaymentPlanIds,
+      effective_at: Type.Optional(EffectiveAt),
     },
     {
       additionalProperties: false,
-      description: 'Which plans to assign to which merchants',
+      description: 'Which plans to assign to which merchants, now or at effective_at',
       examples: [
         {
           merchant_ids: ['b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e', 'c4a1e2f3-6b7d-4e8f-a9b0-1c2d3e4f5a6b'],
@@ -39,13 +41,26 @@ export const BulkAssignBody = Component(
 export const BulkAssignAllBody = Component(
   'BulkAssignAllRequest',
   Type.Object(
-    { payment_plan_ids: PaymentPlanIds },
+    { payment_plan_ids: PaymentPlanIds, effective_at: Type.Optional(EffectiveAt) },
     {
       additionalProperties: false,
-      description: 'merchant_ids is not sent here (400): every merchant of the customer is a target.',
+      description:
+        'merchant_ids is not sent here (400): every merchant of the customer (when the change runs) is a target.',
       examples: [
         { payment_plan_ids: ['0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', '1f7a2b3c-4d5e-4f6a-9b0c-1d2e3f4a5b6c'] },
       ],
+    },
+  ),
+);
+
+export const MerchantAssignBody = Component(
+  'MerchantAssignRequest',
+  Type.Object(
+    { payment_plan_ids: PaymentPlanIds, effective_at: Type.Optional(EffectiveAt) },
+    {
+      additionalProperties: false,
+      description: 'The plans to assign to the merchant of the path, now or at effective_at',
+      examples: [{ payment_plan_ids: ['0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b'] }],
     },
   ),
 );

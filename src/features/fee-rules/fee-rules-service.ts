@@ -7,36 +7,48 @@
  * nothing, and the plans a merchant held at any instant.
  */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadRequestError, ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { BadRequestError, ForbiddenError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { parseInstant } from '../../lib/instant.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
-import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { MerchantsService } from '../merchants/merchants-service.js';
-import type { PaymentPlanKind, PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
+import type { PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
 import { type PaymentPlanResource, planFields } from '../payment-plans/payment-plans-service.js';
+import { checkAssignment, distinctIds, type FeeRulesDals } from './assignment-checks.js';
 import type { AssignmentLimit } from './assignment-limit.js';
 import type { CustomerLocks } from './customer-locks.js';
-import type { FeeRulesDal, ReplacementResult } from './fee-rules-dal.js';
+import type { FeeRulesDal, HeldPlanRow, ReplacementPreview } from './fee-rules-dal.js';
+import type { FeeRuleTimelines } from './fee-rule-timelines.js';
+import { projectPendingChanges } from './projected-plans.js';
+import type { ScheduledChangesDal } from './scheduled-changes-dal.js';
+import {
+  parseEffectiveAt,
+  type ScheduledChangeResource,
+  type ScheduledChangesService,
+} from './scheduled-changes-service.js';
 
 export const ASSIGN_ALL_PATH = '/v1/fee-rules/bulk-assign/all';
 
-/** The DALs an assignment reads and writes through, in its unit of work. */
-export interface FeeRulesDals {
-  feeRules: FeeRulesDal;
-  merchants: MerchantsDal;
-  paymentPlans: PaymentPlansDal;
-}
+export type { FeeRulesDals } from './assignment-checks.js';
 
 export interface FeeRulesServiceDeps {
   uow: UnitOfWork<FeeRulesDals>;
   feeRulesDal: FeeRulesDal;
+  paymentPlansDal: PaymentPlansDal;
+  scheduledChangesDal: ScheduledChangesDal;
   merchants: MerchantsService;
   assignmentLimit: AssignmentLimit;
   customerLocks: CustomerLocks<FeeRulesDals>;
+  scheduled: ScheduledChangesService;
+  timelines: FeeRuleTimelines;
 }
 
-type AssignmentRequest = { merchant_ids: string[]; payment_plan_ids: string[] };
+/** The body of every assignment: the plans, and optionally the instant it takes effect. */
+type PlansRequest = { payment_plan_ids: string[]; effective_at?: string | undefined };
+type AssignmentRequest = PlansRequest & { merchant_ids: string[] };
+
+/** What an assignment did when it ran now (answered 201 without a body), or the change it scheduled (202). */
+export type AssignmentAnswer = { applied: ReplacementPreview } | { scheduled_change: ScheduledChangeResource };
 
 /** POST ...?dry_run=true: what the assignment would change. */
 export interface DryRunResource {
@@ -55,113 +67,84 @@ export interface FeeRulesAtResource {
   data: Array<Omit<PaymentPlanResource, 'is_selected'> & { assigned_at: string }>;
 }
 
-/** Ids as PostgreSQL prints them, each once, in the order first sent. */
-function distinctIds(ids: readonly string[]): string[] {
-  return [...new Set(ids.map((id) => id.toLowerCase()))];
-}
-
-/** Groups of sent plans that a merchant could not hold together: same kind and same term. */
-function conflictingGroups(plans: PaymentPlanKind[]): string[][] {
-  const byKindAndTerm = new Map<string, string[]>();
-  for (const p of plans) {
-    const key = JSON.stringify([p.cardBrand, p.paymentMethod, p.isInternational, p.hasInstallments, p.term]);
-    byKindAndTerm.set(key, [...(byKindAndTerm.get(key) ?? []), p.id]);
-  }
-  return [...byKindAndTerm.values()].filter((ids) => ids.length > 1);
+/** What changed, in the shape of a dry run's answer (dry_run aside): the FEE_RULES_ASSIGNED event's data. */
+function effectOf(effect: ReplacementPreview): Omit<DryRunResource, 'dry_run'> {
+  return {
+    merchants: effect.merchants,
+    merchants_changed: effect.merchantsChanged,
+    assignments_added: effect.added,
+    assignments_removed: effect.removed,
+    changes: effect.changes,
+  };
 }
 
 export function createFeeRulesService(deps: FeeRulesServiceDeps) {
-  const { uow, feeRulesDal, merchants, assignmentLimit, customerLocks } = deps;
+  const {
+    uow,
+    feeRulesDal,
+    paymentPlansDal,
+    scheduledChangesDal,
+    merchants,
+    assignmentLimit,
+    customerLocks,
+    scheduled,
+    timelines,
+  } = deps;
 
-  async function checkPlans(customerId: string, planIds: string[], dal: FeeRulesDals): Promise<void> {
-    const found = await dal.paymentPlans.findInCatalogue(customerId, planIds);
-    const known = new Set(found.map((p) => p.id));
-    const unknown = planIds.filter((id) => !known.has(id));
-    if (unknown.length > 0) {
-      throw new UnprocessableError('unknown_payment_plans', 'Some payment plans do not exist for this customer.', {
-        payment_plan_ids: unknown,
-      });
-    }
-    const conflicts = conflictingGroups(found);
-    if (conflicts.length > 0) {
-      throw new UnprocessableError(
-        'conflicting_payment_plans',
-        'Some payment plans share card_brand, payment_method, is_international, has_installments and term: a merchant can hold only one of each.',
-        { payment_plan_ids: conflicts.flat(), conflicts: conflicts.map((ids) => ({ payment_plan_ids: ids })) },
-      );
-    }
-  }
-
-  async function checkMerchants(customerId: string, merchantIds: string[], dal: FeeRulesDals): Promise<void> {
-    const unknown = await dal.merchants.notOfCustomer(customerId, merchantIds);
-    if (unknown.length > 0) {
-      throw new UnprocessableError('unknown_merchants', 'Some merchants do not exist for this customer.', {
-        merchant_ids: unknown,
-      });
-    }
-    const inactive = await dal.merchants.inactiveAmong(merchantIds);
-    if (inactive.length > 0) {
-      throw new UnprocessableError('inactive_merchants', 'Some merchants are INACTIVE and get no new payment plans.', {
-        merchant_ids: inactive,
-      });
-    }
-  }
-
-  /** What a change and its dry run both check, in one transaction, after `found` told whether the customer exists. */
-  async function checkRequest(
-    customerId: string,
-    found: boolean,
-    merchantIds: string[] | 'all',
-    planIds: string[],
-    dal: FeeRulesDals,
-  ): Promise<void> {
-    if (!found) throw new NotFoundError('customer_not_found', 'The customer does not exist.');
-    await checkPlans(customerId, planIds, dal);
-    if (merchantIds !== 'all') await checkMerchants(customerId, merchantIds, dal);
-  }
-
+  /** An assignment now, or scheduled when the request names `effective_at`. */
   async function assign(
     principal: Principal,
     merchantIds: string[] | 'all',
-    sentPlanIds: string[],
+    request: PlansRequest,
     context: ChangeContext,
-  ): Promise<ReplacementResult> {
+  ): Promise<AssignmentAnswer> {
     assertMayAssign(principal);
     const { customerId } = principal;
-    const planIds = distinctIds(sentPlanIds);
+    const planIds = distinctIds(request.payment_plan_ids);
+    if (request.effective_at !== undefined) {
+      const effectiveAt = parseEffectiveAt(request.effective_at);
+      return scheduled.schedule(customerId, merchantIds, planIds, effectiveAt, context);
+    }
     // Counted before the lock: a refused request holds no connection and no lock.
     await assignmentLimit.take(customerId);
     // First the lock, then every read: checks and writes see the state left by
     // the assignment that ran before, as if the two had run one after another.
-    return customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit }, found) => {
-      await checkRequest(customerId, found, merchantIds, planIds, dal);
-      const result = await dal.feeRules.replacePlans({ customerId, merchantIds }, planIds);
-      // A request that changes nothing writes nothing, not even its audit record:
-      // the trail records changes (the request itself is in the access log).
-      if (result.added === 0 && result.removed === 0) return result;
-      await audit({
-        action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
-        customerId,
-        targetType: 'merchants',
-        targetId: null,
-        details: {
-          payment_plan_ids: planIds,
-          merchant_count: merchantIds === 'all' ? 'all' : merchantIds.length,
-          ...result,
-        },
-      });
-      await emit({
-        type: 'FEE_RULES_ASSIGNED',
-        customerId,
-        data: {
-          merchant_ids: merchantIds === 'all' ? null : merchantIds,
-          payment_plan_ids: planIds,
-          assignments_added: result.added,
-          assignments_removed: result.removed,
-        },
-      });
-      return result;
-    });
+    const applied = await customerLocks.forCustomer(
+      customerId,
+      context,
+      async ({ dal, audit, emit, afterCommit }, found) => {
+        await checkAssignment(customerId, found, merchantIds, planIds, dal);
+        const result = await dal.feeRules.replacePlans({ customerId, merchantIds }, planIds);
+        // Read-your-writes here; other instances learn it from the NOTIFY of migration 0012.
+        afterCommit(timelines.changed);
+        // A request that changes nothing writes nothing, not even its audit record:
+        // the trail records changes (the request itself is in the access log).
+        if (result.added === 0 && result.removed === 0) return result;
+        await audit({
+          action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
+          customerId,
+          targetType: 'merchants',
+          targetId: null,
+          details: {
+            payment_plan_ids: planIds,
+            merchant_count: merchantIds === 'all' ? 'all' : merchantIds.length,
+            added: result.added,
+            removed: result.removed,
+          },
+        });
+        await emit({
+          type: 'FEE_RULES_ASSIGNED',
+          customerId,
+          data: {
+            merchant_ids: merchantIds === 'all' ? null : merchantIds,
+            payment_plan_ids: planIds,
+            ...effectOf(result),
+          },
+        });
+        return result;
+      },
+    );
+    return { applied };
   }
 
   /**
@@ -172,23 +155,55 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
   async function preview(
     principal: Principal,
     merchantIds: string[] | 'all',
-    sentPlanIds: string[],
+    request: PlansRequest,
   ): Promise<DryRunResource> {
     assertMayAssign(principal);
+    // With effective_at, the preview is of the present state, after the same check of the instant.
+    if (request.effective_at !== undefined) parseEffectiveAt(request.effective_at);
     const { customerId } = principal;
-    const planIds = distinctIds(sentPlanIds);
+    const planIds = distinctIds(request.payment_plan_ids);
     const effect = await uow.snapshot(async (dal) => {
-      await checkRequest(customerId, await dal.feeRules.customerExists(customerId), merchantIds, planIds, dal);
+      await checkAssignment(customerId, await dal.feeRules.customerExists(customerId), merchantIds, planIds, dal);
       return dal.feeRules.previewReplacement({ customerId, merchantIds }, planIds);
     });
-    return {
-      dry_run: true,
-      merchants: effect.merchants,
-      merchants_changed: effect.merchantsChanged,
-      assignments_added: effect.added,
-      assignments_removed: effect.removed,
-      changes: effect.changes,
-    };
+    return { dry_run: true, ...effectOf(effect) };
+  }
+
+  /** The merchant of a path, as PostgreSQL prints its id; one the caller may not see is a 404. */
+  async function visibleMerchant(principal: Principal, merchantId: string): Promise<string> {
+    // With an id asked for, resolveMerchant answers that id or throws.
+    return (await merchants.resolveMerchant(principal, merchantId)) as string;
+  }
+
+  /**
+   * An instant up to now, from the merchant's timeline: in memory when held. A
+   * timeline is stored only once the merchant was found to be the customer's, so
+   * for a customer caller a hit proves it may see it; a merchant caller is
+   * checked first (without the database) since it may see only itself.
+   */
+  async function heldAt(principal: Principal, merchantId: string, at: string): Promise<HeldPlanRow[]> {
+    if (isMerchantCaller(principal)) await visibleMerchant(principal, merchantId);
+    const { customerId } = principal;
+    let timeline = timelines.get(customerId, merchantId);
+    if (!timeline) {
+      const token = timelines.token();
+      const visible = await visibleMerchant(principal, merchantId);
+      timeline = await feeRulesDal.timeline(visible);
+      timelines.set(customerId, visible, timeline, token);
+    }
+    return timeline
+      .filter((p) => p.assignedAt <= at && (p.removedAt === null || p.removedAt > at))
+      .map(({ removedAt: _removed, ...held }) => held);
+  }
+
+  /** A future instant: what the merchant holds now, with the customer's pending changes up to `at` applied in order. */
+  async function projected(customerId: string, merchantId: string, at: Date, now: Date): Promise<HeldPlanRow[]> {
+    const [held, pending] = await Promise.all([
+      feeRulesDal.plansAt(merchantId, now),
+      scheduledChangesDal.pendingFor(customerId, merchantId, at),
+    ]);
+    const plans = await paymentPlansDal.findPlans([...new Set(pending.flatMap((c) => c.paymentPlanIds))]);
+    return projectPendingChanges(held, pending, plans);
   }
 
   /** Assignment is a customer's decision: merchant callers only read their plans. */
@@ -234,30 +249,43 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       principal: Principal,
       request: AssignmentRequest,
       context: ChangeContext,
-    ): Promise<ReplacementResult> {
-      return assign(principal, namedMerchants(principal, request), request.payment_plan_ids, context);
+    ): Promise<AssignmentAnswer> {
+      return assign(principal, namedMerchants(principal, request), request, context);
     },
 
     /** POST /v1/fee-rules/bulk-assign/all: every merchant the customer has when the assignment runs. */
     async assignToAllMerchants(
       principal: Principal,
-      request: { payment_plan_ids: string[] },
+      request: PlansRequest,
       context: ChangeContext,
-    ): Promise<ReplacementResult> {
-      return assign(principal, 'all', request.payment_plan_ids, context);
+    ): Promise<AssignmentAnswer> {
+      return assign(principal, 'all', request, context);
+    },
+
+    /** POST /v1/merchants/{id}/fee-rules: one merchant; one the caller may not see is a 404. */
+    async assignToMerchant(
+      principal: Principal,
+      merchantId: string,
+      request: PlansRequest,
+      context: ChangeContext,
+    ): Promise<AssignmentAnswer> {
+      return assign(principal, [await visibleMerchant(principal, merchantId)], request, context);
     },
 
     /** POST /v1/fee-rules/bulk-assign?dry_run=true */
     async previewForMerchants(principal: Principal, request: AssignmentRequest): Promise<DryRunResource> {
-      return preview(principal, namedMerchants(principal, request), request.payment_plan_ids);
+      return preview(principal, namedMerchants(principal, request), request);
     },
 
     /** POST /v1/fee-rules/bulk-assign/all?dry_run=true */
-    async previewForAllMerchants(
-      principal: Principal,
-      request: { payment_plan_ids: string[] },
-    ): Promise<DryRunResource> {
-      return preview(principal, 'all', request.payment_plan_ids);
+    async previewForAllMerchants(principal: Principal, request: PlansRequest): Promise<DryRunResource> {
+      return preview(principal, 'all', request);
+    },
+
+    /** POST /v1/merchants/{id}/fee-rules?dry_run=true */
+    async previewForMerchant(principal: Principal, merchantId: string, request: PlansRequest): Promise<DryRunResource> {
+      assertMayAssign(principal);
+      return preview(principal, [await visibleMerchant(principal, merchantId)], request);
     },
 
     /**
@@ -265,12 +293,14 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
      * (default now). A merchant the caller may not see is a 404.
      */
     async rulesAt(principal: Principal, merchantId: string, atText: string | undefined): Promise<FeeRulesAtResource> {
-      const at = atText === undefined ? new Date() : parseInstant('at', atText);
-      // With an id asked for, resolveMerchant answers that id or throws.
-      const visible = (await merchants.resolveMerchant(principal, merchantId)) as string;
-      const rows = await feeRulesDal.plansAt(visible, at);
+      const now = new Date();
+      const at = atText === undefined ? now : parseInstant('at', atText);
+      const rows =
+        at > now
+          ? await projected(principal.customerId, await visibleMerchant(principal, merchantId), at, now)
+          : await heldAt(principal, merchantId, at.toISOString());
       return {
-        merchant_id: visible,
+        merchant_id: merchantId,
         at: at.toISOString(),
         data: rows.map((p) => ({ ...planFields(p), assigned_at: p.assignedAt })),
       };

@@ -1,0 +1,135 @@
+/** HTTP only: the fee-rule catalogue and the scheduled changes, translated to their services. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { changeContext } from '../../lib/request-context.js';
+import { principalOf } from '../../plugins/authentication.js';
+import {
+  ALWAYS,
+  AUTHENTICATED,
+  AUTHENTICATED_WRITE,
+  NoContent,
+  NoQuery,
+  READS_BODY,
+  Ref,
+  SECURITY_ANY,
+  WITH_BODY,
+  problems,
+} from '../../schemas/common.js';
+import {
+  FeeRule,
+  FeeRuleListing,
+  FeeRuleListQuery,
+  FeeRuleParams,
+  NewFeeRuleBody,
+} from './fee-rule-catalogue-schemas.js';
+import { FEE_RULES_DOCS } from './fee-rules-docs.js';
+import {
+  ScheduledChangeListing,
+  ScheduledChangeListQuery,
+  ScheduledChangeParams,
+} from './scheduled-changes-schemas.js';
+
+export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { feeRules, feeRuleCatalogue, scheduledChanges } = app.services;
+  // Catalogue changes and scheduled changes are a customer's: merchant callers get 403 before their body is read.
+  const customerCallersOnly = {
+    onRequest: app.authenticate,
+    preValidation: async (request: FastifyRequest) => feeRules.assertMayAssign(principalOf(request)),
+  };
+
+  app.get('/v1/fee-rules', {
+    onRequest: app.authenticate,
+    schema: {
+      ...FEE_RULES_DOCS.listFeeRules,
+      security: SECURITY_ANY,
+      querystring: FeeRuleListQuery,
+      response: { 200: Ref(FeeRuleListing), ...problems(...AUTHENTICATED, ...ALWAYS) },
+    },
+    handler: async (request) => feeRuleCatalogue.list(principalOf(request), request.query),
+  });
+
+  app.post('/v1/fee-rules', {
+    ...customerCallersOnly,
+    schema: {
+      ...FEE_RULES_DOCS.createFeeRule,
+      security: SECURITY_ANY,
+      querystring: NoQuery,
+      body: Ref(NewFeeRuleBody),
+      response: {
+        201: Ref(FeeRule),
+        ...problems(
+          ...WITH_BODY,
+          ...AUTHENTICATED_WRITE,
+          'forbidden',
+          'customer_not_found',
+          'payment_plan_exists',
+          'server_busy',
+          ...ALWAYS,
+        ),
+      },
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await feeRuleCatalogue.create(principalOf(request), request.body, changeContext(request))),
+  });
+
+  app.delete('/v1/fee-rules/:id', {
+    ...customerCallersOnly,
+    schema: {
+      ...FEE_RULES_DOCS.retireFeeRule,
+      security: SECURITY_ANY,
+      params: FeeRuleParams,
+      querystring: NoQuery,
+      response: {
+        204: NoContent,
+        ...problems(
+          ...AUTHENTICATED_WRITE,
+          ...READS_BODY,
+          'forbidden',
+          'payment_plan_not_found',
+          'server_busy',
+          ...ALWAYS,
+        ),
+      },
+    },
+    handler: async (request, reply) => {
+      await feeRuleCatalogue.retire(principalOf(request), request.params.id, changeContext(request));
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.get('/v1/fee-rules/scheduled-changes', {
+    ...customerCallersOnly,
+    schema: {
+      ...FEE_RULES_DOCS.listScheduledChanges,
+      security: SECURITY_ANY,
+      querystring: ScheduledChangeListQuery,
+      response: { 200: Ref(ScheduledChangeListing), ...problems(...AUTHENTICATED, 'forbidden', ...ALWAYS) },
+    },
+    handler: async (request) => scheduledChanges.list(principalOf(request), request.query),
+  });
+
+  app.delete('/v1/fee-rules/scheduled-changes/:id', {
+    ...customerCallersOnly,
+    schema: {
+      ...FEE_RULES_DOCS.cancelScheduledChange,
+      security: SECURITY_ANY,
+      params: ScheduledChangeParams,
+      querystring: NoQuery,
+      response: {
+        204: NoContent,
+        ...problems(
+          ...AUTHENTICATED_WRITE,
+          ...READS_BODY,
+          'forbidden',
+          'scheduled_change_not_found',
+          'scheduled_change_not_pending',
+          ...ALWAYS,
+        ),
+      },
+    },
+    handler: async (request, reply) => {
+      await scheduledChanges.cancel(principalOf(request), request.params.id, changeContext(request));
+      return reply.code(204).send(null);
+    },
+  });
+};

@@ -1,0 +1,138 @@
+/**
+ * The fee-rule catalogue (docs/api.md, "The fee-rule catalogue"): platform plans
+ * and a customer's own, each ACTIVE or RETIRED. A customer creates plans of its
+ * own (never changed afterwards: a new rate is a new plan, swapped in by the
+ * replacement rule) and retires them. Retiring stops new assignments only: a
+ * merchant's fee never changes under it through a catalogue edit. Both take the
+ * customer's assignment lock, so they run one after another with assignments:
+ * an assignment never sees a plan half retired, and two identical plans cannot
+ * both be created.
+ */
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
+import type { ChangeContext } from '../../lib/change-context.js';
+import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
+import type { Principal } from '../../lib/principal.js';
+import type {
+  CataloguePlanRow,
+  NewPlan,
+  PaymentPlansDal,
+  PlanOwner,
+  PlanStatus,
+} from '../payment-plans/payment-plans-dal.js';
+import { type PaymentPlanResource, planFields } from '../payment-plans/payment-plans-service.js';
+import type { FeeRulesDals } from './assignment-checks.js';
+import type { CustomerLocks } from './customer-locks.js';
+
+export type FeeRuleResource = Omit<PaymentPlanResource, 'is_selected'> & { owner: PlanOwner; status: PlanStatus };
+
+export interface FeeRuleListRequest extends PageRequest {
+  card_brand?: string | undefined;
+  payment_method?: string | undefined;
+  status?: PlanStatus | undefined;
+  owner?: PlanOwner | undefined;
+}
+
+export interface NewFeeRuleRequest {
+  payment_method: string;
+  card_brand: string;
+  term: number;
+  commission: number;
+  has_installments: boolean;
+  is_international: boolean;
+}
+
+/** Digits after the point a commission keeps (NUMERIC(12,4)). */
+const COMMISSION_DECIMALS = 4;
+
+function toResource(row: CataloguePlanRow): FeeRuleResource {
+  return { ...planFields(row), owner: row.owner, status: row.status };
+}
+
+/** The plan as stored: codes upper-cased, the commission as exact decimal text (more than 4 decimals is a 400). */
+function newPlan(request: NewFeeRuleRequest): NewPlan {
+  const commission = request.commission.toFixed(COMMISSION_DECIMALS);
+  if (Number(commission) !== request.commission)
+    throw new ValidationError(
+      [{ field: 'commission', message: `must have at most ${COMMISSION_DECIMALS} decimals` }],
+      'The request is not valid.',
+    );
+  return {
+    paymentMethod: request.payment_method.toUpperCase(),
+    cardBrand: request.card_brand.toUpperCase(),
+    term: request.term,
+    commission,
+    hasInstallments: request.has_installments,
+    isInternational: request.is_international,
+  };
+}
+
+export function createFeeRuleCatalogueService(deps: {
+  paymentPlansDal: PaymentPlansDal;
+  customerLocks: CustomerLocks<FeeRulesDals>;
+}) {
+  const { paymentPlansDal, customerLocks } = deps;
+
+  return {
+    /** GET /v1/fee-rules: ACTIVE plans unless `status` says otherwise, newest first. */
+    async list(principal: Principal, request: FeeRuleListRequest): Promise<Page<FeeRuleResource>> {
+      const { rows, total } = await paymentPlansDal.listCatalogue(
+        principal.customerId,
+        {
+          cardBrand: request.card_brand?.toUpperCase(),
+          paymentMethod: request.payment_method?.toUpperCase(),
+          status: request.status ?? 'ACTIVE',
+          owner: request.owner,
+        },
+        request,
+      );
+      return toPage(rows.map(toResource), total, request);
+    },
+
+    /** POST /v1/fee-rules: a plan of the caller's customer; an identical ACTIVE one is a 409 naming it. */
+    async create(principal: Principal, request: NewFeeRuleRequest, context: ChangeContext): Promise<FeeRuleResource> {
+      const { customerId } = principal;
+      const plan = newPlan(request);
+      return customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit }, found) => {
+        if (!found) throw new NotFoundError('customer_not_found');
+        const existing = await dal.paymentPlans.findIdentical(customerId, plan);
+        if (existing)
+          throw new ConflictError(
+            'payment_plan_exists',
+            `The ACTIVE plan ${existing} of this customer has the same six fields; assign it, or retire it first.`,
+            { payment_plan_id: existing },
+          );
+        const created = toResource(await dal.paymentPlans.create(customerId, plan));
+        await audit({
+          action: 'payment_plan.created',
+          customerId,
+          targetType: 'payment_plan',
+          targetId: created.id,
+          details: created,
+        });
+        await emit({ type: 'PAYMENT_PLAN_CREATED', customerId, data: created });
+        return created;
+      });
+    },
+
+    /** DELETE /v1/fee-rules/{id}: retires the customer's own plan; again is a no-op; any other plan is a 404. */
+    async retire(principal: Principal, planId: string, context: ChangeContext): Promise<void> {
+      const { customerId } = principal;
+      await customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit }) => {
+        const result = await dal.paymentPlans.retire(customerId, planId.toLowerCase());
+        if (!result) throw new NotFoundError('payment_plan_not_found');
+        if (!result.retired) return;
+        const retired = toResource(result.plan);
+        await audit({
+          action: 'payment_plan.retired',
+          customerId,
+          targetType: 'payment_plan',
+          targetId: retired.id,
+          details: retired,
+        });
+        await emit({ type: 'PAYMENT_PLAN_RETIRED', customerId, data: retired });
+      });
+    },
+  };
+}
+
+export type FeeRuleCatalogueService = ReturnType<typeof createFeeRuleCatalogueService>;

@@ -1,0 +1,52 @@
+/**
+ * Merchants' fee-rule timelines in memory, for GET /v1/merchants/{id}/fee-rules?at=:
+ * every plan a merchant holds or held, with when it was assigned and removed, so
+ * that any instant up to now is answered without the database. Reconciliation asks
+ * many instants of one merchant, and the timeline changes only when assignments
+ * or plans do. Those changes are pushed: triggers of migration 0012 NOTIFY on
+ * commit, whoever writes, and every instance drops all timelines (one scope: the
+ * notice names no customer, and assignments are rare beside reads). While the
+ * LISTEN connection is down nothing is served from memory (lib/pushed-cache.ts).
+ */
+import type { Database } from '../../db/database.js';
+import { createPushedCache } from '../../lib/pushed-cache.js';
+import type { TimelineRow } from './fee-rules-dal.js';
+
+const CHANNEL = 'feegate_fee_rules_changed';
+const SCOPE = 'all';
+/** Longer timelines are read from the database each time rather than held. */
+export const MAX_CACHED_TIMELINE_ROWS = 1000;
+
+export function createFeeRuleTimelines(options: { database: Database; ttlMs: number; maxEntries: number }) {
+  const cache = createPushedCache<TimelineRow[]>({
+    ttlMs: options.ttlMs,
+    maxEntries: options.maxEntries,
+    name: 'fee_rule_timelines',
+  });
+  let unlisten: (() => Promise<void>) | undefined;
+  const keyOf = (customerId: string, merchantId: string) => `${customerId} ${merchantId}`;
+
+  return {
+    /** A customer's merchant's timeline, if held; only ever stored after the merchant was found to be the customer's. */
+    get: (customerId: string, merchantId: string) => cache.get(keyOf(customerId, merchantId)),
+    /** Take before reading the timeline that will be stored. */
+    token: () => cache.token(SCOPE),
+    set(customerId: string, merchantId: string, rows: TimelineRow[], token: string): void {
+      if (rows.length <= MAX_CACHED_TIMELINE_ROWS) cache.set(keyOf(customerId, merchantId), SCOPE, rows, token);
+    },
+    /** What this instance changed itself: dropped before it answers. */
+    changed: () => cache.invalidate(SCOPE),
+    async start(): Promise<void> {
+      unlisten = await options.database.listen(CHANNEL, {
+        onMessage: () => cache.invalidate(SCOPE),
+        onConnectedChange: (connected) => cache.setConnected(connected),
+      });
+    },
+    async stop(): Promise<void> {
+      cache.setConnected(false);
+      await unlisten?.();
+    },
+  };
+}
+
+export type FeeRuleTimelines = ReturnType<typeof createFeeRuleTimelines>;
