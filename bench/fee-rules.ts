@@ -71,6 +71,7 @@ export function customerCaller(customerId: string): Principal {
     customerId,
     merchantId: null,
     sessionId: null,
+    role: 'ADMIN',
     apiKeyId: null,
   };
 }

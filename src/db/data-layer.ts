@@ -11,6 +11,8 @@ import { createFeeRulesDal } from '../features/fee-rules/fee-rules-dal.js';
 import { createMerchantsDal } from '../features/merchants/merchants-dal.js';
 import { createImportDal } from '../features/operator/import-dal.js';
 import { createPaymentPlansDal } from '../features/payment-plans/payment-plans-dal.js';
+import { createUsersDal } from '../features/users/users-dal.js';
+import { createMailDal } from '../features/mail/mail-dal.js';
 import type { Database, Db } from './database.js';
 import { createUnitOfWork } from './unit-of-work.js';
 
@@ -25,6 +27,8 @@ function bindDals(on: Db) {
     merchants: createMerchantsDal(on),
     import: createImportDal(on),
     paymentPlans: createPaymentPlansDal(on),
+    users: createUsersDal(on),
+    mail: createMailDal(on),
   };
 }
 

@@ -445,7 +445,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       if (!verified) {
         const token = caches.verifiedKeys.token(keyHash);
         const key = await dal.findByHash(keyHash);
-        if (!key || key.status !== 'ENABLED') throw invalidKey();
+        // A disabled integration user's keys are refused as if revoked, until it is enabled again.
+        if (!key || key.status !== 'ENABLED' || !key.userEnabled) throw invalidKey();
         const principal: Principal = {
           auth: 'api_key',
           userId: key.userId,
@@ -454,6 +455,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           customerId: key.customerId,
           merchantId: key.merchantId,
           sessionId: null,
+          role: null,
           apiKeyId: key.id,
           readOnly: key.access === 'read_only',
           rateLimit:
