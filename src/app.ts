@@ -19,6 +19,7 @@ import { feeRulesRoutes } from './features/fee-rules/fee-rules-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { paymentPlansRoutes } from './features/payment-plans/payment-plans-routes.js';
+import { usersRoutes } from './features/users/users-routes.js';
 import { withoutBasePath } from './lib/base-path.js';
 import { keyVerifications, countOutcome } from './lib/metrics.js';
 import { REDACTED, redactUrl } from './lib/redact-url.js';
@@ -164,6 +165,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(feeRulesRoutes);
   await app.register(apiKeysRoutes);
   await app.register(auditRoutes);
+  await app.register(usersRoutes);
   await app.register(consolePlugin);
   await services.start();
   return app;

@@ -129,6 +129,21 @@ function text(values: string): Kind<string> {
   return { values, parse: (raw) => raw.trim() };
 }
 
+const SMTP_URL: Kind<string> = {
+  values: 'an smtp:// or smtps:// URL',
+  parse(raw, name) {
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      throw new ConfigError(`${name} must be an smtp:// or smtps:// URL`);
+    }
+    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+      throw new ConfigError(`${name} must be an smtp:// or smtps:// URL, got ${url.protocol}`);
+    return raw.trim();
+  },
+};
+
 const DIRECTORY: Kind<string> = { values: 'a directory', parse: (raw) => path.resolve(raw.trim()) };
 
 const POSTGRES_URL: Kind<string> = {
@@ -349,6 +364,17 @@ export const SETTINGS = {
     integer(0, 100_000),
     '30',
     'assignment requests per customer per minute (0 disables)',
+  ),
+  smtpUrl: optional(
+    'SMTP_URL',
+    SMTP_URL,
+    'mail server for temporary passwords and reset codes (smtp:// or smtps://, credentials in the URL); unset: no mail',
+  ),
+  smtpFrom: setting(
+    'SMTP_FROM',
+    text('an e-mail address'),
+    'feegate <no-reply@feegate.invalid>',
+    'sender of those mails',
   ),
   metricsPort: optional(
     'METRICS_PORT',

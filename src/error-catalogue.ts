@@ -73,7 +73,8 @@ const CATALOGUE = {
   refresh_token_reused: { status: 401, detail: 'This refresh token was already used; the login has been revoked.' },
   invalid_challenge: {
     status: 401,
-    detail: 'The challenge session is not valid, was already used or has expired, or its answer is wrong; log in again.',
+    detail:
+      'The challenge session is not valid, was already used or has expired, or its answer is wrong; log in again.',
   },
 
   forbidden: { status: 403, detail: 'This kind of caller may not use this operation.' },

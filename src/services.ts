@@ -21,6 +21,8 @@ import { createMerchantsService } from './features/merchants/merchants-service.j
 import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
+import { createMailSender } from './features/mail/mail-sender.js';
+import { createUsersService } from './features/users/users-service.js';
 import { createDataLayer } from './db/data-layer.js';
 import { ImportDocument } from './features/operator/import-schema.js';
 import { describeRefusals } from './plugins/problem-details.js';
@@ -118,7 +120,22 @@ export function createServices(config: Config, database: Database, log: ServiceL
   });
   const feeRules = createFeeRulesService({ uow, feeRulesDal: dal.feeRules, merchants, assignmentLimit, customerLocks });
   const audit = createAuditService({ auditDal: dal.audit });
+  const mailSender = config.smtpUrl
+    ? createMailSender({ smtpUrl: config.smtpUrl, from: config.smtpFrom, uow, log })
+    : undefined;
+  const users = createUsersService({
+    uow,
+    usersDal: dal.users,
+    auth,
+    hasher,
+    keyCaches,
+    mailEnabled: mailSender !== undefined,
+    mailQueued: () => mailSender?.wake(),
+    totpIssuer: config.issuer,
+    onBackgroundError: (err, what) => log.warn({ err }, what),
+  });
   return {
+    users,
     hasher,
     auth,
     importer,
@@ -134,6 +151,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
       await auth.start();
       await keyCaches.start();
       lastUse.start();
+      mailSender?.start();
       pruneTimer = setInterval(() => {
         auth.pruneExpiredTokens().catch((err) => log.warn({ err }, 'could not prune expired tokens'));
       }, TOKEN_PRUNE_INTERVAL_MS);
@@ -143,6 +161,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
     async stop(): Promise<void> {
       clearInterval(pruneTimer);
       await lastUse.stop();
+      await users.stop();
+      await mailSender?.stop();
       await keyCaches.stop();
       await auth.stop();
       await hasher.close();

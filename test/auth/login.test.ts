@@ -82,7 +82,13 @@ describe('POST /v1/login: happy', () => {
     const world = await seedWorld(app);
     const insert = h.db.current.database.db
       .insert(users)
-      .values({ email: world.login.user, type: 'CUSTOMER', customerId: world.otherCustomerId, passwordHash: 'x' });
+      .values({
+        email: world.login.user,
+        type: 'CUSTOMER',
+        customerId: world.otherCustomerId,
+        passwordHash: 'x',
+        role: 'ADMIN',
+      });
     await assert.rejects(
       insert,
       (err: { cause?: { constraint?: string } }) => err.cause?.constraint === 'users_login_email_unique',
@@ -141,6 +147,7 @@ describe('POST /v1/login: errors', () => {
         customerId: world.customerId,
         merchantId: world.merchantIds[0]!,
         passwordHash: phc,
+        role: 'ADMIN',
       },
       { email: 'integration@alpha.test', type: 'CUSTOMER', customerId: world.customerId, passwordHash: null },
     ]);

@@ -3,7 +3,7 @@ import { Component, Nullable, Text, Uuid } from '../../schemas/common.js';
 
 const ChallengeName = Type.Union(
   [Type.Literal('NEW_PASSWORD_REQUIRED'), Type.Literal('SOFTWARE_TOKEN_MFA'), Type.Literal('MFA_SETUP')],
-  { description: 'The step the login still needs (Cognito\'s names)' },
+  { description: "The step the login still needs (Cognito's names)" },
 );
 const EXAMPLE_CHALLENGE_SESSION = 'fgc_pV7s0Qm4Rk9tXw2zB8nC3dF6gH1jK5lM0oP4qR7sT9u';
 
@@ -14,7 +14,11 @@ export const ChallengeRequest = Component(
       name: ChallengeName,
       session: Text({ minLength: 1, maxLength: 256, description: 'The session of the challenge, good once' }),
       new_password: Type.Optional(
-        Text({ minLength: 1, maxLength: 1024, description: 'NEW_PASSWORD_REQUIRED: the new password (12..256 characters)' }),
+        Text({
+          minLength: 1,
+          maxLength: 1024,
+          description: 'NEW_PASSWORD_REQUIRED: the new password (12..256 characters)',
+        }),
       ),
       code: Type.Optional(
         Text({

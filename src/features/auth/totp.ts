@@ -14,7 +14,14 @@ const RECOVERY_CODES = 10;
 const CODE = /^[0-9]{6}$/;
 
 const totpOf = (secret: string, label = '', issuer = '') =>
-  new TOTP({ issuer, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS });
+  new TOTP({
+    issuer,
+    label,
+    secret: Secret.fromBase32(secret),
+    algorithm: 'SHA1',
+    digits: DIGITS,
+    period: PERIOD_SECONDS,
+  });
 
 /** A new 160-bit secret, base32 as authenticator apps take it. */
 export function newTotpSecret(): string {

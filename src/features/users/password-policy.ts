@@ -33,7 +33,8 @@ export function assertStrongPassword(password: string, email: string): void {
   }
   const result = zxcvbn().check(password, [email, local]);
   const common = result.sequence.some(
-    (match) => match.pattern === 'dictionary' && match.dictionaryName === 'passwords' && match.token.length * 2 >= length,
+    (match) =>
+      match.pattern === 'dictionary' && match.dictionaryName === 'passwords' && match.token.length * 2 >= length,
   );
   if (common) throw weak('is in a list of common passwords');
   if (result.score < MIN_SCORE) throw weak('is too easy to guess: use more words or characters');

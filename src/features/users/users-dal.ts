@@ -158,7 +158,10 @@ export function createUsersDal(db: Db) {
     },
 
     async setPendingTotp(id: string, secret: string): Promise<void> {
-      await db.update(users).set({ totpSecret: secret, totpEnabled: false, totpLastStep: null }).where(eq(users.id, id));
+      await db
+        .update(users)
+        .set({ totpSecret: secret, totpEnabled: false, totpLastStep: null })
+        .where(eq(users.id, id));
     },
 
     async setTotpEnabled(id: string, enabled: boolean): Promise<void> {
