@@ -151,6 +151,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(authenticationPlugin, {
     authenticators: {
       accessToken: (token) => services.auth.authenticateAccessToken(token),
+      challengeSession: (session) => services.auth.authenticateChallengeSession(session),
       apiKey: (key) => countOutcome(keyVerifications, services.apiKeys.authenticate(key)),
     },
   });

@@ -10,6 +10,8 @@ import type { Principal } from '../lib/principal.js';
 
 export interface Authenticators {
   accessToken(token: string): Promise<Principal>;
+  /** The session of an MFA_SETUP challenge (`fgc_…`). */
+  challengeSession(session: string): Promise<Principal>;
   apiKey(key: string): Promise<Principal>;
 }
 
@@ -17,6 +19,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A change any login may make to itself (its password, its two-factor codes, logout): a VIEWER too. */
     anyRole?: boolean;
+    /** Enrolment of two-factor codes: the session of an MFA_SETUP challenge may stand in for an access token. */
+    mfaSetup?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -28,6 +32,7 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 const READS = new Set(['GET', 'HEAD']);
+const CHALLENGE_SESSION_PREFIX = 'fgc_';
 
 export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { authenticators: Authenticators }) => {
   app.decorateRequest('principal', null);
@@ -48,6 +53,12 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
       const token = BEARER.exec(authorization)?.[1];
       if (!token)
         throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <access_token>".');
+      if (token.startsWith(CHALLENGE_SESSION_PREFIX)) {
+        if (!request.routeOptions.config.mfaSetup)
+          throw new UnauthorizedError('invalid_token', 'A challenge session only enrols two-factor codes.');
+        request.principal = await opts.authenticators.challengeSession(token);
+        return;
+      }
       const principal = await opts.authenticators.accessToken(token);
       request.principal = principal;
       if (principal.role === 'VIEWER' && !READS.has(request.method) && !request.routeOptions.config.anyRole) {

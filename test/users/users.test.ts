@@ -475,10 +475,12 @@ describe('two-factor codes (TOTP)', () => {
       await app.inject({ method: 'POST', url: '/v1/login', payload: { user: 'mfa@alpha.test', password: STRONG } }),
     );
     assert.equal(login.challenge.name, 'MFA_SETUP');
-    // Enrolment needs an access token today; a member's old token still works for it.
-    const start = json(
-      await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(member.token) }),
-    );
+    // The session stands in for an access token on the enrolment operations only.
+    const session = bearer(login.challenge.session);
+    const elsewhere = await app.inject({ method: 'GET', url: '/v1/users', headers: session });
+    assert.equal(elsewhere.statusCode, 401);
+    const start = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: session }));
+    assert.match(start.otpauth_url, /mfa%40alpha\.test/);
     const res = await app.inject({
       method: 'POST',
       url: '/v1/login/challenge',
@@ -486,6 +488,9 @@ describe('two-factor codes (TOTP)', () => {
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(json(res).recovery_codes.length, 10);
+    const spent = await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: session });
+    assert.equal(spent.statusCode, 401);
+    assert.equal(member.id.length, 36);
   });
 });
 

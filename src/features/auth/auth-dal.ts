@@ -182,9 +182,9 @@ export function createAuthDal(db: Db) {
       await db.insert(loginChallenges).values(challenge);
     },
 
-    /** A challenge session still to be answered, and its user, locked: two answers at once cannot both win. */
-    async lockChallenge(sessionHash: string, now: Date) {
-      const [row] = await db
+    /** A challenge session still to be answered, and its user; `lock`ed, two answers at once cannot both win. */
+    async findChallenge(sessionHash: string, now: Date, lock: boolean) {
+      const query = db
         .select({
           name: loginChallenges.name,
           userId: users.id,
@@ -207,8 +207,8 @@ export function createAuthDal(db: Db) {
             gt(loginChallenges.expiresAt, now),
           ),
         )
-        .for('update', { of: loginChallenges })
         .limit(1);
+      const [row] = await (lock ? query.for('update', { of: loginChallenges }) : query);
       return row;
     },
 

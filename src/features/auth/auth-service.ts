@@ -288,7 +288,7 @@ export function createAuthService(deps: AuthServiceDeps) {
      */
     async respondToChallenge(answer: ChallengeAnswer, context: ChangeContext, address: string): Promise<LoginAnswer> {
       const sessionHash = sha256Hex(answer.session);
-      const pending = await authDal.lockChallenge(sessionHash, now());
+      const pending = await authDal.findChallenge(sessionHash, now(), false);
       if (!pending || pending.name !== answer.name || !pending.enabled) throw invalidChallenge();
       const owner: TokenOwner = {
         id: pending.userId,
@@ -303,7 +303,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         assertStrongPassword(answer.new_password, pending.email);
         const hash = await hasher.hash(answer.new_password);
         const spent = await uow.write(context, async (scope) => {
-          if (!(await scope.dal.auth.lockChallenge(sessionHash, now()))) return false;
+          if (!(await scope.dal.auth.findChallenge(sessionHash, now(), true))) return false;
           await scope.dal.auth.spendChallenge(sessionHash);
           await scope.dal.users.setPassword(owner.id, hash, false);
           await scope.audit(
@@ -320,7 +320,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       await deps.throttle.attempt(pending.email, address);
       const code = answer.code;
       const outcome = await uow.write(context, async ({ dal, audit }) => {
-        const locked = await dal.auth.lockChallenge(sessionHash, now());
+        const locked = await dal.auth.findChallenge(sessionHash, now(), true);
         if (!locked) return 'spent' as const;
         await dal.auth.spendChallenge(sessionHash);
         const step = locked.totpSecret === null ? null : totpStep(locked.totpSecret, code, now().getTime());
@@ -510,6 +510,30 @@ export function createAuthService(deps: AuthServiceDeps) {
         sessionId: claims.sid,
         role: claims.role,
         apiKeyId: null,
+      };
+    },
+
+    /**
+     * The session of an MFA_SETUP challenge, sent as a bearer token: it stands
+     * for its user on the two enrolment operations only (the plugin refuses it
+     * elsewhere). Read from the database: it is rare, never a hot path.
+     */
+    async authenticateChallengeSession(session: string): Promise<Principal> {
+      const pending = await authDal.findChallenge(sha256Hex(session), now(), false);
+      if (!pending || pending.name !== 'MFA_SETUP' || !pending.enabled) {
+        throw new UnauthorizedError('invalid_token', 'The challenge session is not valid, was used or has expired.');
+      }
+      return {
+        auth: 'token',
+        userId: pending.userId,
+        email: pending.email,
+        userType: pending.type,
+        customerId: pending.customerId,
+        merchantId: null,
+        sessionId: null,
+        role: pending.role,
+        apiKeyId: null,
+        mfaSetupOnly: true,
       };
     },
 

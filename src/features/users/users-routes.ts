@@ -132,7 +132,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       users.forgotPassword(request.body.user, changeContext(request));
-      return reply.code(202).send();
+      return reply.code(202).send('' as never);
     },
   });
 
@@ -156,7 +156,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/users/me/mfa/totp', {
     onRequest: app.authenticate,
-    config: { anyRole: true },
+    config: { anyRole: true, mfaSetup: true },
     schema: {
       ...USERS_DOCS.startTotp,
       security: SECURITY_BEARER,
@@ -167,7 +167,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/users/me/mfa/totp/verify', {
     onRequest: app.authenticate,
-    config: { anyRole: true },
+    config: { anyRole: true, mfaSetup: true },
     schema: {
       ...USERS_DOCS.verifyTotp,
       security: SECURITY_BEARER,
