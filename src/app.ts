@@ -66,6 +66,13 @@ export const REDACTED_PATHS = [
   '*.api_key',
   '*.access_token',
   '*.refresh_token',
+  '*.new_password',
+  '*.current_password',
+  '*.temporary_password',
+  '*.code',
+  '*.secret',
+  '*.session',
+  '*.recovery_codes',
 ];
 
 /**
