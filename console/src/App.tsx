@@ -3,11 +3,13 @@ import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import type { Schemas } from '../../clients/typescript/index';
 import { client, setUnauthorizedHandler, unwrap } from './api';
 import { AssignPage } from './pages/Assign';
+import { AccountPage } from './pages/Account';
 import { AuditPage } from './pages/Audit';
 import { KeysPage } from './pages/Keys';
 import { MerchantPage } from './pages/Merchant';
 import { MerchantsPage } from './pages/Merchants';
 import { SignIn } from './pages/SignIn';
+import { UsersPage } from './pages/Users';
 import { endSession, resumeSession, signOut, startSession, type TokenSet } from './session';
 import { Loading } from './ui';
 
@@ -61,6 +63,8 @@ function Shell() {
           <NavLink href="/fee-plans">Fee plans</NavLink>
           <NavLink href="/merchants">Merchants</NavLink>
           <NavLink href="/audit">Audit log</NavLink>
+          <NavLink href="/users">Users</NavLink>
+          <NavLink href="/account">My account</NavLink>
         </nav>
         <span className="who">{me.user}</span>
         <button
@@ -82,6 +86,8 @@ function Shell() {
           <Route path="/merchants">{() => <MerchantsPage />}</Route>
           <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} />}</Route>
           <Route path="/audit">{() => <AuditPage />}</Route>
+          <Route path="/users">{() => <UsersPage />}</Route>
+          <Route path="/account">{() => <AccountPage email={me.user} />}</Route>
           <Route>
             <Redirect to="/keys" />
           </Route>
