@@ -1,12 +1,19 @@
 /** A secret shown once (a key, a temporary password, recovery codes), with a copy button. */
 import { useState } from 'react';
 
-export function RevealedSecret(props: { label: string; value: string; note: string; onDone: () => void }) {
+export function RevealedSecret(props: {
+  label: string;
+  value: string;
+  note: string;
+  onDone: () => void;
+  testId?: string;
+  copyLabel?: string;
+}) {
   const [copied, setCopied] = useState(false);
   return (
     <div className="secret" role="region" aria-label={props.label}>
       <p>{props.note}</p>
-      <code data-testid="revealed-secret">
+      <code data-testid={props.testId ?? 'revealed-secret'}>
         {props.value.split('\n').map((line, i) => (
           <span key={line}>
             {i > 0 && <br />}
@@ -25,7 +32,7 @@ export function RevealedSecret(props: { label: string; value: string; note: stri
             )
           }
         >
-          {copied ? 'Copied' : 'Copy'}
+          {copied ? 'Copied' : (props.copyLabel ?? 'Copy')}
         </button>
         <button type="button" onClick={props.onDone}>
           I have stored it

@@ -119,6 +119,10 @@ describe('console: users, first sign-in and two-factor codes', { skip: CHROMIUM_
   });
 
   it('shows a VIEWER no buttons it may not use', async () => {
+    assert.equal(await page.getByText('Create a key').count(), 0, 'no key creation on API keys');
+    await page.getByRole('link', { name: 'Fee plans' }).click();
+    await page.getByText('only reads').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Apply' }).count(), 0);
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('cell', { name: 'colleague@alpha.test', exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Add user' }).count(), 0);

@@ -524,7 +524,14 @@ describe('forgotten password by mail', () => {
       customerId: (await app.inject({ method: 'GET', url: '/v1/users/me', headers: bearer(admin) })).json().customer_id,
     });
     assert.ok(key);
-    for (const user of ['forgot@alpha.test', 'nobody@alpha.test', 'ci@alpha.test']) {
+    const gone = await userWithRole(app, admin, 'gone@alpha.test', 'MEMBER');
+    await app.inject({
+      method: 'PATCH',
+      url: `/v1/users/${gone.id}`,
+      headers: bearer(admin),
+      payload: { enabled: false },
+    });
+    for (const user of ['forgot@alpha.test', 'nobody@alpha.test', 'ci@alpha.test', 'gone@alpha.test']) {
       const res = await app.inject({ method: 'POST', url: '/v1/login/forgot-password', payload: { user } });
       assert.equal(res.statusCode, 202);
       assert.equal(res.body, '');
@@ -546,10 +553,10 @@ describe('forgotten password by mail', () => {
     await once(restarted.server, 'listening');
     try {
       const deadline = Date.now() + 30_000;
-      while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      while (received.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       await new Promise((r) => setTimeout(r, 300));
-      // The temporary password of the new user, then one code: nothing for unknown or integration users.
-      assert.equal(received.length, 2);
+      // The temporary passwords of the two new users, then one code: nothing for unknown, integration or disabled users.
+      assert.equal(received.length, 3);
       const codeMails = received.filter((m) => /reset code/.test(m));
       assert.equal(codeMails.length, 1);
       assert.match(codeMails[0]!, /forgot@alpha\.test/);
