@@ -45,6 +45,22 @@ async function userWithRole(app: App, admin: string, email: string, role: string
   return { id: created.attributes.id as string, token: json(done).token.access_token as string };
 }
 
+/** A real SMTP server on loopback that keeps every message it receives in `received`. */
+function smtpServer(received: string[]): SMTPServer {
+  return new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, _session, callback) {
+      let text = '';
+      stream.on('data', (chunk) => (text += chunk));
+      stream.on('end', () => {
+        received.push(text);
+        callback();
+      });
+    },
+  });
+}
+
 async function auditActions(app: App, token: string) {
   const res = await app.inject({ method: 'GET', url: '/v1/audit-events?size=1000', headers: bearer(token) });
   return json(res);
@@ -497,18 +513,7 @@ describe('two-factor codes (TOTP)', () => {
 describe('forgotten password by mail', () => {
   it('answers 202 alike, mails a code through SMTP (after the server comes back), and the code sets a new password once', async () => {
     const received: string[] = [];
-    const server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, callback) {
-        let text = '';
-        stream.on('data', (chunk) => (text += chunk));
-        stream.on('end', () => {
-          received.push(text);
-          callback();
-        });
-      },
-    });
+    const server = smtpServer(received);
     // The port is taken first, then the server is closed: the mail must wait for it to come back.
     server.listen(0, '127.0.0.1');
     await once(server.server, 'listening');
@@ -537,18 +542,7 @@ describe('forgotten password by mail', () => {
       assert.equal(res.body, '');
     }
     await app.services.users.stop();
-    const restarted = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, callback) {
-        let text = '';
-        stream.on('data', (chunk) => (text += chunk));
-        stream.on('end', () => {
-          received.push(text);
-          callback();
-        });
-      },
-    });
+    const restarted = smtpServer(received);
     restarted.listen(port, '127.0.0.1');
     await once(restarted.server, 'listening');
     try {
