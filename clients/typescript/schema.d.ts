@@ -384,7 +384,7 @@ export interface paths {
         put?: never;
         /**
          * Add a login user
-         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role. A user of another customer is 404 user_not_found, as one that does not exist.
+         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
          */
         post: operations["createUser"];
         delete?: never;
@@ -408,7 +408,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user
-         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (401 invalid_credentials). `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role. A user of another customer is 404 user_not_found, as one that does not exist.
+         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -424,7 +424,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a login user's password
-         * @description A new temporary password, shown only here (and mailed with SMTP_URL): status FORCE_CHANGE_PASSWORD, every session ended on every instance, two-factor codes turned off. Integration users have no password: 404 user_not_found. Recorded as user.password_reset. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role. A user of another customer is 404 user_not_found, as one that does not exist.
+         * @description A new temporary password, shown only here (and mailed with SMTP_URL): status FORCE_CHANGE_PASSWORD, every session ended on every instance, two-factor codes turned off. Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
          */
         post: operations["resetUserPassword"];
         delete?: never;

@@ -2,7 +2,7 @@
 import { operationDocs } from '../../schemas/common.js';
 
 const ADMIN_ONLY =
-  'Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role. A user of another customer is 404 user_not_found, as one that does not exist.';
+  'Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.';
 
 export const USERS_DOCS = operationDocs('users', {
   listUsers: {
@@ -16,11 +16,11 @@ export const USERS_DOCS = operationDocs('users', {
   },
   updateUser: {
     summary: 'Change a user',
-    description: `Name, description, role and enabled. A change of role, or \`enabled: false\`, ends every session of the user at once on every instance; a disabled login user cannot log in (401 invalid_credentials). \`enabled: false\` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. ${ADMIN_ONLY}`,
+    description: `Name, description, role and enabled. A change of role, or \`enabled: false\`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. \`enabled: false\` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. ${ADMIN_ONLY}`,
   },
   resetUserPassword: {
     summary: "Reset a login user's password",
-    description: `A new temporary password, shown only here (and mailed with SMTP_URL): status FORCE_CHANGE_PASSWORD, every session ended on every instance, two-factor codes turned off. Integration users have no password: 404 user_not_found. Recorded as user.password_reset. ${ADMIN_ONLY}`,
+    description: `A new temporary password, shown only here (and mailed with SMTP_URL): status FORCE_CHANGE_PASSWORD, every session ended on every instance, two-factor codes turned off. Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. ${ADMIN_ONLY}`,
   },
   changeOwnPassword: {
     summary: 'Change your own password',
