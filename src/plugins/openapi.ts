@@ -54,6 +54,11 @@ const TAGS = [
     name: 'audit',
     description: "The audit trail of the caller's customer: every change, recorded in the transaction that made it.",
   },
+  {
+    name: 'users',
+    description:
+      "The customer's back-office users and their roles, the caller's own password and two-factor codes, forgotten passwords, and the customer's two-factor rule.",
+  },
   { name: 'operations', description: 'Liveness and readiness probes for the operator.' },
 ];
 
