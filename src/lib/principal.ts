@@ -16,8 +16,6 @@ export interface Principal {
   sessionId: string | null;
   /** Token callers: the role the access token carries (null for key callers). */
   role: Role | null;
-  /** The session of an MFA_SETUP challenge: good for enrolling two-factor codes only. */
-  mfaSetupOnly?: boolean;
   /** The key, for API key callers. */
   apiKeyId: string | null;
   /** API key callers: a read_only key may use GET operations only. */

@@ -533,7 +533,6 @@ export function createAuthService(deps: AuthServiceDeps) {
         sessionId: null,
         role: pending.role,
         apiKeyId: null,
-        mfaSetupOnly: true,
       };
     },
 

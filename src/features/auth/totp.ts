@@ -50,7 +50,7 @@ export function recoveryCodeHash(code: string): string {
   return sha256Hex(code.replace(/[\s-]/g, '').toLowerCase());
 }
 
-/** Ten single-use recovery codes (50 random bits each), shown once. */
+/** Ten single-use recovery codes (40 random bits each), shown once. */
 export function newRecoveryCodes(): string[] {
   return Array.from({ length: RECOVERY_CODES }, () => {
     const text = randomBytes(8).toString('hex').slice(0, 10);

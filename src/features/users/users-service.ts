@@ -222,10 +222,7 @@ export function createUsersService(deps: UsersServiceDeps) {
         if (!row.login && row.enabled !== after.enabled) {
           // The user's keys are refused (or accepted again) at once on every instance.
           const hashes = await dal.users.keyHashes(row.id);
-          await notify({
-            channel: keyChangeNotice(row.customerId).channel,
-            payload: hashes.map((h) => keyChangeNotice(row.customerId, h).payload as string),
-          });
+          for (const hash of hashes) await notify(keyChangeNotice(row.customerId, hash));
           afterCommit(() => hashes.forEach((h) => deps.keyCaches.changed(row.customerId, h)));
         }
         const changed = Object.fromEntries(Object.entries(changes).filter(([key]) => key !== 'enabled'));
