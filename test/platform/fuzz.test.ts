@@ -449,7 +449,9 @@ describe('fuzzing every operation of the document', () => {
             assert.equal(problem.status, response.statusCode);
           }
           if (response.statusCode === 200 && request.largestPage !== undefined) {
-            const { page } = JSON.parse(response.body) as { page: { size: number } };
+            // GET /v1/users answers in the platform's shape: its page descriptor is `metadata`.
+            const body = JSON.parse(response.body) as { page?: { size: number }; metadata?: { size: number } };
+            const page = (body.page ?? body.metadata)!;
             assert.ok(page.size >= 1 && page.size <= request.largestPage, `${where}: page.size ${page.size}`);
           }
           // A fuzzed logout with the live token revokes it: log in again so later requests stay authenticated.

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
+import { domainEvents } from '../../src/db/schema.js';
 import { totpCode } from '../../src/features/auth/totp.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
@@ -186,15 +188,13 @@ describe('POST/GET/PATCH /v1/users', () => {
     });
     assert.equal(conflict.statusCode, 409);
     assert.equal(json(conflict).code, 'user_conflict');
-    const rows = await h.db.current.database.db.execute(
-      // biome-ignore lint/suspicious/noExplicitAny: raw rows
-      (await import('drizzle-orm'))
-        .sql`SELECT type, data::text AS data FROM domain_events WHERE type LIKE 'USER_%'` as any,
+    const events = await h.db.current.database.db.select().from(domainEvents);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['USER_CREATED'],
     );
-    const events = ((rows as any).rows ?? rows) as Array<{ type: string; data: string }>;
-    assert.equal(events.length, 1);
-    assert.equal(events[0]!.type, 'USER_CREATED');
-    assert.ok(!events[0]!.data.includes(created.temporary_password));
+    assert.equal((events[0]?.data as { attributes: { email: string } }).attributes.email, 'ana@alpha.test');
+    assert.ok(!JSON.stringify(events[0]?.data).includes(created.temporary_password));
     const audit = JSON.stringify(await auditActions(app, admin));
     assert.match(audit, /user\.created/);
     assert.ok(!audit.includes(created.temporary_password));
@@ -449,6 +449,49 @@ describe('two-factor codes (TOTP)', () => {
     const audit = JSON.stringify(await auditActions(app, admin));
     assert.match(audit, /user\.mfa_enabled/);
     assert.ok(!audit.includes(start.secret) && !audit.includes(recovery[1]!));
+  });
+
+  it('never checks more parallel code guesses than the lockout allows', async () => {
+    const { app, admin } = await setup({ loginMaxFailures: 3 });
+    const start = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(admin) }));
+    const wrong = totpCode(start.secret) === '000000' ? '111111' : '000000';
+    const guesses = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        app.inject({
+          method: 'POST',
+          url: '/v1/users/me/mfa/totp/verify',
+          headers: bearer(admin),
+          payload: { code: wrong },
+        }),
+      ),
+    );
+    const statuses = guesses.map((g) => g.statusCode);
+    assert.equal(statuses.filter((s) => s === 400).length, 3, String(statuses));
+    assert.equal(statuses.filter((s) => s === 429).length, 5, String(statuses));
+  });
+
+  it('refuses an expired challenge session', async () => {
+    const { app, admin } = await setup();
+    const created = await createUser(app, admin, { email: 'late@alpha.test' });
+    const login = json(
+      await app.inject({
+        method: 'POST',
+        url: '/v1/login',
+        payload: { user: 'late@alpha.test', password: created.temporary_password },
+      }),
+    );
+    await h.db.current.database.db.execute(sql`UPDATE login_challenges SET expires_at = now() - interval '1 second'`);
+    const late = await app.inject({
+      method: 'POST',
+      url: '/v1/login/challenge',
+      payload: { name: 'NEW_PASSWORD_REQUIRED', session: login.challenge.session, new_password: STRONG },
+    });
+    assert.equal(late.statusCode, 401);
+    assert.equal(json(late).code, 'invalid_challenge');
+    const listed = json(
+      await app.inject({ method: 'GET', url: '/v1/users?email=late@alpha.test', headers: bearer(admin) }),
+    );
+    assert.equal(listed.users[0].status, 'FORCE_CHANGE_PASSWORD', 'nothing changed');
   });
 
   it('counts wrong codes toward the login lockout', async () => {

@@ -134,7 +134,8 @@ export const UpdateUserBody = Component(
     },
     {
       additionalProperties: false,
-      description: 'What changes; what is left out stays',
+      minProperties: 1,
+      description: 'What changes (at least one field); what is left out stays',
       examples: [{ role: 'VIEWER' }, { enabled: false }],
     },
   ),
@@ -249,6 +250,11 @@ export const UpdateCustomerBody = Component(
   'UpdateCustomerRequest',
   Type.Object(
     { require_mfa: Type.Optional(Type.Boolean()) },
-    { additionalProperties: false, description: 'What changes', examples: [{ require_mfa: true }] },
+    {
+      additionalProperties: false,
+      minProperties: 1,
+      description: 'What changes (at least one field)',
+      examples: [{ require_mfa: true }],
+    },
   ),
 );
