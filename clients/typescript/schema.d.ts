@@ -1643,8 +1643,9 @@ export interface components {
             role?: "ADMIN" | "MEMBER" | "VIEWER";
         };
         /**
-         * @description What changes; what is left out stays
+         * @description What changes (at least one field); what is left out stays
          * @example {
+         *       "name": "Ana Gómez",
          *       "role": "VIEWER"
          *     }
          * @example {
@@ -1758,13 +1759,13 @@ export interface components {
             require_mfa: boolean;
         };
         /**
-         * @description What changes
+         * @description The new setting
          * @example {
          *       "require_mfa": true
          *     }
          */
         UpdateCustomerRequest: {
-            require_mfa?: boolean;
+            require_mfa: boolean;
         };
     };
     responses: never;
@@ -4747,10 +4748,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
+                 *       "name": "Ana Gómez",
                  *       "role": "VIEWER"
                  *     }
                  */
@@ -5930,7 +5932,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {

@@ -136,7 +136,7 @@ export const UpdateUserBody = Component(
       additionalProperties: false,
       minProperties: 1,
       description: 'What changes (at least one field); what is left out stays',
-      examples: [{ role: 'VIEWER' }, { enabled: false }],
+      examples: [{ name: 'Ana Gómez', role: 'VIEWER' }, { enabled: false }],
     },
   ),
 );
@@ -249,12 +249,7 @@ export const CustomerSettings = Component(
 export const UpdateCustomerBody = Component(
   'UpdateCustomerRequest',
   Type.Object(
-    { require_mfa: Type.Optional(Type.Boolean()) },
-    {
-      additionalProperties: false,
-      minProperties: 1,
-      description: 'What changes (at least one field)',
-      examples: [{ require_mfa: true }],
-    },
+    { require_mfa: Type.Boolean() },
+    { additionalProperties: false, description: 'The new setting', examples: [{ require_mfa: true }] },
   ),
 );

@@ -360,10 +360,10 @@ export function createUsersService(deps: UsersServiceDeps) {
       return { id: row.id, name: row.name, require_mfa: row.requireMfa };
     },
 
-    async updateCustomer(caller: Principal, changes: { require_mfa?: boolean | undefined }, context: ChangeContext) {
+    async updateCustomer(caller: Principal, changes: { require_mfa: boolean }, context: ChangeContext) {
       assertAdmin(caller);
       await uow.write(context, async ({ dal, audit }) => {
-        if (changes.require_mfa !== undefined) await dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
+        await dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
         await audit({
           action: 'customer.updated',
           customerId: caller.customerId,
