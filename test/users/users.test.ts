@@ -105,7 +105,10 @@ describe('roles', () => {
     }
     const listed = json(await app.inject({ method: 'GET', url: '/v1/users', headers: bearer(admin) }));
     assert.equal(listed.metadata.total_elements, 2);
-    assert.equal(listed.users.find((u: any) => u.attributes.id === viewer.id).attributes.role, 'VIEWER');
+    const listedViewer = (listed.users as Array<{ attributes: { id: string; role: string } }>).find(
+      (u) => u.attributes.id === viewer.id,
+    );
+    assert.equal(listedViewer?.attributes.role, 'VIEWER');
     // A VIEWER still changes its own password and logs out.
     const own = await app.inject({
       method: 'POST',
@@ -193,7 +196,9 @@ describe('POST/GET/PATCH /v1/users', () => {
       events.map((e) => e.type),
       ['USER_CREATED'],
     );
-    assert.equal((events[0]?.data as { attributes: { email: string } }).attributes.email, 'ana@alpha.test');
+    const [event] = events;
+    assert.ok(event);
+    assert.equal((event.data as { attributes: { email: string } }).attributes.email, 'ana@alpha.test');
     assert.ok(!JSON.stringify(events[0]?.data).includes(created.temporary_password));
     const audit = JSON.stringify(await auditActions(app, admin));
     assert.match(audit, /user\.created/);
