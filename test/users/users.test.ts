@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
+import { loadConfig } from '../../src/config.js';
 import { domainEvents } from '../../src/db/schema.js';
 import { totpCode } from '../../src/features/auth/totp.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
@@ -559,6 +560,18 @@ describe('two-factor codes (TOTP)', () => {
 });
 
 describe('forgotten password by mail', () => {
+  it('takes only an smtp:// or smtps:// SMTP_URL', () => {
+    assert.equal(
+      loadConfig({ SMTP_URL: 'smtps://u:p@mail.alpha.test:465' }).smtpUrl,
+      'smtps://u:p@mail.alpha.test:465',
+    );
+    assert.throws(
+      () => loadConfig({ SMTP_URL: 'http://mail.alpha.test' }),
+      /SMTP_URL must start with smtp:\/\/ or smtps:\/\//,
+    );
+    assert.throws(() => loadConfig({ SMTP_URL: 'not a url' }), /SMTP_URL must be a URL/);
+  });
+
   it('answers 202 alike, mails a code through SMTP (after the server comes back), and the code sets a new password once', async () => {
     const received: string[] = [];
     const server = smtpServer(received);
