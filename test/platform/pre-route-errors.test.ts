@@ -85,7 +85,7 @@ describe('errors before a route', () => {
     assert.equal(await keysSnapshot(app.database), before, 'nothing changed');
 
     // An unknown path stays 404, whatever the method.
-    assertProblem(await app.inject({ method: 'PUT', url: '/v1/users/you' }), 404, 'not_found');
+    assertProblem(await app.inject({ method: 'PUT', url: '/v1/people/you' }), 404, 'not_found');
   });
 
   it('keep malformed JSON 400, a text body 415 and a body over the limit 413 as problem details', async () => {
