@@ -124,6 +124,7 @@ export function customerCaller(customerId: string): Principal {
     customerId,
     merchantId: null,
     sessionId: null,
+    role: 'ADMIN',
     apiKeyId: null,
   };
 }

@@ -21,6 +21,7 @@ import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { paymentPlansRoutes } from './features/payment-plans/payment-plans-routes.js';
 import { webhooksRoutes } from './features/webhooks/webhooks-routes.js';
+import { usersRoutes } from './features/users/users-routes.js';
 import { withoutBasePath } from './lib/base-path.js';
 import { keyVerifications, countOutcome } from './lib/metrics.js';
 import { REDACTED, redactUrl } from './lib/redact-url.js';
@@ -68,6 +69,13 @@ export const REDACTED_PATHS = [
   '*.access_token',
   '*.refresh_token',
   '*.secret_key',
+  '*.new_password',
+  '*.current_password',
+  '*.temporary_password',
+  '*.code',
+  '*.secret',
+  '*.session',
+  '*.recovery_codes',
 ];
 
 /**
@@ -157,6 +165,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(authenticationPlugin, {
     authenticators: {
       accessToken: (token) => services.auth.authenticateAccessToken(token),
+      challengeSession: (session) => services.auth.authenticateChallengeSession(session),
       apiKey: (key) => countOutcome(keyVerifications, services.apiKeys.authenticate(key)),
     },
   });
@@ -173,6 +182,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(apiKeysRoutes);
   await app.register(auditRoutes);
   await app.register(webhooksRoutes);
+  await app.register(usersRoutes);
   await app.register(consolePlugin);
   await services.start();
   return app;

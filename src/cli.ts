@@ -199,6 +199,57 @@ async function usersLogoutCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+const NewLoginUser = Type.Object({
+  customer_id: Uuid,
+  email: Email,
+  role: Type.Optional(Type.Union([Type.Literal('ADMIN'), Type.Literal('MEMBER'), Type.Literal('VIEWER')])),
+});
+async function usersCreateCommand(args: string[]): Promise<number> {
+  const { values } = options('users create', args, {
+    customer: { type: 'string' },
+    email: { type: 'string' },
+    role: { type: 'string' },
+  });
+  if (!values.customer || !values.email)
+    throw new UsageError(
+      `--customer and --email are required; usage: feegate users create ${COMMANDS['users create']!.args}`,
+    );
+  const input = { customer_id: values.customer, email: values.email, ...(values.role ? { role: values.role } : {}) };
+  validate(NewLoginUser, input, { customer_id: '--customer', email: '--email', role: '--role' });
+  const role = values.role as 'ADMIN' | 'MEMBER' | 'VIEWER' | undefined;
+  const created = await withDatabase(({ services }) =>
+    services.users.createByOperator(input.customer_id.toLowerCase(), input.email, role),
+  );
+  console.log(
+    `login user ${created.attributes.id} ${created.attributes.email} (${created.attributes.role}); temporary password, shown once:`,
+  );
+  console.log(created.temporary_password);
+  return 0;
+}
+async function usersResetPasswordCommand(args: string[]): Promise<number> {
+  const email = emailOption('users reset-password', args);
+  const { temporary_password } = await withDatabase(({ services }) => services.users.resetByOperator(email));
+  console.log(`every login of ${email} ended; temporary password, shown once:`);
+  console.log(temporary_password);
+  return 0;
+}
+const CustomerOption = Type.Object({ customer_id: Uuid });
+async function usersListCommand(args: string[]): Promise<number> {
+  const { values } = options('users list', args, { customer: { type: 'string' } });
+  if (!values.customer)
+    throw new UsageError(`--customer is required; usage: feegate users list ${COMMANDS['users list']!.args}`);
+  validate(CustomerOption, { customer_id: values.customer }, { customer_id: '--customer' });
+  const records = await withDatabase(({ services }) => services.users.listByOperator(values.customer!.toLowerCase()));
+  console.log(['id', 'email', 'scope', 'role', 'status', 'mfa'].join('\t'));
+  for (const u of records)
+    console.log(
+      [u.attributes.id, u.attributes.email, u.attributes.scope, u.attributes.role ?? '-', u.status, u.mfa_enabled].join(
+        '\t',
+      ),
+    );
+  console.log(`${records.length} user(s)`);
+  return 0;
+}
 async function signingKeysRotateCommand(args: string[]): Promise<number> {
   options('signing-keys rotate', args, {});
   const kid = await withDatabase(({ services }) => services.auth.rotateSigningKey());
@@ -256,6 +307,21 @@ const COMMANDS: Record<string, Command> = {
     args: '<id>',
     summary: 'revoke (delete) an API key: refused by every running instance within milliseconds, never later than 5 s',
     run: keysRevokeCommand,
+  },
+  'users create': {
+    args: '--customer <uuid> --email <e-mail> [--role ADMIN|MEMBER|VIEWER]',
+    summary: 'add a login user (MEMBER unless --role); prints its temporary password once',
+    run: usersCreateCommand,
+  },
+  'users reset-password': {
+    args: '--email <e-mail>',
+    summary: 'give a login user a temporary password (printed once), ending its logins and two-factor codes',
+    run: usersResetPasswordCommand,
+  },
+  'users list': {
+    args: '--customer <uuid>',
+    summary: "list a customer's users: login and integration users, roles and status",
+    run: usersListCommand,
   },
   'users unlock': {
     args: '--email <e-mail>',

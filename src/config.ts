@@ -131,21 +131,27 @@ function text(values: string): Kind<string> {
 
 const DIRECTORY: Kind<string> = { values: 'a directory', parse: (raw) => path.resolve(raw.trim()) };
 
-const POSTGRES_URL: Kind<string> = {
-  values: 'a postgres:// or postgresql:// URL',
-  parse(raw, name) {
-    let url: URL;
-    try {
-      url = new URL(raw.trim());
-    } catch {
-      throw new ConfigError(`${name} must be a URL such as postgres://user@host:5432/db`);
-    }
-    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-      throw new ConfigError(`${name} must start with postgres:// or postgresql://, got "${url.protocol}//"`);
-    }
-    return raw.trim();
-  },
-};
+/** A URL of one of two schemes; `example` shows one in the message of a value that is no URL. */
+function url(schemes: [string, string], example: string): Kind<string> {
+  const either = `${schemes[0]}:// or ${schemes[1]}://`;
+  return {
+    values: `a ${either} URL`,
+    parse(raw, name) {
+      let parsed: URL;
+      try {
+        parsed = new URL(raw.trim());
+      } catch {
+        throw new ConfigError(`${name} must be a URL such as ${example}`);
+      }
+      if (!schemes.includes(parsed.protocol.slice(0, -1)))
+        throw new ConfigError(`${name} must start with ${either}, got "${parsed.protocol}//"`);
+      return raw.trim();
+    },
+  };
+}
+
+const POSTGRES_URL = url(['postgres', 'postgresql'], 'postgres://user@host:5432/db');
+const SMTP_URL = url(['smtp', 'smtps'], 'smtp://user:password@mail.example.com:587');
 
 const REDIS_URL: Kind<string> = {
   values: 'a redis:// or rediss:// URL',
@@ -387,6 +393,17 @@ export const SETTINGS = {
     integer(0, 100_000),
     '30',
     'assignment requests per customer per minute (0 disables)',
+  ),
+  smtpUrl: optional(
+    'SMTP_URL',
+    SMTP_URL,
+    'mail server for temporary passwords and reset codes (smtp:// or smtps://, credentials in the URL); unset: no mail',
+  ),
+  smtpFrom: setting(
+    'SMTP_FROM',
+    text('an e-mail address'),
+    'feegate <no-reply@feegate.invalid>',
+    'sender of those mails',
   ),
   metricsPort: optional(
     'METRICS_PORT',

@@ -67,6 +67,11 @@ const CATALOGUE = {
   malformed_url: { status: 400, detail: 'The path is not valid percent-encoded UTF-8.', scope: 'any-request' },
   malformed_request: { status: 400, detail: 'The request is not valid HTTP/1.1.', scope: 'any-request' },
   bad_request: { status: 400, detail: 'The request could not be processed.', scope: 'any-request' },
+  weak_password: {
+    status: 400,
+    detail: 'The password is too easy to guess: use 12 to 256 characters that are not a common password or the e-mail.',
+  },
+  invalid_code: { status: 400, detail: 'The code is not correct, was already used or has expired.' },
 
   missing_credentials: { status: 401, detail: 'Send Authorization: Bearer <access_token> or X-Api-Key: <key>.' },
   invalid_token: { status: 401, detail: 'The access token is not valid or has expired.' },
@@ -75,8 +80,17 @@ const CATALOGUE = {
   invalid_credentials: { status: 401, detail: 'The user or password is not correct.' },
   invalid_refresh_token: { status: 401, detail: 'The refresh token is not valid.' },
   refresh_token_reused: { status: 401, detail: 'This refresh token was already used; the login has been revoked.' },
+  invalid_challenge: {
+    status: 401,
+    detail:
+      'The challenge session is not valid, was already used or has expired, or its answer is wrong; log in again.',
+  },
 
   forbidden: { status: 403, detail: 'This kind of caller may not use this operation.' },
+  insufficient_role: {
+    status: 403,
+    detail: 'Your role may not do this: a VIEWER only reads, and only an ADMIN login manages users.',
+  },
   read_only_key: { status: 403, detail: 'This API key is read-only: it may use GET operations only.' },
   key_escalation: {
     status: 403,
@@ -93,7 +107,7 @@ const CATALOGUE = {
   customer_not_found: { status: 404, detail: 'The customer does not exist.' },
   payment_plan_not_found: { status: 404, detail: "No payment plan of the caller's customer has this id." },
   scheduled_change_not_found: { status: 404, detail: "No scheduled change of the caller's customer has this id." },
-  user_not_found: { status: 404, detail: 'No login user has this e-mail.', scope: 'command-line' },
+  user_not_found: { status: 404, detail: 'No such user.' },
   webhook_not_found: { status: 404, detail: 'No such webhook subscription.' },
   webhook_delivery_not_found: { status: 404, detail: 'This webhook subscription has no such delivery.' },
 
@@ -109,6 +123,11 @@ const CATALOGUE = {
     status: 409,
     detail: "This e-mail already names one of this customer's integration users, of another type or merchant.",
   },
+  last_admin: {
+    status: 409,
+    detail: 'This is the last enabled ADMIN of the customer: make another user ADMIN first.',
+  },
+  mfa_already_enabled: { status: 409, detail: 'Two-factor codes are already on; turn them off first.' },
   api_key_limit_reached: {
     status: 409,
     detail: 'This user holds as many enabled API keys as allowed; delete one first.',

@@ -28,6 +28,8 @@ import { createWebhookSender } from './features/webhooks/webhook-sender.js';
 import { createWebhooksService } from './features/webhooks/webhooks-service.js';
 import { createBackgroundWorker } from './lib/background-worker.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
+import { createMailSender } from './features/mail/mail-sender.js';
+import { createUsersService } from './features/users/users-service.js';
 import { createDataLayer } from './db/data-layer.js';
 import { ImportDocument } from './features/operator/import-schema.js';
 import { describeRefusals } from './plugins/problem-details.js';
@@ -185,7 +187,22 @@ export function createServices(config: Config, database: Database, log: ServiceL
         tick: async () => (await apiKeys.warnExpiring()) > 0,
       })
     : undefined;
+  const mailSender = config.smtpUrl
+    ? createMailSender({ smtpUrl: config.smtpUrl, from: config.smtpFrom, uow, log })
+    : undefined;
+  const users = createUsersService({
+    uow,
+    usersDal: dal.users,
+    auth,
+    hasher,
+    keyCaches,
+    mailEnabled: mailSender !== undefined,
+    mailQueued: () => mailSender?.wake(),
+    totpIssuer: config.issuer,
+    onBackgroundError: (err, what) => log.warn({ err }, what),
+  });
   return {
+    users,
     hasher,
     auth,
     importer,
@@ -209,6 +226,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
       lastUse.start();
       await delivery?.start();
       expirySweep?.start();
+      mailSender?.start();
       pruneTimer = setInterval(() => {
         auth.pruneExpiredTokens().catch((err) => log.warn({ err }, 'could not prune expired tokens'));
       }, TOKEN_PRUNE_INTERVAL_MS);
@@ -224,6 +242,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
       await scheduledWorker.stop();
       await unlistenScheduled?.();
       await lastUse.stop();
+      await users.stop();
+      await mailSender?.stop();
       await keyCaches.stop();
       await timelines.stop().catch(() => {});
       await auth.stop();

@@ -61,6 +61,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/login/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a login challenge
+         * @description A login answers `{ challenge: { name, session } }` instead of a token when it needs one more step: NEW_PASSWORD_REQUIRED (a temporary password; send `new_password`, 12..256 characters, not a common password nor the e-mail, else 400 weak_password and the session stays good), SOFTWARE_TOKEN_MFA (two-factor codes are on; send the 6-digit `code`, or a recovery code in its place, each good once) or MFA_SETUP (the customer requires two-factor codes and the user has none: enrol with POST /v1/users/me/mfa/totp using the session as the bearer token, then send the first `code` here; the answer then carries the 10 `recovery_codes`, shown once). A session is good for one answer, within 5 minutes, for its user only: a wrong, spent or expired one, or a wrong code, is 401 invalid_challenge and the login must be made again. Each code answer counts as a login attempt of the user name and address (429 too_many_login_attempts beyond the limit), and a wrong code as a failed login. The answer to the last step is the usual token. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE.
+         */
+        post: operations["respondToChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/login/refresh": {
         parameters: {
             query?: never;
@@ -635,6 +655,198 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the customer's users
+         * @description The customer's login users (scope LOGIN, with a role) and integration users (scope API_KEY, that hold API keys), newest first, in the platform's shape. Every role and customer keys may read it; merchant keys get 403 forbidden. `email` filters exactly, in any letter case.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Add a login user
+         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user
+         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/users/{id}/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a login user's password
+         * @description A new temporary password, shown only here (and mailed with SMTP_URL): status FORCE_CHANGE_PASSWORD, every session ended on every instance, two-factor codes turned off. Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         */
+        post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your own password
+         * @description Any login user's access token, whatever its role. A wrong current_password is 401 invalid_credentials and counts as a failed login of the user name and address (429 too_many_login_attempts beyond the limit, so parallel guesses never get more). The new password: 12..256 characters, not in zxcvbn's list of common passwords nor too easy to guess, not containing the e-mail (400 weak_password and the reason). Every other session of the user ends; this one goes on. With an API key: 403 forbidden.
+         */
+        post: operations["changeOwnPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/login/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset code
+         * @description Always 202 with no body, at once, whether the user exists, is disabled, is an integration user or not: the look-up happens after the answer. For an enabled login user, with SMTP_URL set, a 6-digit code good for 15 minutes and 5 attempts is mailed (a new request replaces it). Without SMTP_URL nothing is sent: the operator resets the password (`feegate users reset-password`).
+         */
+        post: operations["forgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/login/confirm-forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the mailed code
+         * @description A wrong, spent or expired code, or an unknown or disabled user: 400 invalid_code. The new password follows the rule of POST /v1/users/me/password (400 weak_password). Success ends every session of the user on every instance.
+         */
+        post: operations["confirmForgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-factor codes (TOTP)
+         * @description A new secret and its otpauth:// URL (RFC 6238: SHA-1, 6 digits, 30 seconds), not yet active: POST /v1/users/me/mfa/totp/verify with a first code turns it on. Already on: 409 mfa_already_enabled. With an API key: 403 forbidden.
+         */
+        post: operations["startTotp"];
+        /**
+         * Turn two-factor codes off
+         * @description With a current code or a recovery code (each good once); a wrong one is 400 invalid_code and counts as a failed login. Recorded as user.mfa_disabled.
+         */
+        delete: operations["disableTotp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/totp/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor codes on
+         * @description The first code of the secret from POST /v1/users/me/mfa/totp turns TOTP on; the answer carries 10 single-use recovery codes, shown only here. A wrong code is 400 invalid_code and counts as a failed login. From then on a login answers the challenge SOFTWARE_TOKEN_MFA. Recorded as user.mfa_enabled.
+         */
+        post: operations["verifyTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's customer
+         * @description Its id, name and whether it requires two-factor codes of every login.
+         */
+        get: operations["getCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the caller's customer
+         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.
+         */
+        patch: operations["updateCustomer"];
         trace?: never;
     };
 }
@@ -1360,6 +1572,24 @@ export interface components {
             page: components["schemas"]["Page"];
         };
         /**
+         * @description The answer to a login challenge
+         * @example {
+         *       "name": "SOFTWARE_TOKEN_MFA",
+         *       "session": "fgc_pV7s0Qm4Rk9tXw2zB8nC3dF6gH1jK5lM0oP4qR7sT9u",
+         *       "code": "123456"
+         *     }
+         */
+        ChallengeRequest: {
+            /** @description The step the login still needs (Cognito's names) */
+            name: "NEW_PASSWORD_REQUIRED" | "SOFTWARE_TOKEN_MFA" | "MFA_SETUP";
+            /** @description The session of the challenge, good once */
+            session: string;
+            /** @description NEW_PASSWORD_REQUIRED: the new password (12..256 characters) */
+            new_password?: string;
+            /** @description SOFTWARE_TOKEN_MFA and MFA_SETUP: the 6-digit TOTP code, or a recovery code in its place */
+            code?: string;
+        };
+        /**
          * @description The credentials of a CUSTOMER user
          * @example {
          *       "user": "admin@acme.example",
@@ -1405,6 +1635,46 @@ export interface components {
                 /** @description Seconds until the refresh token expires: REFRESH_TOKEN_TTL_SECONDS, or less when the login reaches SESSION_MAX_AGE_SECONDS sooner */
                 refresh_expires_in: number;
             };
+        };
+        /**
+         * @description The tokens, or instead a challenge the login must answer first
+         * @example {
+         *       "token": {
+         *         "access_token": "eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImZZUHgzRXMydVJzbnFpa3RHQ0dRREpWaUlpODFkU3VNVEFVXzRFemw4N2MifQ.eyJ1c2VyX3R5cGUiOiJDVVNUT01FUiIsImN1c3RvbWVyX2lkIjoiNmExZjJjM2QtNGU1Zi00YTZiLThjN2QtOWUwZjFhMmIzYzRkIiwic2lkIjoiMmM5ZDFlNGYtN2EzYi00YzhkLTllMGYtMWEyYjNjNGQ1ZTZmIiwiaXNzIjoiZmVlZ2F0ZSIsInN1YiI6IjhlN2Q2YzViLTRhM2ItNGMyZC05ZTFmLTBhMWIyYzNkNGU1ZiIsImlhdCI6MTc5NTQ1MDAwMCwiZXhwIjoxNzk1NDUzNjAwLCJqdGkiOiI0YjNhMmMxZC05ZThmLTRhN2ItOGM2ZC01ZTRmM2EyYjFjMGQifQ.3xmmEcU8fjCP5gNfLC5CXxRCowwRIAL_mGGZl55X4w9Iejq_4WxfLWav-0vg-fji6WOJdLsc2oZ5nMkHdMoFCA",
+         *         "token_type": "Bearer",
+         *         "expires_in": 3600,
+         *         "refresh_token": "fgr_Vq3xN8p2Lk7sT0aB4cD9eF1gH6iJ5kL2mN3oP4qR5sT",
+         *         "refresh_expires_in": 2592000
+         *       }
+         *     }
+         * @example {
+         *       "challenge": {
+         *         "name": "NEW_PASSWORD_REQUIRED",
+         *         "session": "fgc_pV7s0Qm4Rk9tXw2zB8nC3dF6gH1jK5lM0oP4qR7sT9u"
+         *       }
+         *     }
+         */
+        LoginResponse: {
+            token?: {
+                /** @description Bearer token: a JWT (RFC 9068, header typ "at+jwt", EdDSA/Ed25519) whose signature verifies against GET /.well-known/jwks.json. Claims: iss, sub (user id), iat, exp (= iat + expires_in), jti, user_type, customer_id, sid (the login). */
+                access_token: string;
+                /** @enum {string} */
+                token_type: "Bearer";
+                /** @description Seconds until the access token expires */
+                expires_in: number;
+                /** @description Single-use token for POST /v1/login/refresh */
+                refresh_token: string;
+                /** @description Seconds until the refresh token expires: REFRESH_TOKEN_TTL_SECONDS, or less when the login reaches SESSION_MAX_AGE_SECONDS sooner */
+                refresh_expires_in: number;
+            };
+            challenge?: {
+                /** @description The step the login still needs (Cognito's names) */
+                name: "NEW_PASSWORD_REQUIRED" | "SOFTWARE_TOKEN_MFA" | "MFA_SETUP";
+                /** @description Opaque, good once, for 5 minutes: POST /v1/login/challenge */
+                session: string;
+            };
+            /** @description MFA_SETUP answered: the 10 single-use recovery codes, shown only here */
+            recovery_codes?: string[];
         };
         /**
          * @description The caller of the request
@@ -2819,6 +3089,373 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description A user of the customer, in the platform's shape
+         * @example {
+         *       "attributes": {
+         *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+         *         "name": "Ana Gómez",
+         *         "description": "Back office, payments",
+         *         "email": "ana@acme.example",
+         *         "customer_id": [
+         *           "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+         *         ],
+         *         "merchant_id": [],
+         *         "country": null,
+         *         "type": "CUSTOMER",
+         *         "scope": "LOGIN",
+         *         "role": "MEMBER"
+         *       },
+         *       "status": "CONFIRMED",
+         *       "enabled": true,
+         *       "mfa_enabled": false,
+         *       "audit": {
+         *         "creation_date": "2026-11-20T10:00:00.000Z",
+         *         "update_date": "2026-11-21T09:30:00.000Z"
+         *       }
+         *     }
+         */
+        User: {
+            attributes: {
+                /**
+                 * Format: uuid
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                 */
+                id: string;
+                name: string | null;
+                description: string | null;
+                /** @description E-mail, lower case: the user name of a login user */
+                email: string;
+                /** @description The customer (one) */
+                customer_id: string[];
+                /** @description The merchant of a MERCHANT user (one); empty for CUSTOMER users */
+                merchant_id: string[];
+                /** @description Not kept by feegate: always null */
+                country: string | null;
+                type: "CUSTOMER" | "MERCHANT";
+                /** @description LOGIN: logs in with a password; API_KEY: an integration user that holds API keys */
+                scope: "LOGIN" | "API_KEY";
+                /** @description ADMIN, MEMBER or VIEWER; null for integration users */
+                role: "ADMIN" | "MEMBER" | "VIEWER" | null;
+            };
+            /** @description Cognito's names: FORCE_CHANGE_PASSWORD until a temporary password is replaced */
+            status: "CONFIRMED" | "FORCE_CHANGE_PASSWORD" | "DISABLED";
+            enabled: boolean;
+            /** @description Two-factor codes are on */
+            mfa_enabled: boolean;
+            audit: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC, milliseconds, Z
+                 */
+                creation_date: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC, milliseconds, Z
+                 */
+                update_date: string;
+            };
+        };
+        /**
+         * @description The new user and its temporary password
+         * @example {
+         *       "attributes": {
+         *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+         *         "name": "Ana Gómez",
+         *         "description": "Back office, payments",
+         *         "email": "ana@acme.example",
+         *         "customer_id": [
+         *           "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+         *         ],
+         *         "merchant_id": [],
+         *         "country": null,
+         *         "type": "CUSTOMER",
+         *         "scope": "LOGIN",
+         *         "role": "MEMBER"
+         *       },
+         *       "status": "FORCE_CHANGE_PASSWORD",
+         *       "enabled": true,
+         *       "mfa_enabled": false,
+         *       "audit": {
+         *         "creation_date": "2026-11-20T10:00:00.000Z",
+         *         "update_date": "2026-11-21T09:30:00.000Z"
+         *       },
+         *       "temporary_password": "q7Vd0-Lx3mTz9KpW2sYb"
+         *     }
+         */
+        CreatedUser: {
+            attributes: {
+                /**
+                 * Format: uuid
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                 */
+                id: string;
+                name: string | null;
+                description: string | null;
+                /** @description E-mail, lower case: the user name of a login user */
+                email: string;
+                /** @description The customer (one) */
+                customer_id: string[];
+                /** @description The merchant of a MERCHANT user (one); empty for CUSTOMER users */
+                merchant_id: string[];
+                /** @description Not kept by feegate: always null */
+                country: string | null;
+                type: "CUSTOMER" | "MERCHANT";
+                /** @description LOGIN: logs in with a password; API_KEY: an integration user that holds API keys */
+                scope: "LOGIN" | "API_KEY";
+                /** @description ADMIN, MEMBER or VIEWER; null for integration users */
+                role: "ADMIN" | "MEMBER" | "VIEWER" | null;
+            };
+            /** @description Cognito's names: FORCE_CHANGE_PASSWORD until a temporary password is replaced */
+            status: "CONFIRMED" | "FORCE_CHANGE_PASSWORD" | "DISABLED";
+            enabled: boolean;
+            /** @description Two-factor codes are on */
+            mfa_enabled: boolean;
+            audit: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC, milliseconds, Z
+                 */
+                creation_date: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC, milliseconds, Z
+                 */
+                update_date: string;
+            };
+            /** @description Shown only here; changed at the first login */
+            temporary_password: string;
+        };
+        /**
+         * @description A page of the customer's users, newest first
+         * @example {
+         *       "users": [
+         *         {
+         *           "attributes": {
+         *             "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+         *             "name": "Ana Gómez",
+         *             "description": "Back office, payments",
+         *             "email": "ana@acme.example",
+         *             "customer_id": [
+         *               "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+         *             ],
+         *             "merchant_id": [],
+         *             "country": null,
+         *             "type": "CUSTOMER",
+         *             "scope": "LOGIN",
+         *             "role": "MEMBER"
+         *           },
+         *           "status": "CONFIRMED",
+         *           "enabled": true,
+         *           "mfa_enabled": false,
+         *           "audit": {
+         *             "creation_date": "2026-11-20T10:00:00.000Z",
+         *             "update_date": "2026-11-21T09:30:00.000Z"
+         *           }
+         *         }
+         *       ],
+         *       "metadata": {
+         *         "size": 10,
+         *         "total_elements": 1,
+         *         "total_pages": 1,
+         *         "number": 0
+         *       }
+         *     }
+         */
+        UserListing: {
+            users: {
+                attributes: {
+                    /**
+                     * Format: uuid
+                     * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                     */
+                    id: string;
+                    name: string | null;
+                    description: string | null;
+                    /** @description E-mail, lower case: the user name of a login user */
+                    email: string;
+                    /** @description The customer (one) */
+                    customer_id: string[];
+                    /** @description The merchant of a MERCHANT user (one); empty for CUSTOMER users */
+                    merchant_id: string[];
+                    /** @description Not kept by feegate: always null */
+                    country: string | null;
+                    type: "CUSTOMER" | "MERCHANT";
+                    /** @description LOGIN: logs in with a password; API_KEY: an integration user that holds API keys */
+                    scope: "LOGIN" | "API_KEY";
+                    /** @description ADMIN, MEMBER or VIEWER; null for integration users */
+                    role: "ADMIN" | "MEMBER" | "VIEWER" | null;
+                };
+                /** @description Cognito's names: FORCE_CHANGE_PASSWORD until a temporary password is replaced */
+                status: "CONFIRMED" | "FORCE_CHANGE_PASSWORD" | "DISABLED";
+                enabled: boolean;
+                /** @description Two-factor codes are on */
+                mfa_enabled: boolean;
+                audit: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, milliseconds, Z
+                     */
+                    creation_date: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, milliseconds, Z
+                     */
+                    update_date: string;
+                };
+            }[];
+            metadata: {
+                size: number;
+                total_elements: number;
+                total_pages: number;
+                /** @description Zero-based number of the returned page */
+                number: number;
+            };
+        };
+        /**
+         * @description A new login user of the caller's customer (role MEMBER unless given)
+         * @example {
+         *       "email": "ana@acme.example",
+         *       "name": "Ana Gómez",
+         *       "role": "MEMBER"
+         *     }
+         */
+        CreateUserRequest: {
+            /**
+             * Format: email
+             * @description E-mail address: name@domain with at least one dot in the domain
+             */
+            email: string;
+            name?: string;
+            description?: string;
+            /** @description ADMIN: everything, users too; MEMBER: everything but users; VIEWER: reads only */
+            role?: "ADMIN" | "MEMBER" | "VIEWER";
+        };
+        /**
+         * @description What changes (at least one field); what is left out stays
+         * @example {
+         *       "name": "Ana Gómez",
+         *       "role": "VIEWER"
+         *     }
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        UpdateUserRequest: {
+            name?: string | null;
+            description?: string | null;
+            /** @description ADMIN: everything, users too; MEMBER: everything but users; VIEWER: reads only */
+            role?: "ADMIN" | "MEMBER" | "VIEWER";
+            enabled?: boolean;
+        };
+        /**
+         * @description A new temporary password
+         * @example {
+         *       "temporary_password": "q7Vd0-Lx3mTz9KpW2sYb"
+         *     }
+         */
+        TemporaryPassword: {
+            /** @description Shown only here; changed at the next login */
+            temporary_password: string;
+        };
+        /**
+         * @description The current password and the new one (12..256 characters)
+         * @example {
+         *       "current_password": "correct horse battery staple",
+         *       "new_password": "mauve tractor juggles seven owls"
+         *     }
+         */
+        ChangePasswordRequest: {
+            current_password: string;
+            new_password: string;
+        };
+        /**
+         * @description Whose password was forgotten
+         * @example {
+         *       "user": "ana@acme.example"
+         *     }
+         */
+        ForgotPasswordRequest: {
+            /** @description User name (e-mail) */
+            user: string;
+        };
+        /**
+         * @description The code of the mail and a new password
+         * @example {
+         *       "user": "ana@acme.example",
+         *       "code": "492017",
+         *       "new_password": "mauve tractor juggles seven owls"
+         *     }
+         */
+        ConfirmForgotPasswordRequest: {
+            user: string;
+            /** @description The 6-digit code of the mail */
+            code: string;
+            new_password: string;
+        };
+        /**
+         * @description A two-factor code
+         * @example {
+         *       "code": "123456"
+         *     }
+         */
+        CodeRequest: {
+            /** @description A 6-digit TOTP code (or, to turn it off, a recovery code) */
+            code: string;
+        };
+        /**
+         * @description A new TOTP secret, active once a first code is verified
+         * @example {
+         *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+         *       "otpauth_url": "otpauth://totp/feegate:ana%40acme.example?issuer=feegate&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30"
+         *     }
+         */
+        TotpEnrolment: {
+            /** @description Base32 secret, for typing into an authenticator app */
+            secret: string;
+            /** @description otpauth://totp/… URL, to show as a QR code */
+            otpauth_url: string;
+        };
+        /**
+         * @description Two-factor codes are on
+         * @example {
+         *       "recovery_codes": [
+         *         "3f9a1-0c7d2",
+         *         "8b2e4-71d0a"
+         *       ]
+         *     }
+         */
+        RecoveryCodes: {
+            /** @description 10 single-use codes, shown only here */
+            recovery_codes: string[];
+        };
+        /**
+         * @description The caller's customer
+         * @example {
+         *       "id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "name": "Acme",
+         *       "require_mfa": false
+         *     }
+         */
+        Customer: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            name: string;
+            /** @description Every login needs a TOTP code */
+            require_mfa: boolean;
+        };
+        /**
+         * @description The new setting
+         * @example {
+         *       "require_mfa": true
+         *     }
+         */
+        UpdateCustomerRequest: {
+            require_mfa: boolean;
+        };
     };
     responses: never;
     parameters: never;
@@ -2933,7 +3570,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A new access token and refresh token */
+            /** @description The tokens, or instead a challenge the login must answer first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2950,7 +3587,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["TokenResponse"];
+                    "application/json": components["schemas"]["LoginResponse"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
@@ -3042,6 +3679,140 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    respondToChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "SOFTWARE_TOKEN_MFA",
+                 *       "session": "fgc_pV7s0Qm4Rk9tXw2zB8nC3dF6gH1jK5lM0oP4qR7sT9u",
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChallengeRequest"];
+            };
+        };
+        responses: {
+            /** @description The tokens, or instead a challenge the login must answer first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": {
+                     *         "access_token": "eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImZZUHgzRXMydVJzbnFpa3RHQ0dRREpWaUlpODFkU3VNVEFVXzRFemw4N2MifQ.eyJ1c2VyX3R5cGUiOiJDVVNUT01FUiIsImN1c3RvbWVyX2lkIjoiNmExZjJjM2QtNGU1Zi00YTZiLThjN2QtOWUwZjFhMmIzYzRkIiwic2lkIjoiMmM5ZDFlNGYtN2EzYi00YzhkLTllMGYtMWEyYjNjNGQ1ZTZmIiwiaXNzIjoiZmVlZ2F0ZSIsInN1YiI6IjhlN2Q2YzViLTRhM2ItNGMyZC05ZTFmLTBhMWIyYzNkNGU1ZiIsImlhdCI6MTc5NTQ1MDAwMCwiZXhwIjoxNzk1NDUzNjAwLCJqdGkiOiI0YjNhMmMxZC05ZThmLTRhN2ItOGM2ZC01ZTRmM2EyYjFjMGQifQ.3xmmEcU8fjCP5gNfLC5CXxRCowwRIAL_mGGZl55X4w9Iejq_4WxfLWav-0vg-fji6WOJdLsc2oZ5nMkHdMoFCA",
+                     *         "token_type": "Bearer",
+                     *         "expires_in": 3600,
+                     *         "refresh_token": "fgr_Vq3xN8p2Lk7sT0aB4cD9eF1gH6iJ5kL2mN3oP4qR5sT",
+                     *         "refresh_expires_in": 2592000
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LoginResponse"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, weak_password */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "weak_password";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: invalid_challenge */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_challenge";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: too_many_login_attempts, rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "too_many_login_attempts" | "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
                     };
                 };
             };
@@ -3219,7 +3990,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3227,7 +3998,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -3341,7 +4112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3349,7 +4120,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -3892,7 +4663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3900,7 +4671,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -4280,7 +5051,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4288,7 +5059,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -4509,7 +5280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4517,7 +5288,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -4738,7 +5509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4746,7 +5517,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -5113,7 +5884,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5121,7 +5892,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -5332,7 +6103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5340,7 +6111,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -5689,7 +6460,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5697,7 +6468,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -6006,7 +6777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6014,7 +6785,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -6155,7 +6926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6163,7 +6934,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -6427,7 +7198,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6435,7 +7206,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -6770,7 +7541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6778,7 +7549,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden" | "key_escalation";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden" | "key_escalation";
                     };
                 };
             };
@@ -6919,7 +7690,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6927,7 +7698,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
                     };
                 };
             };
@@ -7097,7 +7868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7105,7 +7876,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "key_escalation";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "key_escalation";
                     };
                 };
             };
@@ -7276,7 +8047,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7284,7 +8055,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "key_escalation";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "key_escalation";
                     };
                 };
             };
@@ -7725,7 +8496,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7733,7 +8504,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -7868,7 +8639,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7876,7 +8647,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8121,7 +8892,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8129,7 +8900,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8285,7 +9056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8293,7 +9064,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8431,7 +9202,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8439,7 +9210,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8735,7 +9506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8743,7 +9514,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "forbidden";
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8756,6 +9527,1663 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "webhook_not_found" | "webhook_delivery_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number (0..2147483647) */
+                page?: number;
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
+                size?: number;
+                /** @description Only the user of this e-mail (any letter case) */
+                email?: string;
+                /** @description Only this merchant's users */
+                merchantId?: string;
+                type?: "CUSTOMER" | "MERCHANT";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the customer's users, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "users": [
+                     *         {
+                     *           "attributes": {
+                     *             "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+                     *             "name": "Ana Gómez",
+                     *             "description": "Back office, payments",
+                     *             "email": "ana@acme.example",
+                     *             "customer_id": [
+                     *               "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+                     *             ],
+                     *             "merchant_id": [],
+                     *             "country": null,
+                     *             "type": "CUSTOMER",
+                     *             "scope": "LOGIN",
+                     *             "role": "MEMBER"
+                     *           },
+                     *           "status": "CONFIRMED",
+                     *           "enabled": true,
+                     *           "mfa_enabled": false,
+                     *           "audit": {
+                     *             "creation_date": "2026-11-20T10:00:00.000Z",
+                     *             "update_date": "2026-11-21T09:30:00.000Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "size": 10,
+                     *         "total_elements": 1,
+                     *         "total_pages": 1,
+                     *         "number": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "forbidden";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ana@acme.example",
+                 *       "name": "Ana Gómez",
+                 *       "role": "MEMBER"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The new user and its temporary password */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attributes": {
+                     *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+                     *         "name": "Ana Gómez",
+                     *         "description": "Back office, payments",
+                     *         "email": "ana@acme.example",
+                     *         "customer_id": [
+                     *           "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+                     *         ],
+                     *         "merchant_id": [],
+                     *         "country": null,
+                     *         "type": "CUSTOMER",
+                     *         "scope": "LOGIN",
+                     *         "role": "MEMBER"
+                     *       },
+                     *       "status": "FORCE_CHANGE_PASSWORD",
+                     *       "enabled": true,
+                     *       "mfa_enabled": false,
+                     *       "audit": {
+                     *         "creation_date": "2026-11-20T10:00:00.000Z",
+                     *         "update_date": "2026-11-21T09:30:00.000Z"
+                     *       },
+                     *       "temporary_password": "q7Vd0-Lx3mTz9KpW2sYb"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedUser"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: user_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "user_conflict";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ana Gómez",
+                 *       "role": "VIEWER"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description A user of the customer, in the platform's shape */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attributes": {
+                     *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+                     *         "name": "Ana Gómez",
+                     *         "description": "Back office, payments",
+                     *         "email": "ana@acme.example",
+                     *         "customer_id": [
+                     *           "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+                     *         ],
+                     *         "merchant_id": [],
+                     *         "country": null,
+                     *         "type": "CUSTOMER",
+                     *         "scope": "LOGIN",
+                     *         "role": "MEMBER"
+                     *       },
+                     *       "status": "CONFIRMED",
+                     *       "enabled": true,
+                     *       "mfa_enabled": false,
+                     *       "audit": {
+                     *         "creation_date": "2026-11-20T10:00:00.000Z",
+                     *         "update_date": "2026-11-21T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: user_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "user_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: user_conflict, last_admin */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "user_conflict" | "last_admin";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new temporary password */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "temporary_password": "q7Vd0-Lx3mTz9KpW2sYb"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TemporaryPassword"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: user_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "user_not_found";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    changeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery staple",
+                 *       "new_password": "mauve tractor juggles seven owls"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangePasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description No body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, weak_password */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "weak_password";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired, invalid_credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired" | "invalid_credentials";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited, too_many_login_attempts */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited" | "too_many_login_attempts";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    forgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user": "ana@acme.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForgotPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description No body */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    confirmForgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user": "ana@acme.example",
+                 *       "code": "492017",
+                 *       "new_password": "mauve tractor juggles seven owls"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfirmForgotPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description No body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_code, weak_password */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "invalid_code" | "weak_password";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    startTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new TOTP secret, active once a first code is verified */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+                     *       "otpauth_url": "otpauth://totp/feegate:ana%40acme.example?issuer=feegate&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TotpEnrolment"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: mfa_already_enabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "mfa_already_enabled";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CodeRequest"];
+            };
+        };
+        responses: {
+            /** @description No body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_code";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited, too_many_login_attempts */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited" | "too_many_login_attempts";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    verifyTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CodeRequest"];
+            };
+        };
+        responses: {
+            /** @description Two-factor codes are on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recovery_codes": [
+                     *         "3f9a1-0c7d2",
+                     *         "8b2e4-71d0a"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_code";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited, too_many_login_attempts */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited" | "too_many_login_attempts";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Acme",
+                     *       "require_mfa": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "require_mfa": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCustomerRequest"];
+            };
+        };
+        responses: {
+            /** @description The caller's customer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Acme",
+                     *       "require_mfa": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
                     };
                 };
             };

@@ -3,6 +3,7 @@ import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import type { Schemas } from '../../clients/typescript/index';
 import { client, setUnauthorizedHandler, unwrap } from './api';
 import { AssignPage } from './pages/Assign';
+import { AccountPage } from './pages/Account';
 import { AuditPage } from './pages/Audit';
 import { CataloguePage } from './pages/Catalogue';
 import { KeysPage } from './pages/Keys';
@@ -11,6 +12,7 @@ import { MerchantsPage } from './pages/Merchants';
 import { NewMerchantPage } from './pages/NewMerchant';
 import { SignIn } from './pages/SignIn';
 import { WebhooksPage } from './pages/Webhooks';
+import { UsersPage } from './pages/Users';
 import { endSession, resumeSession, signOut, startSession, type TokenSet } from './session';
 import { Loading } from './ui';
 
@@ -66,6 +68,8 @@ function Shell() {
           <NavLink href="/merchants">Merchants</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
           <NavLink href="/audit">Audit log</NavLink>
+          <NavLink href="/users">Users</NavLink>
+          <NavLink href="/account">My account</NavLink>
         </nav>
         <span className="who">{me.user}</span>
         <button
@@ -90,6 +94,8 @@ function Shell() {
           <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} customerId={me.customer_id} />}</Route>
           <Route path="/webhooks">{() => <WebhooksPage />}</Route>
           <Route path="/audit">{() => <AuditPage />}</Route>
+          <Route path="/users">{() => <UsersPage />}</Route>
+          <Route path="/account">{() => <AccountPage email={me.user} />}</Route>
           <Route>
             <Redirect to="/keys" />
           </Route>

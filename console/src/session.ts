@@ -8,9 +8,16 @@ import type { Schemas } from '../../clients/typescript/index';
 import { client, setAccessToken, unwrap } from './api';
 
 export type TokenSet = Schemas['TokenResponse']['token'];
+export type Role = 'ADMIN' | 'MEMBER' | 'VIEWER';
 
 const REFRESH_KEY = 'feegate.console.refresh';
 let renewTimer: number | undefined;
+let role: Role = 'VIEWER';
+
+/** The role the access token carries: what the console offers (the service decides in the end). */
+export function currentRole(): Role {
+  return role;
+}
 
 /** Epoch milliseconds at which the access token expires; throws when it is not a JWT with an `exp`. */
 function expiryOf(token: TokenSet): number {
@@ -27,6 +34,7 @@ function renewDelay(expiresAt: number, now = Date.now()): number {
 
 export function startSession(token: TokenSet, onExpired: () => void): void {
   const expiresAt = expiryOf(token);
+  role = (decodeJwt(token.access_token).role as Role | undefined) ?? 'VIEWER';
   setAccessToken(token.access_token);
   sessionStorage.setItem(REFRESH_KEY, token.refresh_token);
   window.clearTimeout(renewTimer);

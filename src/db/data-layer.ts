@@ -13,6 +13,8 @@ import { createMerchantsDal } from '../features/merchants/merchants-dal.js';
 import { createImportDal } from '../features/operator/import-dal.js';
 import { createPaymentPlansDal } from '../features/payment-plans/payment-plans-dal.js';
 import { createWebhooksDal } from '../features/webhooks/webhooks-dal.js';
+import { createUsersDal } from '../features/users/users-dal.js';
+import { createMailDal } from '../features/mail/mail-dal.js';
 import type { Database, Db } from './database.js';
 import { createUnitOfWork } from './unit-of-work.js';
 
@@ -29,6 +31,8 @@ function bindDals(on: Db) {
     paymentPlans: createPaymentPlansDal(on),
     webhooks: createWebhooksDal(on),
     scheduledChanges: createScheduledChangesDal(on),
+    users: createUsersDal(on),
+    mail: createMailDal(on),
   };
 }
 

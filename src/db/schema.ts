@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   check,
@@ -50,11 +51,14 @@ export interface MerchantRepresentative {
   email: string;
   phone: string;
 }
+export const userRole = pgEnum('user_role', ['ADMIN', 'MEMBER', 'VIEWER']);
 
 export const customers = pgTable('customers', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
   createdAt: createdAt(),
+  // Every login of its users must pass a TOTP code (migration 0010).
+  requireMfa: boolean('require_mfa').notNull().default(false),
 });
 
 export const merchants = pgTable(
@@ -120,6 +124,20 @@ export const users = pgTable(
     // PHC string (argon2id); null for integration users that only hold API keys.
     passwordHash: text('password_hash'),
     createdAt: createdAt(),
+    // Back-office users (migration 0010). A login user has a role; an integration user none.
+    role: userRole('role'),
+    name: text('name'),
+    description: text('description'),
+    // A disabled login user cannot log in; a disabled integration user's keys are refused.
+    enabled: boolean('enabled').notNull().default(true),
+    // FORCE_CHANGE_PASSWORD: the password is a temporary one, changed at the next login.
+    mustChangePassword: boolean('must_change_password').notNull().default(false),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    // TOTP (RFC 6238): the base32 secret, active once a first code was verified.
+    totpSecret: text('totp_secret'),
+    totpEnabled: boolean('totp_enabled').notNull().default(false),
+    // The last time step whose code was accepted: no code is accepted twice.
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
   },
   (t) => [
     foreignKey({
@@ -130,7 +148,74 @@ export const users = pgTable(
     check('users_type_matches_merchant', sql`(${t.type} = 'MERCHANT') = (${t.merchantId} IS NOT NULL)`),
     uniqueIndex('users_login_email_unique').on(t.email).where(sql`${t.passwordHash} IS NOT NULL`),
     uniqueIndex('users_integration_email_unique').on(t.customerId, t.email).where(sql`${t.passwordHash} IS NULL`),
+    check('users_role_of_login_users', sql`(${t.role} IS NULL) = (${t.passwordHash} IS NULL)`),
+    check('users_name_length', sql`${t.name} IS NULL OR char_length(${t.name}) BETWEEN 1 AND 200`),
+    check('users_description_length', sql`${t.description} IS NULL OR char_length(${t.description}) <= 1000`),
+    check('users_totp_enabled_has_secret', sql`NOT ${t.totpEnabled} OR ${t.totpSecret} IS NOT NULL`),
+    index('users_customer_listing_idx').on(t.customerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
   ],
+);
+
+/** Single-use recovery codes of a user's TOTP, only their SHA-256 stored. */
+export const userRecoveryCodes = pgTable(
+  'user_recovery_codes',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    codeHash: text('code_hash').notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [primaryKey({ name: 'user_recovery_codes_pk', columns: [t.userId, t.codeHash] })],
+);
+
+/** A login that answered a challenge instead of a token: its opaque session, good once, for 5 minutes. */
+export const loginChallenges = pgTable(
+  'login_challenges',
+  {
+    sessionHash: text('session_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    name: text('name').notNull().$type<'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA' | 'MFA_SETUP'>(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('login_challenges_name', sql`${t.name} IN ('NEW_PASSWORD_REQUIRED', 'SOFTWARE_TOKEN_MFA', 'MFA_SETUP')`),
+    index('login_challenges_expiry_idx').on(t.expiresAt),
+  ],
+);
+
+/** The code of a forgotten password: one live per user, its SHA-256 only, a few attempts. */
+export const passwordResetCodes = pgTable('password_reset_codes', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id),
+  codeHash: text('code_hash').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Mail waiting to be sent (src/features/users/mail-outbox.ts): written in the
+ * transaction that asks for it, sent by a background worker, deleted once sent
+ * (it may hold a temporary password or a code), retried with a growing pause.
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    recipient: text('recipient').notNull(),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('mail_outbox_due_idx').on(t.nextAttemptAt)],
 );
 
 export const apiKeys = pgTable(

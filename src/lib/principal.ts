@@ -1,5 +1,8 @@
 /** Who is calling: the same shape whether a token or an API key proved it. */
 export type UserType = 'CUSTOMER' | 'MERCHANT';
+/** What a login user may do: ADMIN everything, MEMBER all but managing users, VIEWER only reads. */
+export const ROLES = ['ADMIN', 'MEMBER', 'VIEWER'] as const;
+export type Role = (typeof ROLES)[number];
 
 export interface Principal {
   auth: 'token' | 'api_key';
@@ -11,6 +14,8 @@ export interface Principal {
   merchantId: string | null;
   /** The login family, for token callers (logout revokes it). */
   sessionId: string | null;
+  /** Token callers: the role the access token carries (null for key callers). */
+  role: Role | null;
   /** The key, for API key callers. */
   apiKeyId: string | null;
   /** API key callers: a read_only key may use GET operations only. */

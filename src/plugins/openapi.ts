@@ -60,6 +60,11 @@ const TAGS = [
     description:
       "Subscriptions to the events of the caller's customer, signed as Standard Webhooks and delivered at least once; their deliveries, retries and test events. The `webhooks` section describes each event.",
   },
+  {
+    name: 'users',
+    description:
+      "The customer's back-office users and their roles, the caller's own password and two-factor codes, forgotten passwords, and the customer's two-factor rule.",
+  },
   { name: 'operations', description: 'Liveness and readiness probes for the operator.' },
 ];
 

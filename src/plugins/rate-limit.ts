@@ -16,7 +16,13 @@ import { RateLimitedError } from '../errors.js';
 import type { SharedCounters } from '../lib/shared-counters.js';
 
 /** Unauthenticated routes limited per client address. */
-const ANONYMOUS_LIMITED = new Set(['/v1/login', '/v1/login/refresh']);
+const ANONYMOUS_LIMITED = new Set([
+  '/v1/login',
+  '/v1/login/refresh',
+  '/v1/login/challenge',
+  '/v1/login/forgot-password',
+  '/v1/login/confirm-forgot-password',
+]);
 
 interface Limit {
   key: string;

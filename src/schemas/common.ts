@@ -244,8 +244,8 @@ export const AUTHENTICATED: OperationCode[] = [
   'merchant_inactive',
   'rate_limited',
 ];
-/** Codes of an authenticated operation that changes something (a read_only key may only GET). */
-export const AUTHENTICATED_WRITE: OperationCode[] = [...AUTHENTICATED, 'read_only_key'];
+/** Codes of an authenticated operation that changes something (a read_only key and a VIEWER may only GET). */
+export const AUTHENTICATED_WRITE: OperationCode[] = [...AUTHENTICATED, 'read_only_key', 'insufficient_role'];
 
 /**
  * The largest page a listing serves. Integrations ask for `size=10000` to take a

@@ -80,9 +80,13 @@ describe('POST /v1/login: happy', () => {
   it('keeps login users unique by e-mail on the platform', async () => {
     const app = await h.app();
     const world = await seedWorld(app);
-    const insert = h.db.current.database.db
-      .insert(users)
-      .values({ email: world.login.user, type: 'CUSTOMER', customerId: world.otherCustomerId, passwordHash: 'x' });
+    const insert = h.db.current.database.db.insert(users).values({
+      email: world.login.user,
+      type: 'CUSTOMER',
+      customerId: world.otherCustomerId,
+      passwordHash: 'x',
+      role: 'ADMIN',
+    });
     await assert.rejects(
       insert,
       (err: { cause?: { constraint?: string } }) => err.cause?.constraint === 'users_login_email_unique',
@@ -141,6 +145,7 @@ describe('POST /v1/login: errors', () => {
         customerId: world.customerId,
         merchantId: world.merchantIds[0]!,
         passwordHash: phc,
+        role: 'ADMIN',
       },
       { email: 'integration@alpha.test', type: 'CUSTOMER', customerId: world.customerId, passwordHash: null },
     ]);

@@ -30,7 +30,7 @@ describe('clients/typescript', () => {
         body: { user: world.login.user, password: world.login.password },
       });
       assert.equal(login.response.status, 200, JSON.stringify(login.error));
-      const first = login.data!.token;
+      const first = login.data!.token!;
       assert.equal(decodeJwt(first.access_token).exp, decodeJwt(first.access_token).iat! + first.expires_in);
 
       const refreshed = await anonymous.POST('/v1/login/refresh', { body: { refresh_token: first.refresh_token } });
@@ -93,7 +93,7 @@ describe('clients/typescript', () => {
     const app = await h.app();
     const { world } = await seedCatalogue(app);
     const baseUrl = await listening(app);
-    const { access_token } = (await createFeegateClient(baseUrl).POST('/v1/login', { body: world.login })).data!.token;
+    const { access_token } = (await createFeegateClient(baseUrl).POST('/v1/login', { body: world.login })).data!.token!;
     const feegate = createFeegateClient(baseUrl, { accessToken: access_token });
     const listed = await feegate.GET('/v1/payment-plans', { params: { query: { size: MAX_PAGE_SIZE * 10 } } });
     assert.equal(listed.data?.page.size, MAX_PAGE_SIZE);

@@ -16,6 +16,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { bearer, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
+import { customers } from '../../src/db/schema.js';
 import {
   AnswerLedger,
   fillPath,
@@ -449,7 +450,9 @@ describe('fuzzing every operation of the document', () => {
             assert.equal(problem.status, response.statusCode);
           }
           if (response.statusCode === 200 && request.largestPage !== undefined) {
-            const { page } = JSON.parse(response.body) as { page: { size: number } };
+            // GET /v1/users answers in the platform's shape: its page descriptor is `metadata`.
+            const body = JSON.parse(response.body) as { page?: { size: number }; metadata?: { size: number } };
+            const page = (body.page ?? body.metadata)!;
             assert.ok(page.size >= 1 && page.size <= request.largestPage, `${where}: page.size ${page.size}`);
           }
           // A fuzzed logout with the live token revokes it: log in again so later requests stay authenticated.
@@ -458,6 +461,10 @@ describe('fuzzing every operation of the document', () => {
             response.statusCode === 204 &&
             (request.auth === 'token' || request.auth === 'both')
           ) {
+            // A fuzzed PATCH /v1/customers/me may have required two-factor codes: off again, or the login is a challenge.
+            // Fuzzed wrong current passwords (POST /v1/users/me/password) count as failed logins: cleared too.
+            await h.db.current.database.db.update(customers).set({ requireMfa: false });
+            await app.services.auth.unlock(world.login.user);
             token = (await loginAs(app, world.login)).access_token;
           }
         },

@@ -218,12 +218,18 @@ async function send(
   });
   ledger.record(op, response.statusCode, response.body);
   const body = response.body
-    ? (response.json() as { code?: string; errors?: Array<{ field: string }>; page?: { size: number } })
+    ? (response.json() as {
+        code?: string;
+        errors?: Array<{ field: string }>;
+        page?: { size: number };
+        metadata?: { size: number };
+      })
     : undefined;
   return {
     status: response.statusCode,
     problem: response.statusCode >= 400 ? body : undefined,
-    pageSize: body?.page?.size,
+    // GET /v1/users answers in the platform's shape: its page descriptor is `metadata`.
+    pageSize: (body?.page ?? body?.metadata)?.size,
   };
 }
 

@@ -7,6 +7,7 @@ import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import type { Schemas } from '../../../clients/typescript/index';
 import { ApiError, client, describeError, unwrap } from '../api';
+import { currentRole } from '../session';
 import { useMerchantSearch } from '../merchants';
 import { type CataloguePlan, loadCatalogue, PlanFlags, planLabel } from '../plans';
 import { effectiveAt, PendingChanges } from '../scheduled';
@@ -221,33 +222,39 @@ export function AssignPage() {
           {refusal.merchants.length > 0 && <p>Unknown merchants: {refusal.merchants.join(', ')}</p>}
         </div>
       )}
-      <div className="filters">
-        <label>
-          <span>Schedule for… (empty: now)</span>
-          <input
-            type="datetime-local"
-            step={1}
-            value={when}
-            onChange={(e) => {
-              setWhen(e.target.value);
-              changed();
-            }}
-          />
-        </label>
-      </div>
-      <div className="actions">
-        <button type="button" disabled={!ready || busy !== undefined} onClick={() => void send(true)}>
-          {busy === 'preview' ? 'Previewing…' : 'Preview change'}
-        </button>
-        <button
-          type="button"
-          className="primary"
-          disabled={!ready || busy !== undefined}
-          onClick={() => void send(false)}
-        >
-          {busy === 'apply' ? 'Applying…' : when ? 'Schedule' : 'Apply'}
-        </button>
-      </div>
+      {currentRole() === 'VIEWER' ? (
+        <p className="hint">Your role (VIEWER) only reads: an ADMIN or MEMBER assigns plans.</p>
+      ) : (
+        <>
+          <div className="filters">
+            <label>
+              <span>Schedule for… (empty: now)</span>
+              <input
+                type="datetime-local"
+                step={1}
+                value={when}
+                onChange={(e) => {
+                  setWhen(e.target.value);
+                  changed();
+                }}
+              />
+            </label>
+          </div>
+          <div className="actions">
+            <button type="button" disabled={!ready || busy !== undefined} onClick={() => void send(true)}>
+              {busy === 'preview' ? 'Previewing…' : 'Preview change'}
+            </button>
+            <button
+              type="button"
+              className="primary"
+              disabled={!ready || busy !== undefined}
+              onClick={() => void send(false)}
+            >
+              {busy === 'apply' ? 'Applying…' : when ? 'Schedule' : 'Apply'}
+            </button>
+          </div>
+        </>
+      )}
       {!ready && <p className="hint">Select at least one plan and one merchant (or all merchants).</p>}
       {preview && <Preview result={preview} names={names} />}
       {outcome && (

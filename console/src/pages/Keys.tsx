@@ -2,6 +2,8 @@
 import { useState } from 'react';
 import type { Schemas } from '../../../clients/typescript/index';
 import { ApiError, client, describeError, MAX_PAGE_SIZE, unwrap } from '../api';
+import { RevealedSecret } from '../secret';
+import { currentRole } from '../session';
 import { Dialog } from '../dialog';
 import { listMerchants } from '../merchants';
 import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
@@ -12,6 +14,8 @@ type Status = Schemas['ApiKey']['status'];
 const STATUSES: Status[] = ['ENABLED', 'EXPIRED', 'DELETED'];
 
 export function KeysPage({ customerId }: { customerId: string }) {
+  // A VIEWER only reads: no button it may not use.
+  const canWrite = currentRole() !== 'VIEWER';
   const [status, setStatus] = useState<Status>('ENABLED');
   const [merchantId, setMerchantId] = useState('');
   const [username, setUsername] = useState('');
@@ -77,15 +81,26 @@ export function KeysPage({ customerId }: { customerId: string }) {
       <div className="page-head">
         <h1 id="keys-title">API keys</h1>
       </div>
-      <CreateKey
-        customerId={customerId}
-        merchants={merchantList}
-        onCreated={(key) => {
-          setRevealed({ secret: key, note: 'Copy this key now: it is shown only once.' });
-          reload();
-        }}
-      />
-      {revealed && <RevealedKey {...revealed} onDone={() => setRevealed(undefined)} />}
+      {canWrite && (
+        <CreateKey
+          customerId={customerId}
+          merchants={merchantList}
+          onCreated={(key) => {
+            setRevealed({ secret: key, note: 'Copy this key now: it is shown only once.' });
+            reload();
+          }}
+        />
+      )}
+      {revealed && (
+        <RevealedSecret
+          label="New API key"
+          value={revealed.secret}
+          note={revealed.note}
+          testId="new-key"
+          copyLabel="Copy key"
+          onDone={() => setRevealed(undefined)}
+        />
+      )}
 
       <div className="filters">
         <div role="tablist" aria-label="Key status" className="tabs">
@@ -178,7 +193,7 @@ export function KeysPage({ customerId }: { customerId: string }) {
                       <td data-label="Last used">{formatDate(key.last_used_at)}</td>
                       <td data-label="Expires">{formatDate(key.expires_at)}</td>
                       <td className="row-actions">
-                        {key.status === 'ENABLED' && (
+                        {canWrite && key.status === 'ENABLED' && (
                           <>
                             <button
                               type="button"
@@ -259,33 +274,6 @@ export function KeysPage({ customerId }: { customerId: string }) {
           )}
         </Dialog>
       )}
-    </section>
-  );
-}
-
-function RevealedKey({ secret: value, note, onDone }: { secret: string; note: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <section className="secret" aria-label="New API key">
-      <p>{note}</p>
-      <code data-testid="new-key">{value}</code>
-      <div className="actions">
-        <button
-          type="button"
-          className="primary"
-          onClick={() =>
-            void navigator.clipboard?.writeText(value).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            )
-          }
-        >
-          {copied ? 'Copied' : 'Copy key'}
-        </button>
-        <button type="button" onClick={onDone}>
-          I have stored it
-        </button>
-      </div>
     </section>
   );
 }

@@ -135,6 +135,7 @@ export function createApiKeysDal(db: Db) {
           status: apiKeys.status,
           userId: apiKeys.userId,
           email: users.email,
+          userEnabled: users.enabled,
           customerId: apiKeys.customerId,
           merchantId: apiKeys.merchantId,
           rollChainId: apiKeys.rollChainId,

@@ -462,7 +462,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       if (!verified) {
         const token = caches.verifiedKeys.token(keyHash);
         const key = await dal.findByHash(keyHash);
-        if (key?.status !== 'ENABLED') throw invalidKey();
+        // A disabled integration user's keys are refused as if revoked, until it is enabled again.
+        if (key?.status !== 'ENABLED' || !key.userEnabled) throw invalidKey();
         const principal: Principal = {
           auth: 'api_key',
           userId: key.userId,
@@ -471,6 +472,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           customerId: key.customerId,
           merchantId: key.merchantId,
           sessionId: null,
+          role: null,
           apiKeyId: key.id,
           readOnly: key.access === 'read_only',
           rateLimit:

@@ -16,7 +16,7 @@ import {
   jwtVerify,
 } from 'jose';
 import { UnauthorizedError } from '../../errors.js';
-import type { UserType } from '../../lib/principal.js';
+import { ROLES, type Role, type UserType } from '../../lib/principal.js';
 import type { NewSigningKey, SigningKeysDal } from './signing-keys-dal.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { OPERATOR_CONTEXT } from '../../lib/change-context.js';
@@ -42,6 +42,8 @@ export interface AccessClaims {
   sid: string;
   user_type: UserType;
   customer_id: string;
+  /** What the user may do (docs/api.md, "Users and roles"): checked from the token, no database read. */
+  role: Role;
 }
 
 export interface SignedAccessToken {
@@ -156,7 +158,12 @@ export function createAccessTokens(deps: AccessTokensDeps) {
       if (!signing) throw new Error('access tokens: start() was not called');
       const jti = randomUUID();
       const iat = Math.floor(now().getTime() / 1000);
-      const token = await new SignJWT({ user_type: claims.user_type, customer_id: claims.customer_id, sid: claims.sid })
+      const token = await new SignJWT({
+        user_type: claims.user_type,
+        customer_id: claims.customer_id,
+        sid: claims.sid,
+        role: claims.role,
+      })
         .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE, kid: signing.kid })
         .setIssuer(deps.issuer)
         .setSubject(claims.sub)
@@ -184,14 +191,25 @@ export function createAccessTokens(deps: AccessTokensDeps) {
           clockTolerance: 0,
         });
         const { sub, sid, user_type, customer_id, jti, exp } = payload;
+        // Tokens signed before roles existed carry none: their users all became ADMIN (migration 0010).
+        const role = payload.role ?? 'ADMIN';
         if (
+          !ROLES.includes(role as Role) ||
           typeof sid !== 'string' ||
           typeof customer_id !== 'string' ||
           (user_type !== 'CUSTOMER' && user_type !== 'MERCHANT')
         ) {
           throw invalidToken();
         }
-        const claims: VerifiedAccess = { sub: sub!, sid, user_type, customer_id, jti: jti!, exp: exp! };
+        const claims: VerifiedAccess = {
+          sub: sub!,
+          sid,
+          user_type,
+          customer_id,
+          role: role as Role,
+          jti: jti!,
+          exp: exp!,
+        };
         // Oldest first out: a Map iterates in insertion order.
         if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
         verified.set(token, claims);

@@ -1,7 +1,9 @@
 /** Queries of logins, sessions and refresh tokens. Every function takes an optional transaction. */
-import { and, eq, gt, isNotNull, isNull, lt, type Placeholder, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lt, ne, type Placeholder, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
-import { auditEvents, authSessions, authTokens, users } from '../../db/schema.js';
+import { auditEvents, authSessions, authTokens, customers, loginChallenges, users } from '../../db/schema.js';
+
+export type ChallengeName = 'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA' | 'MFA_SETUP';
 
 export interface NewToken {
   tokenHash: string;
@@ -25,8 +27,19 @@ const placeholders = <K extends string>(...names: K[]) =>
 const loginStatements = {
   findLoginUser: (on: Db, name = '') =>
     on
-      .select({ id: users.id, type: users.type, customerId: users.customerId, passwordHash: users.passwordHash })
+      .select({
+        id: users.id,
+        type: users.type,
+        customerId: users.customerId,
+        passwordHash: users.passwordHash,
+        role: users.role,
+        enabled: users.enabled,
+        mustChangePassword: users.mustChangePassword,
+        totpEnabled: users.totpEnabled,
+        requireMfa: customers.requireMfa,
+      })
       .from(users)
+      .innerJoin(customers, eq(customers.id, users.customerId))
       .where(and(eq(users.email, sql.placeholder('email')), isNotNull(users.passwordHash)))
       .limit(1)
       .prepare(name),
@@ -121,6 +134,7 @@ export function createAuthDal(db: Db) {
           userType: users.type,
           customerId: users.customerId,
           email: users.email,
+          role: users.role,
         })
         .from(authTokens)
         .innerJoin(authSessions, eq(authSessions.id, authTokens.sessionId))
@@ -144,14 +158,63 @@ export function createAuthDal(db: Db) {
       return rows.length;
     },
 
-    /** Revokes every live login of a user (logout everywhere); answers their ids for the unit of work's notice. */
-    async revokeUserSessions(userId: string, reason: string): Promise<string[]> {
+    /**
+     * Revokes every live login of a user (logout everywhere, a change of role,
+     * password or state), but `keep`; answers their ids for the unit of work's notice.
+     */
+    async revokeUserSessions(userId: string, reason: string, keep?: string): Promise<string[]> {
       const rows = await db
         .update(authSessions)
         .set({ revokedAt: sql`now()`, revokedReason: reason })
-        .where(and(eq(authSessions.userId, userId), isNull(authSessions.revokedAt)))
+        .where(
+          and(
+            eq(authSessions.userId, userId),
+            isNull(authSessions.revokedAt),
+            keep === undefined ? undefined : ne(authSessions.id, keep),
+          ),
+        )
         .returning({ id: authSessions.id });
       return rows.map((r) => r.id);
+    },
+
+    /** A challenge instead of a token: its session is stored as a SHA-256 only. */
+    async insertChallenge(challenge: { sessionHash: string; userId: string; name: ChallengeName; expiresAt: Date }) {
+      await db.insert(loginChallenges).values(challenge);
+    },
+
+    /** A challenge session still to be answered, and its user; `lock`ed, two answers at once cannot both win. */
+    async findChallenge(sessionHash: string, now: Date, lock: boolean) {
+      const query = db
+        .select({
+          name: loginChallenges.name,
+          userId: users.id,
+          email: users.email,
+          type: users.type,
+          customerId: users.customerId,
+          role: users.role,
+          enabled: users.enabled,
+          totpSecret: users.totpSecret,
+          totpEnabled: users.totpEnabled,
+          requireMfa: customers.requireMfa,
+        })
+        .from(loginChallenges)
+        .innerJoin(users, eq(users.id, loginChallenges.userId))
+        .innerJoin(customers, eq(customers.id, users.customerId))
+        .where(
+          and(
+            eq(loginChallenges.sessionHash, sessionHash),
+            isNull(loginChallenges.usedAt),
+            gt(loginChallenges.expiresAt, now),
+          ),
+        )
+        .limit(1);
+      const [row] = await (lock ? query.for('update', { of: loginChallenges }) : query);
+      return row;
+    },
+
+    /** A challenge session is good once, whatever its answer. */
+    async spendChallenge(sessionHash: string): Promise<void> {
+      await db.update(loginChallenges).set({ usedAt: sql`now()` }).where(eq(loginChallenges.sessionHash, sessionHash));
     },
 
     /** Revokes a login (its unit of work tells every instance). */

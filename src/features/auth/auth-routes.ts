@@ -14,7 +14,15 @@ import {
   WITH_BODY,
   problems,
 } from '../../schemas/common.js';
-import { CurrentUser, JsonWebKeySet, LoginBody, RefreshBody, TokenResponse } from './auth-schemas.js';
+import {
+  ChallengeRequest,
+  CurrentUser,
+  JsonWebKeySet,
+  LoginBody,
+  LoginResponse,
+  RefreshBody,
+  TokenResponse,
+} from './auth-schemas.js';
 import { AUTH_DOCS } from './auth-docs.js';
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -27,7 +35,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...AUTH_DOCS.login,
       body: Ref(LoginBody),
       response: {
-        200: Ref(TokenResponse),
+        200: Ref(LoginResponse),
         ...problems(
           ...WITH_BODY,
           'invalid_credentials',
@@ -39,12 +47,35 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     handler: async (request, reply) => {
-      const token = await auth.login(request.body, changeContext(request), {
+      const answer = await auth.login(request.body, changeContext(request), {
         address: request.ip,
         gone: clientGone(reply),
       });
       reply.header('cache-control', 'no-store');
-      return { token };
+      return answer;
+    },
+  });
+
+  app.post('/v1/login/challenge', {
+    schema: {
+      ...AUTH_DOCS.respondToChallenge,
+      body: Ref(ChallengeRequest),
+      response: {
+        200: Ref(LoginResponse),
+        ...problems(
+          ...WITH_BODY,
+          'weak_password',
+          'invalid_challenge',
+          'too_many_login_attempts',
+          'rate_limited',
+          ...ALWAYS,
+        ),
+      },
+    },
+    handler: async (request, reply) => {
+      const answer = await auth.respondToChallenge(request.body, changeContext(request), request.ip);
+      reply.header('cache-control', 'no-store');
+      return answer;
     },
   });
 
@@ -66,6 +97,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/logout', {
     onRequest: app.authenticate,
+    config: { anyRole: true },
     schema: {
       ...AUTH_DOCS.logout,
       security: SECURITY_BEARER,
@@ -79,6 +111,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/logout/all', {
     onRequest: app.authenticate,
+    config: { anyRole: true },
     schema: {
       ...AUTH_DOCS.logoutEverywhere,
       security: SECURITY_BEARER,

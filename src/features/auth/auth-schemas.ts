@@ -1,6 +1,41 @@
 import { Type } from '@sinclair/typebox';
 import { Component, Nullable, Text, Uuid } from '../../schemas/common.js';
 
+const ChallengeName = Type.Union(
+  [Type.Literal('NEW_PASSWORD_REQUIRED'), Type.Literal('SOFTWARE_TOKEN_MFA'), Type.Literal('MFA_SETUP')],
+  { description: "The step the login still needs (Cognito's names)" },
+);
+const EXAMPLE_CHALLENGE_SESSION = 'fgc_pV7s0Qm4Rk9tXw2zB8nC3dF6gH1jK5lM0oP4qR7sT9u';
+
+export const ChallengeRequest = Component(
+  'ChallengeRequest',
+  Type.Object(
+    {
+      name: ChallengeName,
+      session: Text({ minLength: 1, maxLength: 256, description: 'The session of the challenge, good once' }),
+      new_password: Type.Optional(
+        Text({
+          minLength: 1,
+          maxLength: 1024,
+          description: 'NEW_PASSWORD_REQUIRED: the new password (12..256 characters)',
+        }),
+      ),
+      code: Type.Optional(
+        Text({
+          minLength: 1,
+          maxLength: 64,
+          description: 'SOFTWARE_TOKEN_MFA and MFA_SETUP: the 6-digit TOTP code, or a recovery code in its place',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description: 'The answer to a login challenge',
+      examples: [{ name: 'SOFTWARE_TOKEN_MFA', session: EXAMPLE_CHALLENGE_SESSION, code: '123456' }],
+    },
+  ),
+);
+
 export const LoginBody = Component(
   'LoginRequest',
   Type.Object(
@@ -63,6 +98,33 @@ export const TokenResponse = Component(
             refresh_expires_in: 2592000,
           },
         },
+      ],
+    },
+  ),
+);
+
+export const LoginResponse = Component(
+  'LoginResponse',
+  Type.Object(
+    {
+      token: Type.Optional(TokenResponse.properties.token),
+      challenge: Type.Optional(
+        Type.Object({
+          name: ChallengeName,
+          session: Type.String({ description: 'Opaque, good once, for 5 minutes: POST /v1/login/challenge' }),
+        }),
+      ),
+      recovery_codes: Type.Optional(
+        Type.Array(Type.String(), {
+          description: 'MFA_SETUP answered: the 10 single-use recovery codes, shown only here',
+        }),
+      ),
+    },
+    {
+      description: 'The tokens, or instead a challenge the login must answer first',
+      examples: [
+        TokenResponse.examples[0],
+        { challenge: { name: 'NEW_PASSWORD_REQUIRED', session: EXAMPLE_CHALLENGE_SESSION } },
       ],
     },
   ),

@@ -1,17 +1,20 @@
 /** Login, refresh rotation with reuse detection, logout (of one login or all), and bearer-token verification. */
 import { randomUUID } from 'node:crypto';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
 import type { AccessTokens } from './access-tokens.js';
 import { type AuthChangeHandlers, loginUnlockedNotice, sessionsRevokedNotice } from './auth-change-feed.js';
-import type { AuthDal, NewToken } from './auth-dal.js';
+import type { AuthDal, ChallengeName, NewToken } from './auth-dal.js';
+import type { UsersDal } from '../users/users-dal.js';
+import { assertStrongPassword } from '../users/password-policy.js';
+import { newRecoveryCodes, recoveryCodeHash, totpStep } from './totp.js';
 import { createRevokedSessions } from './revoked-sessions.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password-hasher.js';
-import type { Principal, UserType } from '../../lib/principal.js';
+import type { Principal, Role, UserType } from '../../lib/principal.js';
 
 export interface TokenObject {
   access_token: string;
@@ -24,6 +27,24 @@ export interface TokenObject {
 /** The DALs a change of logins writes through. */
 export interface AuthDals {
   auth: AuthDal;
+  users: UsersDal;
+}
+
+/** A login that needs one more step: its name and opaque session (docs/api.md, "Challenges"). */
+export interface Challenge {
+  name: ChallengeName;
+  session: string;
+}
+
+/** What a login or a challenge answers: the tokens, or the next challenge. */
+export type LoginAnswer = { token: TokenObject; recovery_codes?: string[] } | { challenge: Challenge };
+
+/** The answer to a challenge (POST /v1/login/challenge). */
+export interface ChallengeAnswer {
+  name: ChallengeName;
+  session: string;
+  new_password?: string | undefined;
+  code?: string | undefined;
 }
 
 export interface AuthServiceDeps {
@@ -55,9 +76,12 @@ interface TokenOwner {
   type: UserType;
   customerId: string;
   email: string;
+  role: Role;
 }
 
 const REFRESH_PREFIX = 'fgr_';
+const CHALLENGE_PREFIX = 'fgc_';
+const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 /** E-mails of token callers held in memory (they are not in the token); the oldest go first. */
 const EMAIL_CACHE_SIZE = 50_000;
 
@@ -115,6 +139,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       sid: sessionId,
       user_type: owner.type,
       customer_id: owner.customerId,
+      role: owner.role,
     });
     rememberEmail(owner.id, owner.email);
     return {
@@ -141,25 +166,75 @@ export function createAuthService(deps: AuthServiceDeps) {
     backgroundWrites.add(write);
   }
 
+  /**
+   * Inside a unit of work: ends every login of a user but `keep`, here once it
+   * commits and on other instances by NOTIFY; answers their ids.
+   */
+  async function revokeSessionsIn(
+    { dal: { auth }, notify, afterCommit }: Pick<WriteScope<AuthDals>, 'dal' | 'notify' | 'afterCommit'>,
+    userId: string,
+    reason: string,
+    keep?: string,
+  ): Promise<string[]> {
+    const ids = await auth.revokeUserSessions(userId, reason, keep);
+    await notify(sessionsRevokedNotice(ids));
+    // Refused here at once; other instances hear of it by the notice.
+    afterCommit(() => {
+      for (const id of ids) revokedSessions.add(id);
+    });
+    return ids;
+  }
+
   /** Ends every login of a user, here at once and on other instances by NOTIFY; answers how many were live. */
   async function endSessions(user: { id: string; customerId: string }, context: ChangeContext): Promise<number> {
-    return uow.write(context, async ({ dal: { auth }, audit, notify, afterCommit }) => {
-      const ids = await auth.revokeUserSessions(user.id, 'logout_all');
-      await audit({
+    return uow.write(context, async (scope) => {
+      const ids = await revokeSessionsIn(scope, user.id, 'logout_all');
+      await scope.audit({
         action: 'auth.logout_all',
         customerId: user.customerId,
         targetType: 'user',
         targetId: user.id,
         details: { sessions: ids.length },
       });
-      await notify(sessionsRevokedNotice(ids));
-      // Refused here at once; other instances hear of it by the notice.
-      afterCommit(() => {
-        for (const id of ids) revokedSessions.add(id);
-      });
       return ids.length;
     });
   }
+
+  /** A new login of `user`: its session, refresh token and audit record in one statement, then its tokens. */
+  async function openLogin(user: TokenOwner, context: ChangeContext, address: string): Promise<TokenObject> {
+    const sessionId = randomUUID();
+    const refresh = newRefreshToken(sessionId);
+    const audit = auditValues(
+      { ...context, actor: { type: 'user', id: user.id } },
+      {
+        action: 'auth.login',
+        customerId: user.customerId,
+        targetType: 'auth_session',
+        targetId: sessionId,
+        details: { client_address: address },
+      },
+    );
+    await authDal.openSession(user.id, refresh.row, audit);
+    return tokenObject(sessionId, user, refresh);
+  }
+
+  /** A challenge instead of tokens: its session is good once, for 5 minutes. */
+  async function challenge(name: ChallengeName, userId: string, dal: AuthDal = authDal): Promise<LoginAnswer> {
+    const session = opaqueToken(CHALLENGE_PREFIX);
+    await dal.insertChallenge({
+      sessionHash: sha256Hex(session),
+      userId,
+      name,
+      expiresAt: new Date(now().getTime() + CHALLENGE_TTL_MS),
+    });
+    return { challenge: { name, session } };
+  }
+
+  /** The second factor a login of this user still needs, if any. */
+  const secondFactor = (user: { totpEnabled: boolean; requireMfa: boolean }): ChallengeName | null =>
+    user.totpEnabled ? 'SOFTWARE_TOKEN_MFA' : user.requireMfa ? 'MFA_SETUP' : null;
+
+  const invalidChallenge = (detail?: string) => new UnauthorizedError('invalid_challenge', detail);
 
   const invalidCredentials = () => new UnauthorizedError('invalid_credentials', 'The user or password is not correct.');
 
@@ -177,13 +252,14 @@ export function createAuthService(deps: AuthServiceDeps) {
       credentials: { user: string; password: string },
       context: ChangeContext,
       client: LoginClient,
-    ): Promise<TokenObject> {
+    ): Promise<LoginAnswer> {
       const name = normaliseEmail(credentials.user);
       await deps.throttle.attempt(name, client.address);
       let user: Awaited<ReturnType<AuthDal['findLoginUser']>>;
+      // A disabled user is verified against the dummy hash, like an unknown one: same answer, same time.
       const storedHash = async () => {
         user = await authDal.findLoginUser(name);
-        return user?.type === 'CUSTOMER' ? user.passwordHash : null;
+        return user?.type === 'CUSTOMER' && user.enabled ? user.passwordHash : null;
       };
       const passwordOk = await hasher.verify(storedHash, credentials.password, client.gone);
       if (!user || !passwordOk) {
@@ -198,21 +274,112 @@ export function createAuthService(deps: AuthServiceDeps) {
         }
         throw invalidCredentials();
       }
+      if (user.mustChangePassword) {
+        await deps.throttle.succeed(name, client.address);
+        return challenge('NEW_PASSWORD_REQUIRED', user.id);
+      }
+      // The address's count of failures is cleared only once the second factor passes too.
+      const factor = secondFactor(user);
+      if (factor) return challenge(factor, user.id);
       await deps.throttle.succeed(name, client.address);
-      const sessionId = randomUUID();
-      const refresh = newRefreshToken(sessionId);
-      const audit = auditValues(
-        { ...context, actor: { type: 'user', id: user.id } },
-        {
-          action: 'auth.login',
-          customerId: user.customerId,
-          targetType: 'auth_session',
-          targetId: sessionId,
-          details: { client_address: client.address },
-        },
-      );
-      await authDal.openSession(user.id, refresh.row, audit);
-      return tokenObject(sessionId, { ...user, email: name }, refresh);
+      return { token: await openLogin({ ...user, email: name, role: user.role! }, context, client.address) };
+    },
+
+    /**
+     * POST /v1/login/challenge. The session is spent by any answer, right or
+     * wrong; a wrong code counts as a failed login of the user name and address.
+     */
+    async respondToChallenge(answer: ChallengeAnswer, context: ChangeContext, address: string): Promise<LoginAnswer> {
+      const sessionHash = sha256Hex(answer.session);
+      const pending = await authDal.findChallenge(sessionHash, now(), false);
+      if (!pending || pending.name !== answer.name || !pending.enabled) throw invalidChallenge();
+      const owner: TokenOwner = {
+        id: pending.userId,
+        type: pending.type,
+        customerId: pending.customerId,
+        email: pending.email,
+        role: pending.role!,
+      };
+      if (answer.name === 'NEW_PASSWORD_REQUIRED') {
+        if (answer.new_password === undefined) throw invalidChallenge('NEW_PASSWORD_REQUIRED needs new_password.');
+        // Checked before the session is spent: a refused password may be chosen again.
+        assertStrongPassword(answer.new_password, pending.email);
+        const hash = await hasher.hash(answer.new_password);
+        const spent = await uow.write(context, async (scope) => {
+          if (!(await scope.dal.auth.findChallenge(sessionHash, now(), true))) return false;
+          await scope.dal.auth.spendChallenge(sessionHash);
+          await scope.dal.users.setPassword(owner.id, hash, false);
+          await scope.audit(
+            { action: 'user.password_changed', customerId: owner.customerId, targetType: 'user', targetId: owner.id },
+            { type: 'user', id: owner.id },
+          );
+          return true;
+        });
+        if (!spent) throw invalidChallenge();
+        if (pending.requireMfa && !pending.totpEnabled) return challenge('MFA_SETUP', owner.id);
+        return { token: await openLogin(owner, context, address) };
+      }
+      if (answer.code === undefined) throw invalidChallenge(`${answer.name} needs code.`);
+      await deps.throttle.attempt(pending.email, address);
+      const code = answer.code;
+      const outcome = await uow.write(context, async ({ dal, audit }) => {
+        const locked = await dal.auth.findChallenge(sessionHash, now(), true);
+        if (!locked) return 'spent' as const;
+        await dal.auth.spendChallenge(sessionHash);
+        const step = locked.totpSecret === null ? null : totpStep(locked.totpSecret, code, now().getTime());
+        const accepted =
+          (step !== null && (await dal.users.acceptTotpStep(owner.id, step))) ||
+          (locked.totpEnabled && (await dal.users.useRecoveryCode(owner.id, recoveryCodeHash(code))));
+        if (!accepted) return 'wrong' as const;
+        if (locked.totpEnabled) return { recoveryCodes: undefined };
+        // MFA_SETUP answered with the first code of the pending secret: now active.
+        const recoveryCodes = newRecoveryCodes();
+        await dal.users.setTotpEnabled(owner.id, true);
+        await dal.users.replaceRecoveryCodes(owner.id, recoveryCodes.map(recoveryCodeHash));
+        await audit(
+          { action: 'user.mfa_enabled', customerId: owner.customerId, targetType: 'user', targetId: owner.id },
+          { type: 'user', id: owner.id },
+        );
+        return { recoveryCodes };
+      });
+      if (outcome === 'spent') throw invalidChallenge();
+      if (outcome === 'wrong') {
+        recordInBackground(context, {
+          action: 'auth.login_failed',
+          customerId: owner.customerId,
+          targetType: 'user',
+          targetId: owner.id,
+          details: { client_address: address, factor: 'totp' },
+        });
+        throw invalidChallenge('The code is not correct or was already used; log in again.');
+      }
+      await deps.throttle.succeed(pending.email, address);
+      const token = await openLogin(owner, context, address);
+      return outcome.recoveryCodes ? { token, recovery_codes: outcome.recoveryCodes } : { token };
+    },
+
+    /** Inside another feature's unit of work: ends a user's logins but `keep`, on every instance. */
+    revokeSessionsIn,
+
+    /** Counts a failed check of a user's password or code toward the login lockout (before it is checked). */
+    countAttempt(email: string, address: string): Promise<void> {
+      return deps.throttle.attempt(normaliseEmail(email), address);
+    },
+
+    /** A check that passed: the address's failures are forgotten. */
+    countSuccess(email: string, address: string): Promise<void> {
+      return deps.throttle.succeed(normaliseEmail(email), address);
+    },
+
+    /** A failed check of a known user's password, written without the caller waiting (see recordInBackground). */
+    recordFailure(context: ChangeContext, user: { id: string; customerId: string }, address: string): void {
+      recordInBackground(context, {
+        action: 'auth.login_failed',
+        customerId: user.customerId,
+        targetType: 'user',
+        targetId: user.id,
+        details: { client_address: address },
+      });
     },
 
     /**
@@ -246,7 +413,13 @@ export function createAuthService(deps: AuthServiceDeps) {
         await auth.consumeToken(tokenHash, now());
         const refresh = newRefreshToken(token.sessionId, endsAt);
         await auth.insertTokens([refresh.row]);
-        const owner = { id: token.userId, type: token.userType, customerId: token.customerId, email: token.email };
+        const owner = {
+          id: token.userId,
+          type: token.userType,
+          customerId: token.customerId,
+          email: token.email,
+          role: token.role!,
+        };
         return { tokens: await tokenObject(token.sessionId, owner, refresh) };
       });
       if ('tokens' in outcome && outcome.tokens) return outcome.tokens;
@@ -338,6 +511,30 @@ export function createAuthService(deps: AuthServiceDeps) {
         customerId: claims.customer_id,
         merchantId: null,
         sessionId: claims.sid,
+        role: claims.role,
+        apiKeyId: null,
+      };
+    },
+
+    /**
+     * The session of an MFA_SETUP challenge, sent as a bearer token: it stands
+     * for its user on the two enrolment operations only (the plugin refuses it
+     * elsewhere). Read from the database: it is rare, never a hot path.
+     */
+    async authenticateChallengeSession(session: string): Promise<Principal> {
+      const pending = await authDal.findChallenge(sha256Hex(session), now(), false);
+      if (pending?.name !== 'MFA_SETUP' || !pending.enabled) {
+        throw new UnauthorizedError('invalid_token', 'The challenge session is not valid, was used or has expired.');
+      }
+      return {
+        auth: 'token',
+        userId: pending.userId,
+        email: pending.email,
+        userType: pending.type,
+        customerId: pending.customerId,
+        merchantId: null,
+        sessionId: null,
+        role: pending.role,
         apiKeyId: null,
       };
     },

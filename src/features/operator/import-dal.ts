@@ -8,6 +8,7 @@
  */
 import type { SQL } from 'drizzle-orm';
 import { type Db, queryRows, sql } from '../../db/database.js';
+import type { Role } from '../../lib/principal.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
 /** Rows per statement: big enough that round trips do not dominate, small enough to keep each parameter near a megabyte. */
@@ -72,6 +73,7 @@ export interface UserRow {
 
 export interface LoginUserRow extends UserRow {
   password_hash: string;
+  role: Role;
 }
 
 export interface PlanRow {
@@ -102,7 +104,9 @@ async function inBatches<R, T>(rows: R[], statement: (batch: SQL) => SQL, db: Db
   return out;
 }
 
-const USER_RECORD = sql.raw('x(email text, type user_type, customer_id uuid, merchant_id uuid, password_hash text)');
+const USER_RECORD = sql.raw(
+  'x(email text, type user_type, customer_id uuid, merchant_id uuid, password_hash text, role user_role)',
+);
 
 export function createImportDal(db: Db) {
   return {
@@ -185,10 +189,10 @@ export function createImportDal(db: Db) {
       const written = await inBatches<LoginUserRow, RefusedUser>(
         rows,
         (batch) => sql`
-        INSERT INTO users (email, type, customer_id, merchant_id, password_hash)
-        SELECT email, type, customer_id, merchant_id, password_hash FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
+        INSERT INTO users (email, type, customer_id, merchant_id, password_hash, role)
+        SELECT email, type, customer_id, merchant_id, password_hash, role FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
         ON CONFLICT (email) WHERE password_hash IS NOT NULL
-        DO UPDATE SET password_hash = excluded.password_hash
+        DO UPDATE SET password_hash = excluded.password_hash, role = excluded.role, updated_at = now()
           WHERE users.customer_id = excluded.customer_id AND users.type = excluded.type
           AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
         RETURNING email, customer_id`,

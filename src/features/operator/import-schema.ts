@@ -33,6 +33,8 @@ const ImportUser = Type.Object(
     customer_id: Uuid,
     merchant_id: Type.Optional(Uuid),
     password: Type.Optional(Text({ minLength: 8, maxLength: 1024 })),
+    // A login user's role (docs/api.md, "Users and roles"); ADMIN when not given.
+    role: Type.Optional(Type.Union([Type.Literal('ADMIN'), Type.Literal('MEMBER'), Type.Literal('VIEWER')])),
   },
   strict,
 );

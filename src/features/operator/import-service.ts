@@ -8,6 +8,7 @@
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { Role } from '../../lib/principal.js';
 import type { CustomerLocks } from '../fee-rules/customer-locks.js';
 import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
 import type { FeeRulesDals } from '../fee-rules/fee-rules-service.js';
@@ -30,7 +31,7 @@ export interface ImportSummary {
 interface Normalised {
   customers: Array<{ id: string; name: string }>;
   merchants: MerchantEntry[];
-  users: Array<UserRow & { password: string | undefined }>;
+  users: Array<UserRow & { password: string | undefined; role: Role | undefined }>;
   payment_plans: PlanRow[];
   assignments: Array<{ merchant_id: string; payment_plan_ids: string[] }>;
 }
@@ -79,6 +80,7 @@ function parse(check: DocumentCheck, input: unknown): Normalised {
       email: normaliseEmail(u.email),
       merchant_id: u.merchant_id ?? null,
       password: u.password,
+      role: u.role,
     })),
     payment_plans: (raw.payment_plans ?? []).map((p) => ({ ...p, customer_id: p.customer_id ?? null })),
     assignments: raw.assignments ?? [],
@@ -247,6 +249,8 @@ export function createImportService(deps: {
         if (u.password)
           throw new ImportError(`${at}.password`, 'merchant users act through API keys only and have no password');
       }
+      if (u.role && !u.password)
+        throw new ImportError(`${at}.role`, 'only login users (with a password) have a role; API keys have none');
     });
     doc.assignments.forEach((a, i) => {
       const owner = merchantOwner.get(a.merchant_id);
@@ -307,11 +311,15 @@ export function createImportService(deps: {
       const assignedCustomers = await checkReferences(doc);
       // Hash before the transaction: slow work must not hold locks.
       const loginUsers: LoginUserRow[] = await Promise.all(
-        doc.users.flatMap(({ password, ...user }) =>
-          password ? [hasher.hash(password).then((hash) => ({ ...user, password_hash: hash }))] : [],
+        doc.users.flatMap(({ password, role, ...user }) =>
+          password
+            ? [hasher.hash(password).then((hash) => ({ ...user, role: role ?? 'ADMIN', password_hash: hash }))]
+            : [],
         ),
       );
-      const integrationUsers: UserRow[] = doc.users.flatMap(({ password, ...user }) => (password ? [] : [user]));
+      const integrationUsers: UserRow[] = doc.users.flatMap(({ password, role: _role, ...user }) =>
+        password ? [] : [user],
+      );
       const summary: ImportSummary = {
         customers: doc.customers.length,
         merchants: doc.merchants.length,

@@ -1,0 +1,61 @@
+/**
+ * Sends the mail outbox through SMTP (nodemailer): a background worker claims
+ * due messages with FOR UPDATE SKIP LOCKED, so several instances never send one
+ * twice, deletes each once the server took it, and postpones one it refused or
+ * could not reach, with a pause growing to 10 minutes: a server that is down
+ * delays the mail and loses none.
+ */
+import nodemailer from 'nodemailer';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { createBackgroundWorker } from '../../lib/background-worker.js';
+import type { MailDal } from './mail-dal.js';
+
+const BATCH = 20;
+const POLL_MS = 5000;
+const MAX_DELAY_SECONDS = 600;
+
+export interface MailSenderOptions {
+  smtpUrl: string;
+  from: string;
+  uow: UnitOfWork<{ mail: MailDal }>;
+  log: { warn(obj: object, msg: string): void };
+}
+
+export function createMailSender({ smtpUrl, from, uow, log }: MailSenderOptions) {
+  const transport = nodemailer.createTransport(smtpUrl);
+  const worker = createBackgroundWorker({
+    name: 'mail',
+    intervalMs: POLL_MS,
+    log: log as unknown as Parameters<typeof createBackgroundWorker>[0]['log'],
+    // One transaction per batch holds its rows' locks while sending: a crash mid-way sends them again (at least once).
+    tick: () =>
+      uow.write({ requestId: null, actor: { type: 'operator', id: null } }, async ({ dal: { mail } }) => {
+        const due = await mail.claimDue(BATCH);
+        for (const message of due) {
+          try {
+            await transport.sendMail({ from, to: message.recipient, subject: message.subject, text: message.body });
+            await mail.remove(message.id);
+          } catch (err) {
+            const delay = Math.min(MAX_DELAY_SECONDS, 2 ** message.attempts * 5);
+            // The error only: never the message, which may hold a password or a code.
+            log.warn(
+              { err: { message: (err as Error).message }, mail: message.id, retryInSeconds: delay },
+              'could not send a mail; it is retried',
+            );
+            await mail.postpone(message.id, delay);
+          }
+        }
+        return due.length === BATCH;
+      }),
+  });
+  return {
+    start: () => worker.start(),
+    wake: () => worker.wake(),
+    async stop() {
+      await worker.stop();
+      transport.close();
+    },
+  };
+}
+
+export type MailSender = ReturnType<typeof createMailSender>;

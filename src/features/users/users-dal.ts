@@ -1,0 +1,255 @@
+/** Queries of back-office users, their second factor, their reset codes and their customer's MFA rule. */
+import { and, count, desc, eq, gt, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/database.js';
+import { apiKeys, customers, passwordResetCodes, userRecoveryCodes, users } from '../../db/schema.js';
+import type { Role, UserType } from '../../lib/principal.js';
+
+export interface UserFilter {
+  customerId: string;
+  email?: string | undefined;
+  merchantId?: string | undefined;
+  type?: UserType | undefined;
+}
+
+/** What PATCH /v1/users/{id} may change. */
+export interface UserChanges {
+  name?: string | null;
+  description?: string | null;
+  role?: Role;
+  enabled?: boolean;
+}
+
+const userColumns = {
+  id: users.id,
+  email: users.email,
+  name: users.name,
+  description: users.description,
+  type: users.type,
+  customerId: users.customerId,
+  merchantId: users.merchantId,
+  login: sql<boolean>`${users.passwordHash} IS NOT NULL`,
+  role: users.role,
+  enabled: users.enabled,
+  mustChangePassword: users.mustChangePassword,
+  totpEnabled: users.totpEnabled,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+};
+
+export type UserRow = {
+  id: string;
+  email: string;
+  name: string | null;
+  description: string | null;
+  type: UserType;
+  customerId: string;
+  merchantId: string | null;
+  login: boolean;
+  role: Role | null;
+  enabled: boolean;
+  mustChangePassword: boolean;
+  totpEnabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export function createUsersDal(db: Db) {
+  const inCustomer = (customerId: string, id: string) => and(eq(users.customerId, customerId), eq(users.id, id));
+
+  return {
+    async list(filter: UserFilter, page: { limit: number; offset: number }) {
+      const conditions: SQL[] = [eq(users.customerId, filter.customerId)];
+      if (filter.email !== undefined) conditions.push(eq(users.email, filter.email));
+      if (filter.merchantId !== undefined) conditions.push(eq(users.merchantId, filter.merchantId));
+      if (filter.type !== undefined) conditions.push(eq(users.type, filter.type));
+      const where = and(...conditions);
+      const [rows, [total]] = await Promise.all([
+        db
+          .select(userColumns)
+          .from(users)
+          .where(where)
+          .orderBy(desc(users.createdAt), desc(users.id))
+          .limit(page.limit)
+          .offset(page.offset),
+        db.select({ n: count() }).from(users).where(where),
+      ]);
+      return { rows: rows as UserRow[], total: total?.n ?? 0 };
+    },
+
+    /** A user of the customer, as the listing shows it. */
+    async find(customerId: string, id: string): Promise<UserRow | undefined> {
+      const [row] = await db.select(userColumns).from(users).where(inCustomer(customerId, id));
+      return row as UserRow | undefined;
+    },
+
+    /** A user of the customer, locked for a change. */
+    async lock(customerId: string, id: string): Promise<UserRow | undefined> {
+      const [row] = await db.select(userColumns).from(users).where(inCustomer(customerId, id)).for('update');
+      return row as UserRow | undefined;
+    },
+
+    /** A login user by e-mail, anywhere (the operator's commands, a forgotten password). */
+    async findLoginUser(email: string): Promise<UserRow | undefined> {
+      const [row] = await db
+        .select(userColumns)
+        .from(users)
+        .where(and(eq(users.email, email), sql`${users.passwordHash} IS NOT NULL`));
+      return row as UserRow | undefined;
+    },
+
+    /** The stored password hash of a login user (a change of password checks the current one). */
+    async passwordHash(id: string): Promise<string | null> {
+      const [row] = await db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, id));
+      return row?.hash ?? null;
+    },
+
+    /** A new login user; undefined when its e-mail already names a login user. */
+    async insertLoginUser(user: {
+      email: string;
+      customerId: string;
+      name: string | null;
+      description: string | null;
+      role: Role;
+      passwordHash: string;
+    }): Promise<string | undefined> {
+      const [row] = await db
+        .insert(users)
+        .values({ ...user, type: 'CUSTOMER', mustChangePassword: true })
+        .onConflictDoNothing()
+        .returning({ id: users.id });
+      return row?.id;
+    },
+
+    async update(id: string, changes: UserChanges): Promise<void> {
+      await db
+        .update(users)
+        .set({ ...changes, updatedAt: sql`now()` })
+        .where(eq(users.id, id));
+    },
+
+    /**
+     * Locks every enabled ADMIN of a customer and answers their ids: two changes
+     * of two ADMINs at once wait for each other, so they cannot both leave none.
+     */
+    async lockEnabledAdmins(customerId: string): Promise<string[]> {
+      const rows = await db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.customerId, customerId), eq(users.role, 'ADMIN'), eq(users.enabled, true)))
+        .for('update');
+      return rows.map((r) => r.id);
+    },
+
+    /** A new password; `temporary` sets FORCE_CHANGE_PASSWORD. */
+    async setPassword(id: string, passwordHash: string, temporary: boolean): Promise<void> {
+      await db
+        .update(users)
+        .set({ passwordHash, mustChangePassword: temporary, updatedAt: sql`now()` })
+        .where(eq(users.id, id));
+    },
+
+    /** The secret of a user's TOTP: pending until a first code is verified. */
+    async totp(id: string) {
+      const [row] = await db
+        .select({ secret: users.totpSecret, enabled: users.totpEnabled })
+        .from(users)
+        .where(eq(users.id, id));
+      return row;
+    },
+
+    async setPendingTotp(id: string, secret: string): Promise<void> {
+      await db
+        .update(users)
+        .set({ totpSecret: secret, totpEnabled: false, totpLastStep: null })
+        .where(eq(users.id, id));
+    },
+
+    async setTotpEnabled(id: string, enabled: boolean): Promise<void> {
+      await db
+        .update(users)
+        .set(enabled ? { totpEnabled: true } : { totpEnabled: false, totpSecret: null, totpLastStep: null })
+        .where(eq(users.id, id));
+      if (!enabled) await db.delete(userRecoveryCodes).where(eq(userRecoveryCodes.userId, id));
+    },
+
+    /**
+     * Records `step` as the last accepted one when it is later than it: false
+     * when a code of that step (or a later one) was already accepted. One
+     * statement, so two uses of one code at once cannot both win.
+     */
+    async acceptTotpStep(id: string, step: number): Promise<boolean> {
+      const rows = await db
+        .update(users)
+        .set({ totpLastStep: step })
+        .where(and(eq(users.id, id), or(isNull(users.totpLastStep), sql`${users.totpLastStep} < ${step}`)))
+        .returning({ id: users.id });
+      return rows.length === 1;
+    },
+
+    async replaceRecoveryCodes(id: string, codeHashes: string[]): Promise<void> {
+      await db.delete(userRecoveryCodes).where(eq(userRecoveryCodes.userId, id));
+      await db.insert(userRecoveryCodes).values(codeHashes.map((codeHash) => ({ userId: id, codeHash })));
+    },
+
+    /** Spends a recovery code: false when it is not one of the user's or was used. */
+    async useRecoveryCode(id: string, codeHash: string): Promise<boolean> {
+      const rows = await db
+        .update(userRecoveryCodes)
+        .set({ usedAt: sql`now()` })
+        .where(
+          and(
+            eq(userRecoveryCodes.userId, id),
+            eq(userRecoveryCodes.codeHash, codeHash),
+            isNull(userRecoveryCodes.usedAt),
+          ),
+        )
+        .returning({ id: userRecoveryCodes.userId });
+      return rows.length === 1;
+    },
+
+    /** The one live reset code of a user, replacing any earlier one. */
+    async putResetCode(userId: string, codeHash: string, expiresAt: Date): Promise<void> {
+      await db
+        .insert(passwordResetCodes)
+        .values({ userId, codeHash, expiresAt })
+        .onConflictDoUpdate({
+          target: passwordResetCodes.userId,
+          set: { codeHash, expiresAt, attempts: 0, createdAt: sql`now()` },
+        });
+    },
+
+    /** Counts an attempt at a live reset code and answers it (with the count before this one), locked. */
+    async spendResetAttempt(userId: string) {
+      const [row] = await db
+        .update(passwordResetCodes)
+        .set({ attempts: sql`${passwordResetCodes.attempts} + 1` })
+        .where(and(eq(passwordResetCodes.userId, userId), gt(passwordResetCodes.expiresAt, sql`now()`)))
+        .returning({ codeHash: passwordResetCodes.codeHash, attempts: passwordResetCodes.attempts });
+      return row;
+    },
+
+    async deleteResetCode(userId: string): Promise<void> {
+      await db.delete(passwordResetCodes).where(eq(passwordResetCodes.userId, userId));
+    },
+
+    /** The hashes of an integration user's keys, whose cached verifications a change of the user drops. */
+    async keyHashes(userId: string): Promise<string[]> {
+      const rows = await db.select({ hash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.userId, userId));
+      return rows.map((r) => r.hash);
+    },
+
+    async customer(id: string) {
+      const [row] = await db
+        .select({ id: customers.id, name: customers.name, requireMfa: customers.requireMfa })
+        .from(customers)
+        .where(eq(customers.id, id));
+      return row;
+    },
+
+    async setRequireMfa(id: string, requireMfa: boolean): Promise<void> {
+      await db.update(customers).set({ requireMfa }).where(eq(customers.id, id));
+    },
+  };
+}
+
+export type UsersDal = ReturnType<typeof createUsersDal>;

@@ -1,0 +1,64 @@
+/** What the OpenAPI document says of the user operations; their HTTP is in users-routes.ts. */
+import { operationDocs } from '../../schemas/common.js';
+
+const ADMIN_ONLY =
+  'Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.';
+
+export const USERS_DOCS = operationDocs('users', {
+  listUsers: {
+    summary: "List the customer's users",
+    description:
+      "The customer's login users (scope LOGIN, with a role) and integration users (scope API_KEY, that hold API keys), newest first, in the platform's shape. Every role and customer keys may read it; merchant keys get 403 forbidden. `email` filters exactly, in any letter case.",
+  },
+  createUser: {
+    summary: 'Add a login user',
+    description: `A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: \`temporary_password\` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. ${ADMIN_ONLY}`,
+  },
+  updateUser: {
+    summary: 'Change a user',
+    description: `Name, description, role and enabled. A change of role, or \`enabled: false\`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. \`enabled: false\` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. ${ADMIN_ONLY}`,
+  },
+  resetUserPassword: {
+    summary: "Reset a login user's password",
+    description: `A new temporary password, shown only here (and mailed with SMTP_URL): status FORCE_CHANGE_PASSWORD, every session ended on every instance, two-factor codes turned off. Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. ${ADMIN_ONLY}`,
+  },
+  changeOwnPassword: {
+    summary: 'Change your own password',
+    description:
+      "Any login user's access token, whatever its role. A wrong current_password is 401 invalid_credentials and counts as a failed login of the user name and address (429 too_many_login_attempts beyond the limit, so parallel guesses never get more). The new password: 12..256 characters, not in zxcvbn's list of common passwords nor too easy to guess, not containing the e-mail (400 weak_password and the reason). Every other session of the user ends; this one goes on. With an API key: 403 forbidden.",
+  },
+  forgotPassword: {
+    summary: 'Ask for a password reset code',
+    description:
+      'Always 202 with no body, at once, whether the user exists, is disabled, is an integration user or not: the look-up happens after the answer. For an enabled login user, with SMTP_URL set, a 6-digit code good for 15 minutes and 5 attempts is mailed (a new request replaces it). Without SMTP_URL nothing is sent: the operator resets the password (`feegate users reset-password`).',
+  },
+  confirmForgotPassword: {
+    summary: 'Set a new password with the mailed code',
+    description:
+      'A wrong, spent or expired code, or an unknown or disabled user: 400 invalid_code. The new password follows the rule of POST /v1/users/me/password (400 weak_password). Success ends every session of the user on every instance.',
+  },
+  startTotp: {
+    summary: 'Start two-factor codes (TOTP)',
+    description:
+      'A new secret and its otpauth:// URL (RFC 6238: SHA-1, 6 digits, 30 seconds), not yet active: POST /v1/users/me/mfa/totp/verify with a first code turns it on. Already on: 409 mfa_already_enabled. With an API key: 403 forbidden.',
+  },
+  verifyTotp: {
+    summary: 'Turn two-factor codes on',
+    description:
+      'The first code of the secret from POST /v1/users/me/mfa/totp turns TOTP on; the answer carries 10 single-use recovery codes, shown only here. A wrong code is 400 invalid_code and counts as a failed login. From then on a login answers the challenge SOFTWARE_TOKEN_MFA. Recorded as user.mfa_enabled.',
+  },
+  disableTotp: {
+    summary: 'Turn two-factor codes off',
+    description:
+      'With a current code or a recovery code (each good once); a wrong one is 400 invalid_code and counts as a failed login. Recorded as user.mfa_disabled.',
+  },
+  getCustomer: {
+    summary: "The caller's customer",
+    description: 'Its id, name and whether it requires two-factor codes of every login.',
+  },
+  updateCustomer: {
+    summary: "Change the caller's customer",
+    description:
+      '`require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.',
+  },
+});

@@ -1,0 +1,404 @@
+/**
+ * Back-office users (docs/api.md, "Users and roles"): an ADMIN lists, adds,
+ * changes and resets the users of its customer; every login user changes its
+ * own password and two-factor codes; anybody may ask for a forgotten password.
+ */
+import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
+import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { Principal, Role, UserType } from '../../lib/principal.js';
+import { sha256Hex } from '../../lib/secrets.js';
+import type { AuditEvent } from '../audit/audit-dal.js';
+import { keyChangeNotice, type KeyCaches } from '../api-keys/key-change-feed.js';
+import { type AuthDals, type AuthService, normaliseEmail } from '../auth/auth-service.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
+import { newRecoveryCodes, newTotpSecret, otpauthUrl, recoveryCodeHash, totpStep } from '../auth/totp.js';
+import type { MailDal } from '../mail/mail-dal.js';
+import { forgotPasswordMail, temporaryPasswordMail } from '../mail/mail-messages.js';
+import { assertStrongPassword } from './password-policy.js';
+import type { UserChanges, UserRow, UsersDal } from './users-dal.js';
+
+export interface UsersDals extends AuthDals {
+  users: UsersDal;
+  mail: MailDal;
+}
+
+export interface UsersServiceDeps {
+  uow: UnitOfWork<UsersDals>;
+  usersDal: UsersDal;
+  auth: AuthService;
+  hasher: PasswordHasher;
+  keyCaches: KeyCaches;
+  /** Mail goes out only with SMTP_URL set; otherwise nothing is written to the outbox. */
+  mailEnabled: boolean;
+  /** Wakes the mail sender of this instance once a message is committed. */
+  mailQueued(): void;
+  totpIssuer: string;
+  now?: () => Date;
+  onBackgroundError?(err: unknown, what: string): void;
+}
+
+export type UserStatus = 'CONFIRMED' | 'FORCE_CHANGE_PASSWORD' | 'DISABLED';
+
+/** A user as GET /v1/users answers it, in the platform's shape; never a password, code or secret. */
+export function userRecord(row: UserRow) {
+  const status: UserStatus = !row.enabled ? 'DISABLED' : row.mustChangePassword ? 'FORCE_CHANGE_PASSWORD' : 'CONFIRMED';
+  return {
+    attributes: {
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      email: row.email,
+      customer_id: [row.customerId],
+      merchant_id: row.merchantId ? [row.merchantId] : [],
+      country: null,
+      type: row.type,
+      scope: row.login ? ('LOGIN' as const) : ('API_KEY' as const),
+      role: row.role,
+    },
+    status,
+    enabled: row.enabled,
+    mfa_enabled: row.totpEnabled,
+    audit: { creation_date: row.createdAt.toISOString(), update_date: row.updatedAt.toISOString() },
+  };
+}
+export type UserRecord = ReturnType<typeof userRecord>;
+
+const RESET_CODE_TTL_MS = 15 * 60 * 1000;
+const RESET_CODE_ATTEMPTS = 5;
+
+/** A temporary password: 120 random bits, readable, shown once. */
+const temporaryPassword = () => randomBytes(15).toString('base64url');
+
+const userNotFound = () => new NotFoundError('user_not_found');
+const insufficientRole = (detail: string) => new ForbiddenError('insufficient_role', detail);
+
+/** Only an ADMIN's access token manages users; an API key never does. */
+function assertAdmin(caller: Principal): void {
+  if (caller.auth !== 'token' || caller.role !== 'ADMIN')
+    throw insufficientRole('Only the access token of an ADMIN manages users; API keys never do.');
+}
+
+/** The caller's own login: a token, never a key. */
+function assertLogin(caller: Principal): void {
+  if (caller.auth !== 'token')
+    throw new ForbiddenError('forbidden', "This is a login user's own setting: use its access token.");
+}
+
+export function createUsersService(deps: UsersServiceDeps) {
+  const { uow, usersDal, auth, hasher } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function found(customerId: string, id: string, dal: UsersDal = usersDal): Promise<UserRow> {
+    const row = await dal.lock(customerId, id);
+    if (!row) throw userNotFound();
+    return row;
+  }
+
+  /** Writes the mail in the same transaction as its cause; the sender takes it from there. */
+  async function queueMail(scope: WriteScope<UsersDals>, mail: { recipient: string; subject: string; body: string }) {
+    if (!deps.mailEnabled) return;
+    await scope.dal.mail.enqueue(mail);
+    scope.afterCommit(deps.mailQueued);
+  }
+
+  const auditUser = (action: string, row: { id: string; customerId: string }, details: Record<string, unknown> = {}) =>
+    ({ action, customerId: row.customerId, targetType: 'user', targetId: row.id, details }) satisfies AuditEvent;
+
+  /** A temporary password for `row`: FORCE_CHANGE_PASSWORD, sessions and two-factor codes ended, mailed. */
+  async function resetTo(scope: WriteScope<UsersDals>, row: UserRow, hash: string, password: string) {
+    await scope.dal.users.setPassword(row.id, hash, true);
+    await scope.dal.users.setTotpEnabled(row.id, false);
+    await auth.revokeSessionsIn(scope, row.id, 'password_reset');
+    await scope.audit(auditUser('user.password_reset', row));
+    await scope.emit({
+      type: 'USER_UPDATED',
+      customerId: row.customerId,
+      data: userRecord((await scope.dal.users.find(row.customerId, row.id))!),
+    });
+    await queueMail(scope, temporaryPasswordMail(row.email, password));
+  }
+
+  async function create(
+    customerId: string,
+    input: { email: string; name?: string | undefined; description?: string | undefined; role?: Role | undefined },
+    context: ChangeContext,
+  ) {
+    const password = temporaryPassword();
+    const hash = await hasher.hash(password);
+    const email = normaliseEmail(input.email);
+    const record = await uow.write(context, async (scope) => {
+      const id = await scope.dal.users.insertLoginUser({
+        email,
+        customerId,
+        name: input.name ?? null,
+        description: input.description ?? null,
+        role: input.role ?? 'MEMBER',
+        passwordHash: hash,
+      });
+      if (!id) throw new ConflictError('user_conflict', 'A login user already has this e-mail.');
+      const row = (await scope.dal.users.find(customerId, id))!;
+      await scope.audit(auditUser('user.created', row, { email, role: row.role }));
+      await scope.emit({ type: 'USER_CREATED', customerId, data: userRecord(row) });
+      await queueMail(scope, temporaryPasswordMail(email, password));
+      return userRecord(row);
+    });
+    return { ...record, temporary_password: password };
+  }
+
+  async function resetPassword(customerId: string, id: string, context: ChangeContext) {
+    const password = temporaryPassword();
+    const hash = await hasher.hash(password);
+    await uow.write(context, async (scope) => {
+      const row = await found(customerId, id, scope.dal.users);
+      if (!row.login) throw userNotFound();
+      await resetTo(scope, row, hash, password);
+    });
+    return { temporary_password: password };
+  }
+
+  /** The user's TOTP code or one of its recovery codes, spent; false when neither. */
+  async function spendCode(dal: UsersDal, userId: string, secret: string, code: string, recovery: boolean) {
+    const step = totpStep(secret, code, now().getTime());
+    if (step !== null && (await dal.acceptTotpStep(userId, step))) return true;
+    return recovery && (await dal.useRecoveryCode(userId, recoveryCodeHash(code)));
+  }
+
+  const invalidCode = () => new BadRequestError('invalid_code');
+
+  const backgroundWork = new Set<Promise<void>>();
+
+  return {
+    async list(
+      caller: Principal,
+      query: PageRequest & { email?: string | undefined; merchantId?: string | undefined; type?: UserType | undefined },
+    ) {
+      if (caller.merchantId !== null) throw new ForbiddenError('forbidden', 'Merchant keys cannot list users.');
+      const { rows, total } = await usersDal.list(
+        {
+          customerId: caller.customerId,
+          email: query.email === undefined ? undefined : normaliseEmail(query.email),
+          merchantId: query.merchantId,
+          type: query.type,
+        },
+        { limit: query.size, offset: offsetOf(query) },
+      );
+      return {
+        users: rows.map(userRecord),
+        metadata: {
+          size: query.size,
+          total_elements: total,
+          total_pages: Math.ceil(total / query.size),
+          number: query.page,
+        },
+      };
+    },
+
+    async create(caller: Principal, input: Parameters<typeof create>[1], context: ChangeContext) {
+      assertAdmin(caller);
+      return create(caller.customerId, input, context);
+    },
+
+    async update(caller: Principal, id: string, changes: UserChanges, context: ChangeContext) {
+      assertAdmin(caller);
+      return uow.write(context, async (scope) => {
+        const { dal, audit, emit, notify, afterCommit } = scope;
+        const row = await found(caller.customerId, id, dal.users);
+        if (changes.role !== undefined && !row.login)
+          throw new ConflictError('user_conflict', 'An integration user holds API keys and has no role.');
+        const demoted = changes.role !== undefined && changes.role !== 'ADMIN';
+        if (row.role === 'ADMIN' && row.enabled && (demoted || changes.enabled === false)) {
+          const admins = await dal.users.lockEnabledAdmins(caller.customerId);
+          if (admins.length <= 1) throw new ConflictError('last_admin');
+        }
+        await dal.users.update(row.id, changes);
+        const after = (await dal.users.find(caller.customerId, row.id))!;
+        const roleChanged = after.role !== row.role;
+        const disabled = row.enabled && !after.enabled;
+        if (row.login && (roleChanged || disabled))
+          await auth.revokeSessionsIn(scope, row.id, roleChanged ? 'role_changed' : 'disabled');
+        if (!row.login && row.enabled !== after.enabled) {
+          // The user's keys are refused (or accepted again) at once on every instance.
+          const hashes = await dal.users.keyHashes(row.id);
+          for (const hash of hashes) await notify(keyChangeNotice(row.customerId, hash));
+          afterCommit(() => {
+            for (const h of hashes) deps.keyCaches.changed(row.customerId, h);
+          });
+        }
+        const changed = Object.fromEntries(Object.entries(changes).filter(([key]) => key !== 'enabled'));
+        if (Object.keys(changed).length > 0) await audit(auditUser('user.updated', row, changed));
+        if (row.enabled !== after.enabled)
+          await audit(auditUser(after.enabled ? 'user.enabled' : 'user.disabled', row));
+        const record = userRecord(after);
+        await emit({ type: 'USER_UPDATED', customerId: row.customerId, data: record });
+        return record;
+      });
+    },
+
+    async resetPassword(caller: Principal, id: string, context: ChangeContext) {
+      assertAdmin(caller);
+      return resetPassword(caller.customerId, id, context);
+    },
+
+    /** POST /v1/users/me/password: the current password is checked like a login (and counted like one). */
+    async changeOwnPassword(
+      caller: Principal,
+      input: { current_password: string; new_password: string },
+      context: ChangeContext,
+      address: string,
+    ): Promise<void> {
+      assertLogin(caller);
+      await auth.countAttempt(caller.email, address);
+      const ok = await hasher.verify(() => usersDal.passwordHash(caller.userId), input.current_password);
+      if (!ok) {
+        auth.recordFailure(context, { id: caller.userId, customerId: caller.customerId }, address);
+        throw new UnauthorizedError('invalid_credentials', 'The current password is not correct.');
+      }
+      await auth.countSuccess(caller.email, address);
+      assertStrongPassword(input.new_password, caller.email);
+      const hash = await hasher.hash(input.new_password);
+      await uow.write(context, async (scope) => {
+        await scope.dal.users.setPassword(caller.userId, hash, false);
+        // Every other login of the user ends; this one goes on.
+        await auth.revokeSessionsIn(scope, caller.userId, 'password_changed', caller.sessionId ?? undefined);
+        await scope.audit(auditUser('user.password_changed', { id: caller.userId, customerId: caller.customerId }));
+      });
+    },
+
+    /**
+     * POST /v1/login/forgot-password: the same answer at once whoever is named;
+     * the look-up, the code and the mail happen after it, in the background.
+     */
+    forgotPassword(user: string, context: ChangeContext): void {
+      const work = (async () => {
+        const row = await usersDal.findLoginUser(normaliseEmail(user));
+        if (!row?.enabled || !deps.mailEnabled) return;
+        const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+        await uow.write({ ...context, actor: { type: 'anonymous', id: null } }, async (scope) => {
+          await scope.dal.users.putResetCode(
+            row.id,
+            sha256Hex(`${row.id}:${code}`),
+            new Date(now().getTime() + RESET_CODE_TTL_MS),
+          );
+          await scope.audit(auditUser('user.password_reset_requested', row));
+          await queueMail(scope, forgotPasswordMail(row.email, code));
+        });
+      })()
+        .catch((err) => deps.onBackgroundError?.(err, 'could not handle a forgotten password'))
+        .finally(() => backgroundWork.delete(work));
+      backgroundWork.add(work);
+    },
+
+    /** POST /v1/login/confirm-forgot-password: a code good for 15 minutes and 5 attempts. */
+    async confirmForgotPassword(
+      input: { user: string; code: string; new_password: string },
+      context: ChangeContext,
+    ): Promise<void> {
+      const row = await usersDal.findLoginUser(normaliseEmail(input.user));
+      if (!row?.enabled) throw invalidCode();
+      assertStrongPassword(input.new_password, row.email);
+      const live = await usersDal.spendResetAttempt(row.id);
+      const given = Buffer.from(sha256Hex(`${row.id}:${input.code}`));
+      if (!live || live.attempts > RESET_CODE_ATTEMPTS || !timingSafeEqual(Buffer.from(live.codeHash), given))
+        throw invalidCode();
+      const hash = await hasher.hash(input.new_password);
+      await uow.write({ ...context, actor: { type: 'user', id: row.id } }, async (scope) => {
+        await scope.dal.users.deleteResetCode(row.id);
+        await scope.dal.users.setPassword(row.id, hash, false);
+        await auth.revokeSessionsIn(scope, row.id, 'password_reset');
+        await scope.audit(auditUser('user.password_changed', row, { via: 'forgot_password' }));
+      });
+    },
+
+    /** POST /v1/users/me/mfa/totp: a new secret, not yet active. */
+    async startTotp(caller: Principal) {
+      assertLogin(caller);
+      const current = await usersDal.totp(caller.userId);
+      if (current?.enabled) throw new ConflictError('mfa_already_enabled');
+      const secret = newTotpSecret();
+      await usersDal.setPendingTotp(caller.userId, secret);
+      return { secret, otpauth_url: otpauthUrl(secret, caller.email, deps.totpIssuer) };
+    },
+
+    /** POST /v1/users/me/mfa/totp/verify: the first code turns it on; the recovery codes are shown once. */
+    async verifyTotp(caller: Principal, code: string, context: ChangeContext, address: string) {
+      assertLogin(caller);
+      await auth.countAttempt(caller.email, address);
+      const recoveryCodes = newRecoveryCodes();
+      const ok = await uow.write(context, async (scope) => {
+        const current = await scope.dal.users.totp(caller.userId);
+        if (!current?.secret || current.enabled) return false;
+        if (!(await spendCode(scope.dal.users, caller.userId, current.secret, code, false))) return false;
+        await scope.dal.users.setTotpEnabled(caller.userId, true);
+        await scope.dal.users.replaceRecoveryCodes(caller.userId, recoveryCodes.map(recoveryCodeHash));
+        await scope.audit(auditUser('user.mfa_enabled', { id: caller.userId, customerId: caller.customerId }));
+        return true;
+      });
+      if (!ok) throw invalidCode();
+      await auth.countSuccess(caller.email, address);
+      return { recovery_codes: recoveryCodes };
+    },
+
+    /** DELETE /v1/users/me/mfa/totp: turned off with a code (or a recovery code). */
+    async disableTotp(caller: Principal, code: string, context: ChangeContext, address: string): Promise<void> {
+      assertLogin(caller);
+      await auth.countAttempt(caller.email, address);
+      const ok = await uow.write(context, async (scope) => {
+        const current = await scope.dal.users.totp(caller.userId);
+        if (!current?.secret || !current.enabled) return false;
+        if (!(await spendCode(scope.dal.users, caller.userId, current.secret, code, true))) return false;
+        await scope.dal.users.setTotpEnabled(caller.userId, false);
+        await scope.audit(auditUser('user.mfa_disabled', { id: caller.userId, customerId: caller.customerId }));
+        return true;
+      });
+      if (!ok) throw invalidCode();
+      await auth.countSuccess(caller.email, address);
+    },
+
+    async customer(caller: Principal) {
+      const row = (await usersDal.customer(caller.customerId))!;
+      return { id: row.id, name: row.name, require_mfa: row.requireMfa };
+    },
+
+    async updateCustomer(caller: Principal, changes: { require_mfa: boolean }, context: ChangeContext) {
+      assertAdmin(caller);
+      await uow.write(context, async ({ dal, audit }) => {
+        await dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
+        await audit({
+          action: 'customer.updated',
+          customerId: caller.customerId,
+          targetType: 'customer',
+          targetId: caller.customerId,
+          details: changes,
+        });
+      });
+      return this.customer(caller);
+    },
+
+    /** `feegate users create`: a login user of any customer, as an ADMIN would add it. */
+    createByOperator(customerId: string, email: string, role: Role | undefined) {
+      return create(customerId, { email, role }, OPERATOR_CONTEXT);
+    },
+
+    /** `feegate users reset-password`. */
+    async resetByOperator(email: string) {
+      const row = await usersDal.findLoginUser(normaliseEmail(email));
+      if (!row) throw new NotFoundError('user_not_found', 'No login user has this e-mail.');
+      return resetPassword(row.customerId, row.id, OPERATOR_CONTEXT);
+    },
+
+    /** `feegate users list`: every user of a customer, newest first. */
+    async listByOperator(customerId: string) {
+      const { rows } = await usersDal.list({ customerId }, { limit: 100_000, offset: 0 });
+      return rows.map(userRecord);
+    },
+
+    async stop(): Promise<void> {
+      await Promise.all(backgroundWork);
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;
