@@ -18,7 +18,7 @@ import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { DataDirLockedError } from '../errors.js';
-import type { Database } from './driver.js';
+import type { Database } from './database-core.js';
 
 export const LOCK_FILE = 'feegate.lock';
 

@@ -3,11 +3,11 @@
  * PGlite for the embedded default (pglite.ts). Everything above src/db sees only
  * `Database` and the helpers of driver.ts.
  */
-import type { Database, DatabaseOptions } from './driver.js';
+import type { Database, DatabaseOptions } from './database-core.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 
-export * from './driver.js';
+export * from './database-core.js';
 export { pgliteDatabase } from './pglite.js';
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {

@@ -8,7 +8,7 @@ import type { PGlite, QueryOptions, Results, Transaction } from '@electric-sql/p
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { holdingDataDir } from './data-dir-lock.js';
-import { type Database, type Db, findInPackage, MIGRATIONS_FOLDER } from './driver.js';
+import { type Database, type Db, findInPackage, MIGRATIONS_FOLDER } from './database-core.js';
 import { PgliteWorkerClient } from './pglite-rpc.js';
 import * as schema from './schema.js';
 

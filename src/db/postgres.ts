@@ -12,7 +12,7 @@ import {
   isDatabaseUnavailable,
   type ListenHandlers,
   MIGRATIONS_FOLDER,
-} from './driver.js';
+} from './database-core.js';
 import * as schema from './schema.js';
 
 /** The LISTEN connections' `application_name`: they can be told apart in pg_stat_activity. */

@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { type AuditEvent, recordAudit } from '../features/audit/audit-dal.js';
 import { type DomainEvent, insertEvent } from '../features/events/events-dal.js';
 import type { Actor, ChangeContext } from '../lib/change-context.js';
-import type { Db } from './driver.js';
+import type { Db } from './database-core.js';
 
 /** A message to every instance, delivered by PostgreSQL on commit (LISTEN/NOTIFY); several payloads go in one statement. */
 export interface Notice {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import type { Db } from '../../src/db/driver.js';
+import type { Db } from '../../src/db/database-core.js';
 import { auditEvents, customers, domainEvents } from '../../src/db/schema.js';
 import { createUnitOfWork, type WriteScope } from '../../src/db/unit-of-work.js';
 import { OPERATOR_CONTEXT } from '../../src/lib/change-context.js';

@@ -5,7 +5,7 @@
  * trigger of migration 0013 wakes it on commit, and it fans each event out to the
  * customer's subscriptions of its type (src/features/webhooks/webhooks-dal.ts).
  */
-import type { Db } from '../../db/driver.js';
+import type { Db } from '../../db/database-core.js';
 import { domainEvents } from '../../db/schema.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 
