@@ -87,7 +87,7 @@ describe('bench: a phase whose endpoint fails', () => {
       failures(
         report({
           keyAuth: load({ 200: 90_000 }),
-          feeRulesAt: load({ 200: 5_000 }),
+          feeRulesAt: load({ 200: 50_000 }),
           loginStorm: storm(load({ 200: 700 })),
         }),
       ),
