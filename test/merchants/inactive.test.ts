@@ -116,6 +116,29 @@ describe('INACTIVE merchants: assignments', () => {
     assert.deepEqual(await assignmentSnapshot(h.db.current.database), before);
   });
 
+  it("one merchant's assignment (POST /v1/merchants/{id}/fee-rules) of an INACTIVE merchant is a 422, now, in a dry run or scheduled, writing nothing", async () => {
+    const { app, m1, plans, headers } = await setup();
+    assert.equal((await patchMerchant(app, headers, m1, { status: 'INACTIVE' })).statusCode, 200);
+    const before = await assignmentSnapshot(h.db.current.database);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    for (const [query, extra] of [
+      ['', {}],
+      ['?dry_run=true', {}],
+      ['', { effective_at: later }],
+    ] as const) {
+      const res = await app.inject({
+        method: 'POST',
+        url: `/v1/merchants/${m1}/fee-rules${query}`,
+        headers,
+        payload: { payment_plan_ids: [plans.master1.id], ...extra },
+      });
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(json(res).code, 'inactive_merchants');
+      assert.deepEqual(json(res).merchant_ids, [m1]);
+    }
+    assert.deepEqual(await assignmentSnapshot(h.db.current.database), before);
+  });
+
   it('/all and its dry run skip INACTIVE merchants, which keep their plans; ACTIVE again, they receive', async () => {
     const { app, m0, m1, plans, headers } = await setup();
     assert.equal((await patchMerchant(app, headers, m1, { status: 'INACTIVE' })).statusCode, 200);

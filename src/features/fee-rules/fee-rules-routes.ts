@@ -102,7 +102,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...FEE_RULES_DOCS.assignMerchantFeeRules,
       params: MerchantParams,
       body: Ref(MerchantAssignBody),
-      response: answers('merchant_not_found'),
+      response: answers('merchant_not_found', 'inactive_merchants'),
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
