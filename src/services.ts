@@ -240,7 +240,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
       await expirySweep?.stop();
       await delivery?.stop();
       await scheduledWorker.stop();
-      await unlistenScheduled?.();
+      // A database already gone cannot be told to stop listening; nothing is lost.
+      await unlistenScheduled?.().catch(() => {});
       await lastUse.stop();
       await users.stop();
       await mailSender?.stop();
