@@ -125,17 +125,17 @@ describe('routing comes before the body', () => {
     const { app, token } = await customerSession(h);
     const id = uuid();
     const cases: Array<[string, string, Record<string, string>, string]> = [
-      ['DELETE', `/v1/webhooks/${id}`, { ...JSON_TYPE, 'Content-Length': '0' }, ''],
-      ['DELETE', `/v1/webhooks/${id}`, JSON_TYPE, ''],
-      ['POST', '/v1/webhooks/mock/send-payment-notification', { ...JSON_TYPE, 'Content-Length': '0' }, ''],
+      ['DELETE', `/v1/settlements/${id}`, { ...JSON_TYPE, 'Content-Length': '0' }, ''],
+      ['DELETE', `/v1/settlements/${id}`, JSON_TYPE, ''],
+      ['POST', '/v1/settlements/mock/send-payment-notification', { ...JSON_TYPE, 'Content-Length': '0' }, ''],
       [
         'POST',
-        '/api/v1/webhooks/mock/send-payment-notification',
+        '/api/v1/settlements/mock/send-payment-notification',
         { ...auth(token), ...JSON_TYPE, 'Content-Length': '0' },
         '',
       ],
-      ['POST', '/v1/webhooks', { ...JSON_TYPE, 'Content-Length': '1' }, '{'],
-      ['POST', '/v1/webhooks', { 'Content-Type': 'text/plain', 'Content-Length': '5' }, 'hello'],
+      ['POST', '/v1/settlements', { ...JSON_TYPE, 'Content-Length': '1' }, '{'],
+      ['POST', '/v1/settlements', { 'Content-Type': 'text/plain', 'Content-Length': '5' }, 'hello'],
     ];
     for (const [method, path, headers, body] of cases) {
       const problem = problemOf(await wire(app, method, path, headers, body), 404, 'not_found');
@@ -169,7 +169,7 @@ describe('routing comes before the body', () => {
 
   it('answers QUERY without a Content-Type with 405 and Allow on a known path, 404 on an unknown one', async () => {
     const app = await h.app();
-    const known = await wire(app, 'QUERY', '/v1/merchants', {});
+    const known = await wire(app, 'QUERY', '/v1/audit-events', {});
     problemOf(known, 405, 'method_not_allowed');
     assert.equal(known.headers.allow, 'GET, HEAD');
     const prefixed = await wire(app, 'QUERY', '/api/v1/api-keys', {});
@@ -228,7 +228,12 @@ describe('the platform base path /api', () => {
           differences.push(`${label} (only at the root)`);
         continue;
       }
-      if (underApi.response.status !== atRoot.response.status || underApi.error?.code !== atRoot.error?.code)
+      // Creating a plan is not repeatable: the plan the root call made exists when the same body comes under /api.
+      const createdTwice = atRoot.response.status === 201 && underApi.error?.code === 'payment_plan_exists';
+      if (
+        !createdTwice &&
+        (underApi.response.status !== atRoot.response.status || underApi.error?.code !== atRoot.error?.code)
+      )
         differences.push(label);
       if (underApi.error && !underApi.error.instance?.startsWith('/api/v'))
         differences.push(`${label} (instance ${underApi.error.instance})`);
@@ -311,6 +316,18 @@ describe('page sizes', () => {
     const app = await h.app();
     const world = await seedWorld(app);
     const { api_key } = await issueKey(app, { user: 'lister@alpha.test', customerId: world.customerId });
+    // A listing under a subscription (its deliveries) needs one; creation resolves no host name.
+    const subscription = await app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: { 'x-api-key': api_key },
+      payload: {
+        notification_url: 'https://hooks.example.com/feegate',
+        notification_type: ['API_KEY_REVOKED'],
+        secret_key: 'Whsec-Alpha-2026',
+      },
+    });
+    assert.equal(subscription.statusCode, 201, subscription.body);
     const doc = await openapiDocument(app);
     const listings = operations(doc).filter((op) => op.parameters.some((p) => p.in === 'query' && p.name === 'size'));
     assert.ok(listings.length >= 4, `${listings.length} listings`);
@@ -328,7 +345,8 @@ describe('page sizes', () => {
       const required = Object.fromEntries(
         op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example]),
       );
-      const url = (value: string) => fillPath(op.path, {}) + queryString({ ...required, size: value });
+      const url = (value: string) =>
+        fillPath(op.path, { id: json(subscription).id }) + queryString({ ...required, size: value });
       for (const [ask, served] of [
         ['10000', 1000],
         ['1001', 1000],
