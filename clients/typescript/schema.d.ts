@@ -6508,7 +6508,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed but refers to unknown or conflicting resources. code: unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans */
+            /** @description Well-formed but refers to unknown or conflicting resources. code: inactive_merchants, unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6516,7 +6516,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans";
+                        code?: "inactive_merchants" | "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans";
                     };
                 };
             };
