@@ -7,20 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { buildApp } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import {
-  addStrictCsp,
-  buildConsoleIfStale,
-  CHROMIUM_MISSING,
-  launchChromium,
-  seriousViolations,
-} from '../helpers/console-browser.js';
+import { openConsole } from '../helpers/console-session.js';
+import type { TestDatabase } from '../helpers/database.js';
+import { CHROMIUM_MISSING, seriousViolations } from '../helpers/console-browser.js';
 import { issueKey, seedWorld, type World } from '../helpers/fixtures.js';
 
 const SHOTS = '.tmp/console-merchants';
@@ -43,22 +35,8 @@ describe('console: merchants in the browser', { skip: CHROMIUM_MISSING }, () => 
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    await buildConsoleIfStale();
-    database = await createTestDatabase();
-    app = await buildApp({ config: testConfig(), database: database.database });
-    addStrictCsp(app);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    ({ database, app, base, browser, page } = await openConsole(browserErrors));
     world = await seedWorld(app);
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    page.on(
-      'console',
-      (message) =>
-        message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && browserErrors.push(message.text()),
-    );
-    page.on('pageerror', (error) => browserErrors.push(error.message));
   });
 
   after(async () => {

@@ -7,21 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildApp } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
+import type { Browser, Page } from 'playwright-core';
+import { openConsole } from '../helpers/console-session.js';
 import { totpCode } from '../../src/features/auth/totp.js';
-import {
-  addStrictCsp,
-  buildConsoleIfStale,
-  CHROMIUM_MISSING,
-  launchChromium,
-  seriousViolations,
-} from '../helpers/console-browser.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { CHROMIUM_MISSING, seriousViolations } from '../helpers/console-browser.js';
+import type { TestDatabase } from '../helpers/database.js';
 import { seedWorld, type World } from '../helpers/fixtures.js';
 
 const NEW_PASSWORD = 'mauve tractor juggles seven owls';
@@ -31,7 +23,6 @@ describe('console: users, first sign-in and two-factor codes', { skip: CHROMIUM_
   let app: FastifyInstance;
   let base: string;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let world: World;
   let temporaryPassword = '';
@@ -55,22 +46,8 @@ describe('console: users, first sign-in and two-factor codes', { skip: CHROMIUM_
 
   before(async () => {
     await mkdir('.tmp', { recursive: true });
-    await buildConsoleIfStale();
-    database = await createTestDatabase();
-    app = await buildApp({ config: testConfig(), database: database.database });
-    addStrictCsp(app);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    ({ database, app, base, browser, page } = await openConsole(browserErrors));
     world = await seedWorld(app);
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    page.on(
-      'console',
-      (message) =>
-        message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && browserErrors.push(message.text()),
-    );
-    page.on('pageerror', (error) => browserErrors.push(error.message));
   });
 
   after(async () => {

@@ -7,20 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import {
-  addStrictCsp,
-  buildConsoleIfStale,
-  CHROMIUM_MISSING,
-  launchChromium,
-  seriousViolations,
-} from '../helpers/console-browser.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { openConsole } from '../helpers/console-session.js';
+import { CHROMIUM_MISSING, seriousViolations } from '../helpers/console-browser.js';
+import type { TestDatabase } from '../helpers/database.js';
 import { seedWorld, type World } from '../helpers/fixtures.js';
 import { deliveringTo, type Receiver, startReceiver } from '../helpers/webhooks.js';
 
@@ -40,26 +33,14 @@ describe('console: webhooks', { skip: CHROMIUM_MISSING }, () => {
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    await buildConsoleIfStale();
     receiver = await startReceiver();
     receiver.respond((_got, response) => response.writeHead(500).end());
-    database = await createTestDatabase();
-    app = await buildApp({
-      config: testConfig(deliveringTo(receiver, { webhookRetrySchedule: [] })),
-      database: database.database,
-    });
-    addStrictCsp(app);
-    await app.listen({ host: '127.0.0.1', port: 0 });
+    let base: string;
+    ({ database, app, base, browser, page } = await openConsole(
+      browserErrors,
+      testConfig(deliveringTo(receiver, { webhookRetrySchedule: [] })),
+    ));
     world = await seedWorld(app);
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.on(
-      'console',
-      (message) =>
-        message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && browserErrors.push(message.text()),
-    );
-    page.on('pageerror', (error) => browserErrors.push(error.message));
-    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     await page.goto(`${base}/console/`);
     await page.getByLabel('E-mail').fill(world.login.user);
     await page.getByLabel('Password').fill(world.login.password);
