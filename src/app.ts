@@ -23,6 +23,7 @@ import { paymentPlansRoutes } from './features/payment-plans/payment-plans-route
 import { webhooksRoutes } from './features/webhooks/webhooks-routes.js';
 import { usersRoutes } from './features/users/users-routes.js';
 import { withoutBasePath } from './lib/base-path.js';
+import { sharedSerializers } from './lib/compiled-schemas.js';
 import { keyVerifications, countOutcome } from './lib/metrics.js';
 import { REDACTED, redactUrl } from './lib/redact-url.js';
 import { authenticationPlugin } from './plugins/authentication.js';
@@ -121,6 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     trustProxy: trustProxyOption(config.trustProxy),
     ...serverOptions(config),
     rewriteUrl: withoutBasePath,
+    schemaController: sharedSerializers,
     // Accept a caller's X-Request-Id when it is harmless, so logs join up across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

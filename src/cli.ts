@@ -9,6 +9,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { describeError } from './cli-errors.js';
 import { loadConfig, SETTINGS } from './config.js';
+import { findInPackage } from './db/database.js';
 import { ImportError, UsageError } from './errors.js';
 import { CreateApiKeyBody } from './features/api-keys/api-keys-schemas.js';
 import { OPERATOR_CONTEXT } from './lib/change-context.js';
@@ -345,8 +346,10 @@ const COMMANDS: Record<string, Command> = {
 const ALIASES: Record<string, string> = { '--help': 'help', '-h': 'help', '--version': 'version', '-v': 'version' };
 
 function version(): string {
-  // ../package.json from src/cli.ts and from the bundle in dist/ alike.
-  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  // The package's own, found upwards from src/cli.ts and from a bundle alike (dist/, the tests' in .tmp/).
+  const manifest = findInPackage('package.json');
+  if (!manifest) throw new Error('package.json not found above the feegate sources');
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
 }
 
 function usage(): string {

@@ -9,6 +9,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import fp from 'fastify-plugin';
+import { compiledOnce } from '../lib/compiled-schemas.js';
 import { NoQuery, problems } from '../schemas/common.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -102,19 +103,28 @@ function withDecimalIntegers(schema: unknown, validate: ValidateFunction): Valid
   return checked;
 }
 
+// One pair of validators per process (src/lib/compiled-schemas.ts): every app built here shares their compiled schemas.
+const strict = createStrictAjv();
+const coercing = withKeywords(new Ajv({ ...common, coerceTypes: 'array' }));
+const namedSchemas = new Set<string>();
+const validator = compiledOnce(
+  ({ schema, httpPart }: { schema: unknown; httpPart?: string }) => `${httpPart === 'body'}\n${JSON.stringify(schema)}`,
+  ({ schema, httpPart }) =>
+    httpPart === 'body'
+      ? strict.compile(schema as object)
+      : withDecimalIntegers(schema, coercing.compile(schema as object)),
+);
+
 export const validationPlugin = fp(async (app: FastifyInstance) => {
-  const strict = createStrictAjv();
-  const coercing = withKeywords(new Ajv({ ...common, coerceTypes: 'array' }));
   // Named schemas (app.addSchema, see src/schemas/common.ts) are known to both validators before the first compile.
-  const shared = new Set<string>();
   app.setValidatorCompiler(({ schema, httpPart }) => {
     for (const [id, named] of Object.entries(app.getSchemas())) {
-      if (shared.has(id)) continue;
-      shared.add(id);
+      if (namedSchemas.has(id)) continue;
+      namedSchemas.add(id);
       strict.addSchema(named as object, id);
       coercing.addSchema(named as object, id);
     }
-    return httpPart === 'body' ? strict.compile(schema) : withDecimalIntegers(schema, coercing.compile(schema));
+    return validator({ schema, httpPart });
   });
   // Every route registered from here on that declares no query schema gets the
   // empty one, and its 400 in the document. Hidden routes (the docs UI) are not operations.

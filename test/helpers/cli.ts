@@ -1,14 +1,33 @@
-/** Runs the operator command line as a real process, on the test file's database. */
+/**
+ * Runs the operator command line as a real process, on the test file's database:
+ * the bundle `npm start` runs (scripts/service-bundle.mjs), built once per test
+ * process, since a process through tsx takes about 2.5 s to start and the
+ * command-line tests start hundreds. `FEEGATE_BIN` (bin/feegate.js, the sources
+ * through tsx) is what `npm run feegate` runs; test/operator/cli.test.ts runs it too.
+ */
 import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
+import { bundleService } from '../../scripts/service-bundle.mjs';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 const run = promisify(execFile);
 export const FEEGATE_BIN = path.resolve('bin/feegate.js');
+
+let bundle: Promise<string> | undefined;
+/** The bundle, in .tmp/ inside the package so that it finds migrations/ and assets/ as dist/ does. */
+function cliBundle(): Promise<string> {
+  bundle ??= (async () => {
+    const outdir = path.resolve(`.tmp/test-cli-${process.pid}`);
+    process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
+    return bundleService(outdir);
+  })();
+  return bundle;
+}
 
 export interface CliResult {
   code: number;
@@ -16,10 +35,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `feegate <args>` with `env`; resolves with its exit code and output whatever the code. */
-export async function runFeegate(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+/** `feegate <args>` with `env`; resolves with its exit code and output whatever the code. `bin`: FEEGATE_BIN instead of the bundle. */
+export async function runFeegate(args: string[], env: NodeJS.ProcessEnv, bin?: string): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [FEEGATE_BIN, ...args], { env, timeout: 60_000 });
+    const program = bin ?? (await cliBundle());
+    const { stdout, stderr } = await run(process.execPath, [program, ...args], { env, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

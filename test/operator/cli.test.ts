@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { apiKeys, customers, merchants as merchantsTable, users } from '../../src/db/schema.js';
 import { DEMO_CUSTOMERS, DEMO_LOGINS } from '../../src/features/operator/demo-data.js';
 import { bearer } from '../helpers/app.js';
-import { runFeegate, useCliDatabase } from '../helpers/cli.js';
+import { FEEGATE_BIN, runFeegate, useCliDatabase } from '../helpers/cli.js';
 import { loginAs } from '../helpers/fixtures.js';
 import { NEEDS_REDIS, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
@@ -69,8 +69,8 @@ describe('feegate command line', () => {
     assert.match(help.stdout, /migrate\s+apply database migrations/);
   });
 
-  it('migrate applies migrations and exits 0', async () => {
-    const res = await feegate('migrate');
+  it('migrate applies migrations and exits 0, run as npm run feegate runs it (bin/feegate.js)', async () => {
+    const res = await runFeegate(['migrate'], cli.env, FEEGATE_BIN);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /migrations applied/);
   });

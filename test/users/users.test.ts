@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.js';
@@ -455,6 +455,32 @@ describe('two-factor codes (TOTP)', () => {
     const audit = JSON.stringify(await auditActions(app, admin));
     assert.match(audit, /user\.mfa_enabled/);
     assert.ok(!audit.includes(start.secret) && !audit.includes(recovery[1]!));
+  });
+
+  it('adds no second password hash to a login: the code is checked without argon2', async () => {
+    const { app, admin, world } = await setup();
+    const start = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(admin) }));
+    const enrolled = await app.inject({
+      method: 'POST',
+      url: '/v1/users/me/mfa/totp/verify',
+      headers: bearer(admin),
+      payload: { code: totpCode(start.secret) },
+    });
+    assert.equal(enrolled.statusCode, 200, enrolled.body);
+    const verify = mock.method(app.services.hasher, 'verify');
+    const hash = mock.method(app.services.hasher, 'hash');
+    const login = json(await app.inject({ method: 'POST', url: '/v1/login', payload: world.login }));
+    assert.equal(login.challenge.name, 'SOFTWARE_TOKEN_MFA');
+    // The next step's code: the enrolment spent this one.
+    const code = totpCode(start.secret, Date.now() + 30_000);
+    const answered = await app.inject({
+      method: 'POST',
+      url: '/v1/login/challenge',
+      payload: { name: 'SOFTWARE_TOKEN_MFA', session: login.challenge.session, code },
+    });
+    assert.equal(answered.statusCode, 200, answered.body);
+    assert.equal(verify.mock.callCount(), 1, 'the password is verified once, at POST /v1/login');
+    assert.equal(hash.mock.callCount(), 0, 'nothing is hashed with argon2 for the code');
   });
 
   it('never checks more parallel code guesses than the lockout allows', async () => {

@@ -1,0 +1,2 @@
+/** Writes `outdir`/feegate.mjs and its workers; answers the bundle's path. */
+export function bundleService(outdir: string): Promise<string>;

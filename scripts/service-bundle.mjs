@@ -1,0 +1,37 @@
+/**
+ * The service as one JavaScript bundle, with the npm packages left as imports,
+ * written to `outdir` (feegate.mjs and the worker threads beside it). Shared by
+ * scripts/build.mjs (dist/, what `npm start` runs) and the command-line tests,
+ * which start it in under a second instead of about 2.5 s through tsx.
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Writes `outdir`/feegate.mjs and its workers; answers the bundle's path. */
+export async function bundleService(outdir) {
+  mkdirSync(outdir, { recursive: true });
+  await build({
+    stdin: {
+      contents: "import { main } from './src/cli.ts';\nawait main();\n",
+      resolveDir: root,
+      sourcefile: 'feegate-entry.ts',
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    packages: 'external',
+    outfile: `${outdir}/feegate.mjs`,
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  // Worker threads loaded by URL next to the bundle (src/features/auth/argon2-pool.ts,
+  // src/db/pglite-rpc.ts), so they are copied, not bundled.
+  copyFileSync(`${root}src/features/auth/argon2-worker.mjs`, `${outdir}/argon2-worker.mjs`);
+  copyFileSync(`${root}src/db/pglite-worker.mjs`, `${outdir}/pglite-worker.mjs`);
+  return `${outdir}/feegate.mjs`;
+}
