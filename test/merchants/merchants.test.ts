@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { merchants } from '../../src/db/schema.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
-import { merchantWithNameOnly } from '../helpers/merchants.js';
+import { argentineMerchant, createMerchant, mexicanMerchant, merchantWithNameOnly } from '../helpers/merchants.js';
 import { apiKey } from '../helpers/plans.js';
 
 const h = useTestApp();
@@ -87,6 +87,70 @@ describe('GET /v1/merchants: happy', () => {
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(json(res).page, { size: served, total_elements: 2, total_pages: 1, number: 0 }, `size=${size}`);
     }
+  });
+});
+
+describe('GET /v1/merchants: the wire format of a page', () => {
+  it('answers each merchant byte for byte as GET /v1/merchants/{id} does, old and onboarded, every instant to the millisecond', async () => {
+    const { app, world, list } = await setup();
+    const owner = bearer((await loginAs(app, world.login)).access_token);
+    const mexican = json(await createMerchant(app, owner, mexicanMerchant(world.customerId)));
+    const argentine = json(
+      await createMerchant(app, owner, argentineMerchant(world.customerId, { merchant_code: 'AR-1' })),
+    );
+    await app.inject({
+      method: 'PATCH',
+      url: `/v1/merchants/${argentine.id}`,
+      headers: owner,
+      payload: { status: 'INACTIVE' },
+    });
+    // Old merchants (only a name), at instants whose printing can go wrong: no
+    // milliseconds, one digit of them, a year before 1000, and the newest first.
+    const old = [
+      { id: uuid('d'), at: '2030-01-02T03:04:05.000Z' },
+      { id: uuid('d'), at: '2030-01-02T03:04:05.007Z' },
+      { id: uuid('d'), at: '0999-12-31T23:59:59.999Z' },
+    ];
+    await h.db.current.database.db.insert(merchants).values(
+      old.map(({ id, at }, i) => ({
+        id,
+        customerId: world.customerId,
+        name: `Old "shop" ${i} \\ ñ`,
+        createdAt: new Date(at),
+        updatedAt: new Date(at),
+      })),
+    );
+    const res = await list('?size=1000');
+    assert.equal(res.statusCode, 200);
+    const body = json(res);
+    const ids = body.data.map((m: { id: string }) => m.id);
+    assert.deepEqual(ids.slice(0, 2), [old[1]!.id, old[0]!.id]);
+    assert.equal(ids.at(-1), old[2]!.id);
+    assert.deepEqual(
+      body.data.filter((m: { id: string }) => old.some((o) => o.id === m.id)),
+      [old[1]!, old[0]!, old[2]!].map(({ id, at }) =>
+        merchantWithNameOnly({
+          id,
+          customer_id: world.customerId,
+          name: `Old "shop" ${old.findIndex((o) => o.id === id)} \\ ñ`,
+          create_date: at,
+        }),
+      ),
+    );
+    const inactive = body.data.find((m: { id: string }) => m.id === argentine.id);
+    assert.equal(inactive.status, 'INACTIVE');
+    assert.deepEqual(
+      body.data.find((m: { id: string }) => m.id === mexican.id),
+      mexican,
+    );
+    // The page is the one-merchant answers, in order, joined: same keys, order, values and escapes.
+    const singles: string[] = [];
+    for (const id of ids) {
+      const one = await app.inject({ method: 'GET', url: `/v1/merchants/${id}`, headers: owner });
+      assert.equal(one.statusCode, 200);
+      singles.push(one.body);
+    }
+    assert.equal(res.body, `{"data":[${singles.join(',')}],"page":${JSON.stringify(body.page)}}`);
   });
 });
 

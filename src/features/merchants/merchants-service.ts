@@ -14,7 +14,7 @@ import type { ApiKeysDal } from '../api-keys/api-keys-dal.js';
 import { type KeyCaches, keysChangeNotice } from '../api-keys/key-change-feed.js';
 import type { CustomerLocks } from '../fee-rules/customer-locks.js';
 import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
-import type { MerchantChanges, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
+import type { MerchantChanges, MerchantListRow, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
 import type {
   Country,
   CreateMerchantRequest,
@@ -47,7 +47,12 @@ function scopeOf(principal: Principal): MerchantScope {
   return { customerId: principal.customerId, merchantId: principal.merchantId };
 }
 
-export function merchantResource(m: MerchantRow): MerchantResource {
+/** An instant as the API answers it; the listing's rows come with theirs already printed. */
+function instant(value: Date | string): string {
+  return typeof value === 'string' ? value : value.toISOString();
+}
+
+export function merchantResource(m: MerchantRow | MerchantListRow): MerchantResource {
   return {
     id: m.id,
     customer_id: m.customerId,
@@ -66,8 +71,8 @@ export function merchantResource(m: MerchantRow): MerchantResource {
         : { type: m.taxIdentificationType as TaxIdentification['type'], number: m.taxIdentificationNumber },
     representative: m.representative,
     additional_info: m.additionalInfo,
-    create_date: m.createdAt.toISOString(),
-    update_date: m.updatedAt.toISOString(),
+    create_date: instant(m.createdAt),
+    update_date: instant(m.updatedAt),
   };
 }
 
