@@ -5,7 +5,7 @@
  * (migration 0006): deleting an assignment records it as a closed interval.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, queryRows, sqlState } from '../../db/database.js';
+import { type Db, isoUtc, queryRows, sqlState } from '../../db/database.js';
 import { CustomerLockedError } from '../../errors.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 import type { PlanRow } from '../payment-plans/payment-plans-dal.js';
@@ -76,9 +76,6 @@ function previewOf(row: PreviewRow | undefined): ReplacementPreview {
     changes: row?.changes ?? [],
   };
 }
-
-/** An instant as PostgreSQL prints it for the API: ISO 8601, UTC, milliseconds. */
-const isoUtc = (column: SQL) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export function createFeeRulesDal(db: Db) {
   return {

@@ -1,7 +1,6 @@
 /** Queries of merchants: the caller's listing, one merchant, its changes, and ownership checks. */
 import { and, count, eq, getTableColumns, ilike, or, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { type Db, queryRows, sql, sqlState } from '../../db/database.js';
+import { type Db, isoUtc, queryRows, sql, sqlState } from '../../db/database.js';
 import { merchants } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
@@ -41,9 +40,6 @@ function searchFilter(search: string | undefined): SQL | undefined {
 
 /** unique_violation: only merchants_customer_code_unique can raise it on an update of merchants. */
 const UNIQUE_VIOLATION = '23505';
-
-/** An instant as PostgreSQL prints it for the API: ISO 8601, UTC, milliseconds. */
-const isoUtc = (column: AnyPgColumn) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * Every column of merchants under its MerchantRow name, the instants printed by
