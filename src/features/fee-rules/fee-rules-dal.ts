@@ -31,7 +31,12 @@ export type AssignmentTarget = { customerId: string; merchantIds: string[] | 'al
 /** How many changed merchants a dry run lists. */
 export const PREVIEW_CHANGES_LIMIT = 100;
 
-/** work_mem of the replacement's transaction (docs/performance.md, "the floor of /all"). */
+/**
+ * work_mem of the replacement's transaction on a PostgreSQL server
+ * (docs/performance.md, "Where the time of /all went"). Embedded, the default
+ * stays: PGlite's WebAssembly memory never shrinks, and 64 MB raised the
+ * service's peak RSS past its budget.
+ */
 const REPLACEMENT_WORK_MEM = '64MB';
 
 /**
@@ -83,7 +88,7 @@ function previewOf(row: PreviewRow | undefined): ReplacementPreview {
 /** An instant as PostgreSQL prints it for the API: ISO 8601, UTC, milliseconds. */
 const isoUtc = (column: SQL) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-export function createFeeRulesDal(db: Db) {
+export function createFeeRulesDal(db: Db, driver: 'postgres' | 'pglite') {
   return {
     /**
      * Serialises assignments of these customers until the transaction ends, and
@@ -131,10 +136,11 @@ export function createFeeRulesDal(db: Db) {
       const at = effectiveAt ? sql`${effectiveAt.toISOString()}::timestamptz` : sql`statement_timestamp()`;
       const sentIds = toUuidArray(planIds);
       // For this transaction only: the statement's sorts and hashes of a million
-      // rows stay in memory, and JIT compilation (which the planner's cost of so
+      // rows stay in memory (on a server), and JIT compilation (which the planner's cost of so
       // many rows turns on) costs more than it saves (docs/performance.md).
+      const workMem = driver === 'postgres' ? REPLACEMENT_WORK_MEM : sql`current_setting('work_mem')`;
       await db.execute(
-        sql`SELECT set_config('work_mem', ${REPLACEMENT_WORK_MEM}, true), set_config('jit', 'off', true)${
+        sql`SELECT set_config('work_mem', ${workMem}, true), set_config('jit', 'off', true)${
           effectiveAt ? sql`, set_config('feegate.change_at', ${effectiveAt.toISOString()}, true)` : sql``
         }`,
       );
