@@ -146,6 +146,8 @@ export interface ProbeInput {
 export interface ProbeOutput {
   /** Latency of each answered request in ms, from the moment it was sent. */
   latenciesMs: number[];
+  /** When each of them was sent, in ms since the epoch (same order). */
+  sentAtMs: number[];
   statuses: Record<string, number>;
   errors: number;
   seconds: number;
@@ -168,6 +170,44 @@ export async function runProbe(
 ): Promise<ProbeOutput> {
   const workerData: ProbeInput = { url: `${baseUrl}${path}`, ...pace };
   return workerResult<ProbeOutput>('./probe-worker.mjs', workerData);
+}
+
+/**
+ * A probe that runs until `stop()` (at most `durationSeconds`): for a measurement
+ * that lasts as long as something else does, such as a scheduled change applying.
+ */
+export async function startProbe(
+  baseUrl: string,
+  { path, ...pace }: Omit<ProbeInput, 'url'> & { path: string },
+): Promise<{ stop(): Promise<ProbeOutput> }> {
+  const file = './probe-worker.mjs';
+  const workerData: ProbeInput = { url: `${baseUrl}${path}`, ...pace };
+  const worker = new Worker(new URL(file, import.meta.url), { workerData });
+  const result = nextMessage<ProbeOutput>(worker, file);
+  result.catch(() => {}); // reported by stop(), not as an unhandled rejection before it
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      try {
+        return await result;
+      } finally {
+        await worker.terminate();
+      }
+    },
+  };
+}
+
+/** The samples of `run` sent within [fromMs, toMs] (ms since the epoch), as a run of that length. */
+export function probeWindow(run: ProbeOutput, fromMs: number, toMs: number): ProbeOutput {
+  const kept = run.sentAtMs.flatMap((at, i) => (at >= fromMs && at <= toMs ? [i] : []));
+  return {
+    latenciesMs: kept.map((i) => run.latenciesMs[i]!),
+    sentAtMs: kept.map((i) => run.sentAtMs[i]!),
+    // Statuses are not kept per sample: the window's are those of the whole run.
+    statuses: run.statuses,
+    errors: run.errors,
+    seconds: Math.max(0.001, (toMs - fromMs) / 1000),
+  };
 }
 
 /** One summary over the samples of several probe runs together (e.g. before and after a storm). */

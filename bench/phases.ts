@@ -19,10 +19,13 @@ import {
   probeSummary,
   request,
   prepareLoadInBackground,
+  probeWindow,
   runProbe,
+  startProbe,
   warmThenRun,
 } from './load.js';
-import { type BulkRun, type FirstStart, type StormResult, stormFactor } from './report.js';
+import { type BulkRun, type FirstStart, type ScheduledAllResult, type StormResult, stormFactor } from './report.js';
+import { MIN_LEAD_SECONDS } from '../src/features/fee-rules/scheduled-changes-service.js';
 import { type SeedData, WIDE_MERCHANTS } from './seed.js';
 import { MAX_PAGE_SIZE } from '../src/schemas/common.js';
 import { startServer } from './server-process.js';
@@ -301,4 +304,83 @@ export async function bulkAssign(
     scheduledSeconds: f.scheduledSeconds,
     via: 'bench/fee-rules.ts',
   }));
+}
+
+interface ScheduledChangeAnswer {
+  id: string;
+  status: string;
+  applied_at: string | null;
+  outcome: { merchants: number; assignments_added: number; assignments_removed: number } | null;
+}
+
+/** Polls the customer's scheduled changes until `id` is APPLIED. */
+async function untilApplied(
+  ctx: PhaseContext,
+  headers: Record<string, string>,
+  id: string,
+  effectiveAt: Date,
+): Promise<ScheduledChangeAnswer> {
+  for (;;) {
+    if (Date.now() > effectiveAt.getTime() + SCHEDULED_APPLY_TIMEOUT_MS)
+      throw new Error(`the scheduled /all was not applied within ${SCHEDULED_APPLY_TIMEOUT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const listed = await request(ctx.baseUrl, 'GET', '/v1/fee-rules/scheduled-changes?size=10', { headers });
+    expectStatus(listed, 200, 'GET /v1/fee-rules/scheduled-changes');
+    const change = (listed.body as { data: ScheduledChangeAnswer[] }).data.find((c) => c.id === id);
+    if (change?.status === 'APPLIED') return change;
+  }
+}
+
+/** How long the phase waits for the worker to apply the change before it gives up. */
+const SCHEDULED_APPLY_TIMEOUT_MS = 180_000;
+
+/**
+ * A scheduled /all of the bulk customer's 100,000 merchants x the 12 main plans,
+ * applied by the service's own worker, while the fixed-rate /health probe of the
+ * login storm runs: its p99 from the instant the change falls due until it is
+ * applied (its applied_at), against its p99 alone just before and after.
+ */
+export async function scheduledAll(ctx: PhaseContext): Promise<ScheduledAllResult> {
+  const bulk = ctx.seed.bulk;
+  if (!bulk) throw new Error('the data set has no customer for the scheduled /all (seedDatabase scheduledAll)');
+  const token = await login(ctx.baseUrl, bulk.login);
+  const headers = { authorization: `Bearer ${token}` };
+  const seconds = Math.max(3, Math.ceil(ctx.durationSeconds / 2));
+  const health = { ...STORM_PROBE, durationSeconds: seconds };
+  await runProbe(ctx.baseUrl, { ...health, durationSeconds: 2 });
+  const before = await runProbe(ctx.baseUrl, health);
+  const effectiveAt = new Date(Date.now() + (MIN_LEAD_SECONDS + 1) * 1000);
+  const accepted = await request(ctx.baseUrl, 'POST', '/v1/fee-rules/bulk-assign/all', {
+    headers,
+    body: { payment_plan_ids: ctx.seed.main.planIds, effective_at: effectiveAt.toISOString() },
+  });
+  expectStatus(accepted, 202, 'POST /v1/fee-rules/bulk-assign/all with effective_at');
+  const { id } = (accepted.body as { scheduled_change: ScheduledChangeAnswer }).scheduled_change;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, effectiveAt.getTime() - Date.now() - 500)));
+  const probe = await startProbe(ctx.baseUrl, { ...STORM_PROBE, durationSeconds: SCHEDULED_APPLY_TIMEOUT_MS / 1000 });
+  const waited = await untilApplied(ctx, headers, id, effectiveAt).then(
+    (change) => ({ change }),
+    (error: unknown) => ({ error }),
+  );
+  const probed = await probe.stop();
+  if ('error' in waited) throw waited.error;
+  const applied = waited.change;
+  const expected = bulk.merchants * ctx.seed.main.planIds.length;
+  if (applied.outcome?.merchants !== bulk.merchants || applied.outcome.assignments_added !== expected)
+    throw new Error(
+      `the scheduled /all applied ${JSON.stringify(applied.outcome)}, expected ${expected} assignments added`,
+    );
+  const appliedAt = Date.parse(applied.applied_at!);
+  await settle();
+  const after = await runProbe(ctx.baseUrl, health);
+  const alone = probeSummary(before, after);
+  const during = probeSummary(probeWindow(probed, effectiveAt.getTime(), appliedAt));
+  return {
+    merchants: bulk.merchants,
+    plans: ctx.seed.main.planIds.length,
+    dueToAppliedSeconds: (appliedAt - effectiveAt.getTime()) / 1000,
+    healthAlone: alone,
+    healthDuring: during,
+    factor: stormFactor(alone.p99, during.p99),
+  };
 }

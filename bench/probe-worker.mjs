@@ -14,6 +14,8 @@ const input = workerData;
 const agent = new http.Agent({ keepAlive: true, maxSockets: input.connections });
 /** @type {number[]} */
 const latenciesMs = [];
+/** @type {number[]} */
+const sentAtMs = [];
 /** @type {Record<string, number>} */
 const statuses = {};
 let errors = 0;
@@ -32,6 +34,7 @@ function send() {
     response.resume();
     response.once('end', () => {
       latenciesMs.push(performance.now() - sentAt);
+      sentAtMs.push(performance.timeOrigin + sentAt);
       statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
       done();
     });
@@ -54,7 +57,11 @@ function done() {
 
 const intervalMs = 1000 / input.rate;
 const started = performance.now();
-const endAt = started + input.durationSeconds * 1000;
+let endAt = started + input.durationSeconds * 1000;
+// "stop" ends a probe started for as long as something else lasts (bench/load.ts, startProbe).
+parentPort?.on('message', (message) => {
+  if (message === 'stop') endAt = Math.min(endAt, performance.now());
+});
 let next = started;
 function tick() {
   const now = performance.now();
@@ -73,5 +80,6 @@ tick();
 await finished;
 agent.destroy();
 /** @type {import('./load.ts').ProbeOutput} */
-const output = { latenciesMs, statuses, errors, seconds: (performance.now() - started) / 1000 };
+const output = { latenciesMs, sentAtMs, statuses, errors, seconds: (performance.now() - started) / 1000 };
 parentPort?.postMessage(output);
+parentPort?.removeAllListeners('message');

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,ratelimit] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -29,6 +29,7 @@ const PHASES = [
   'at',
   'storm',
   'bulk',
+  'scheduled',
   'webhooks',
   'ratelimit',
 ] as const;
@@ -143,7 +144,7 @@ async function main(): Promise<BenchReport> {
   if (!dataDir) await recreatePgDatabase(ADMIN_URL, BENCH_DB);
   log(`seeding ${report.driver} database`);
   // Before the server starts: an embedded data directory can only be open in one process.
-  const seed = await seedDatabase(dbEnv);
+  const seed = await seedDatabase(dbEnv, { scheduledAll: wanted('scheduled') });
   log(`starting the service${values.profile ? ` with --cpu-prof into ${profileDir}` : ''}`);
   server = await startServer({
     env: { ...dbEnv, ...SERVICE_ENV },
@@ -194,6 +195,12 @@ async function main(): Promise<BenchReport> {
   if (wanted('bulk')) {
     report.bulk = await phase('5. bulk assignment: POST /v1/fee-rules/bulk-assign/all', () =>
       phases.bulkAssign(ctx, { embedded, adminUrl: ADMIN_URL }),
+    );
+  }
+  if (wanted('scheduled')) {
+    report.scheduledAll = await phase(
+      '5c. scheduled /all: 100,000 merchants x 12 plans applied by the service while /health is probed',
+      () => phases.scheduledAll(ctx),
     );
   }
   report.peakRssBytes = server.peakRss();

@@ -21,7 +21,15 @@ export interface SeedData {
   main: { customerId: string; login: Login; planIds: string[] };
   /** A customer with WIDE_MERCHANTS merchants, whose listing is read a full page at a time. */
   wide: { customerId: string; login: Login };
+  /**
+   * With `scheduledAll`: a customer with SCHEDULED_ALL_MERCHANTS merchants, each
+   * holding 3 plans of which the main plans replace 2 and keep 1 (the shape of
+   * bench/fee-rules.ts), for a scheduled /all applied by the service's worker.
+   */
+  bulk?: { customerId: string; login: Login; merchants: number };
 }
+
+export const SCHEDULED_ALL_MERCHANTS = 100_000;
 
 const MERCHANTS = 50;
 /** Enough for ten full pages: what an integration asking for size=10000 finds. */
@@ -60,7 +68,10 @@ export function benchDocument(): { doc: ImportDocument; data: SeedData } {
 }
 
 /** Seeds the database named by `env` (DATABASE_URL or FEEGATE_DATA_DIR) and closes it again. */
-export async function seedDatabase(env: Record<string, string>): Promise<SeedData> {
+export async function seedDatabase(
+  env: Record<string, string>,
+  options: { scheduledAll?: boolean } = {},
+): Promise<SeedData> {
   const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
   const database = await openConfiguredDatabase(config);
   const services = createServices(config, database);
@@ -76,12 +87,47 @@ export async function seedDatabase(env: Record<string, string>): Promise<SeedDat
         SELECT gen_random_uuid(), ${customerId}::uuid, 'Bench merchant ' || g
         FROM generate_series(1, ${count}::int) AS g`);
     }
+    if (options.scheduledAll) data.bulk = await seedScheduledAll(services, database);
     await database.db.execute(sql`ANALYZE`);
     return data;
   } finally {
     await services.stop();
     await database.close();
   }
+}
+
+/** The customer of the scheduled /all: its login, merchants, old plans and their assignments. */
+async function seedScheduledAll(
+  services: ReturnType<typeof createServices>,
+  database: Awaited<ReturnType<typeof openConfiguredDatabase>>,
+): Promise<NonNullable<SeedData['bulk']>> {
+  const bulk = {
+    customerId: id('c0000000', 3),
+    login: { user: 'owner@scheduled.bench.test', password: PASSWORD },
+    merchants: SCHEDULED_ALL_MERCHANTS,
+  };
+  await services.importer.importDocument({
+    customers: [{ id: bulk.customerId, name: 'Bench scheduled /all' }],
+    users: [{ email: bulk.login.user, type: 'CUSTOMER', customer_id: bulk.customerId, password: bulk.login.password }],
+  });
+  const { db } = database;
+  await db.execute(sql`
+    INSERT INTO merchants (id, customer_id, name)
+    SELECT gen_random_uuid(), ${bulk.customerId}::uuid, 'Scheduled merchant ' || g
+    FROM generate_series(1, ${bulk.merchants}::int) AS g`);
+  // Replaced by the main plans: a VISA credit 1x and a 3x installment rate; kept: a debit plan.
+  const old = [id('e0000000', 101), id('e0000000', 103), id('e0000000', 200)];
+  await db.execute(sql`
+    INSERT INTO payment_plans (id, payment_method, card_brand, term, commission, has_installments, is_international) VALUES
+      (${old[0]}, 'CREDIT', 'VISA', 1, 3.49, false, false),
+      (${old[1]}, 'CREDIT', 'VISA', 3, 4.19, true, false),
+      (${old[2]}, 'DEBIT', 'VISA', 0, 1.49, false, false)`);
+  await db.execute(sql`
+    INSERT INTO merchant_payment_plans (merchant_id, payment_plan_id)
+    SELECT m.id, p.id FROM merchants m
+    CROSS JOIN (VALUES (${old[0]}::uuid), (${old[1]}::uuid), (${old[2]}::uuid)) AS p(id)
+    WHERE m.customer_id = ${bulk.customerId}`);
+  return bulk;
 }
 
 /** Creates (or re-creates) a PostgreSQL database through the server's maintenance database. */

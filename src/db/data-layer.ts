@@ -18,14 +18,14 @@ import { createMailDal } from '../features/mail/mail-dal.js';
 import type { Database, Db } from './database.js';
 import { createUnitOfWork } from './unit-of-work.js';
 
-/** Every feature DAL, bound to `on` (the pool or a transaction). */
-function bindDals(on: Db) {
+/** Every feature DAL, bound to `on` (the pool or a transaction) of a database of `driver`. */
+function bindDals(on: Db, driver: Database['driver']) {
   return {
     apiKeys: createApiKeysDal(on),
     audit: createAuditDal(on),
     auth: createAuthDal(on),
     signingKeys: createSigningKeysDal(on),
-    feeRules: createFeeRulesDal(on),
+    feeRules: createFeeRulesDal(on, driver),
     merchants: createMerchantsDal(on),
     import: createImportDal(on),
     paymentPlans: createPaymentPlansDal(on),
@@ -41,9 +41,9 @@ export type Dals = ReturnType<typeof bindDals>;
 export function createDataLayer(database: Database) {
   return {
     /** The DALs on the pool: reads, and writes that are one statement of their own. */
-    dal: bindDals(database.db),
+    dal: bindDals(database.db, database.driver),
     /** Changes: one transaction each, with its audit record, notice and event. */
-    uow: createUnitOfWork(database.db, bindDals),
+    uow: createUnitOfWork(database.db, (on) => bindDals(on, database.driver)),
   };
 }
 

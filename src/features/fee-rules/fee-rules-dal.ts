@@ -32,6 +32,14 @@ export type AssignmentTarget = { customerId: string; merchantIds: string[] | 'al
 export const PREVIEW_CHANGES_LIMIT = 100;
 
 /**
+ * work_mem of the replacement's transaction on a PostgreSQL server
+ * (docs/performance.md, "Where the time of /all went"). Embedded, the default
+ * stays: PGlite's WebAssembly memory never shrinks, and 64 MB raised the
+ * service's peak RSS past its budget.
+ */
+const REPLACEMENT_WORK_MEM = '64MB';
+
+/**
  * The inputs of the replacement rule as CTEs, shared by the change and its dry run:
  * `sent` (the plans sent), `replaced` (other plans of their kinds: what targets
  * lose) and `targets` (the merchants; for `all`, the ACTIVE ones). `replaced` is a handful of plan ids, so
@@ -77,7 +85,7 @@ function previewOf(row: PreviewRow | undefined): ReplacementPreview {
   };
 }
 
-export function createFeeRulesDal(db: Db) {
+export function createFeeRulesDal(db: Db, driver: 'postgres' | 'pglite') {
   return {
     /**
      * Serialises assignments of these customers until the transaction ends, and
@@ -123,50 +131,96 @@ export function createFeeRulesDal(db: Db) {
      */
     async replacePlans(target: AssignmentTarget, planIds: string[], effectiveAt?: Date): Promise<ReplacementPreview> {
       const at = effectiveAt ? sql`${effectiveAt.toISOString()}::timestamptz` : sql`statement_timestamp()`;
-      if (effectiveAt)
-        await db.execute(sql`SELECT set_config('feegate.change_at', ${effectiveAt.toISOString()}, true)`);
+      const sentIds = toUuidArray(planIds);
+      // For this transaction only: the statement's sorts and hashes of a million
+      // rows stay in memory (on a server), and JIT compilation (which the planner's cost of so
+      // many rows turns on) costs more than it saves (docs/performance.md).
+      const workMem = driver === 'postgres' ? REPLACEMENT_WORK_MEM : sql`current_setting('work_mem')`;
+      await db.execute(
+        sql`SELECT set_config('work_mem', ${workMem}, true), set_config('jit', 'off', true)${
+          effectiveAt ? sql`, set_config('feegate.change_at', ${effectiveAt.toISOString()}, true)` : sql``
+        }`,
+      );
       // The insert skips what merchants already hold with an anti-join rather than
       // ON CONFLICT (speculative insertion costs every row; docs/performance.md);
       // callers serialise assignments per customer (tryLockCustomers), so
       // nobody else inserts the same rows meanwhile. Rows go in key order, so the
-      // primary key index is written page by page instead of at random.
+      // primary key index is written page by page instead of at random: targets
+      // in id order, each with the sent plans in id order, which the planner
+      // only has to sort within each merchant.
+      //
+      // Every part of the statement sees the same snapshot, the one from before
+      // its writes. So what it adds is exactly targets × sent minus `kept` (the
+      // pairs already held), and the counts come from `kept` and the deleted rows
+      // rather than from returning and de-duplicating 1.2 million inserted rows.
+      // A target changes when it gains a plan (it does not hold every sent plan,
+      // `full_targets` are those that do) or loses one.
       const [row] = await queryRows<PreviewRow>(
         db,
         sql`
         WITH ${replacementInputs(target, planIds)},
+        added AS (
+          INSERT INTO merchant_payment_plans (merchant_id, payment_plan_id, assigned_at)
+          SELECT t.id, s.id, ${at}
+          FROM (SELECT id FROM targets ORDER BY id) t CROSS JOIN (SELECT id FROM sent ORDER BY id) s
+          WHERE NOT EXISTS (
+            SELECT 1 FROM merchant_payment_plans cur
+            WHERE cur.merchant_id = t.id AND cur.payment_plan_id = s.id AND cur.payment_plan_id = ANY(${sentIds}::uuid[]))
+          ORDER BY t.id, s.id
+        ),
+        sent_count AS MATERIALIZED (SELECT count(*) AS n FROM sent),
+        kept AS MATERIALIZED (
+          SELECT cur.merchant_id, cur.payment_plan_id
+          FROM targets t JOIN merchant_payment_plans cur ON cur.merchant_id = t.id
+          WHERE cur.payment_plan_id = ANY(${sentIds}::uuid[]) AND cur.payment_plan_id IN (SELECT id FROM sent)
+        ),
+        full_targets AS MATERIALIZED (
+          SELECT merchant_id FROM kept GROUP BY merchant_id HAVING count(*) = (SELECT n FROM sent_count)
+        ),
         removed AS (
           DELETE FROM merchant_payment_plans mpp
-          WHERE mpp.merchant_id IN (SELECT id FROM targets)
+          USING (SELECT id FROM targets ORDER BY id) t
+          WHERE mpp.merchant_id = t.id
             AND mpp.payment_plan_id IN (SELECT id FROM replaced)
           RETURNING mpp.merchant_id, mpp.payment_plan_id
         ),
-        added AS (
-          INSERT INTO merchant_payment_plans (merchant_id, payment_plan_id, assigned_at)
-          SELECT t.id, s.id, ${at} FROM targets t CROSS JOIN sent s
-          WHERE NOT EXISTS (
-            SELECT 1 FROM merchant_payment_plans cur WHERE cur.merchant_id = t.id AND cur.payment_plan_id = s.id)
-          ORDER BY t.id, s.id
-          RETURNING merchant_id, payment_plan_id
+        only_losing AS MATERIALIZED (
+          SELECT DISTINCT r.merchant_id FROM removed r
+          WHERE (SELECT n FROM sent_count) = 0 OR r.merchant_id IN (SELECT merchant_id FROM full_targets)
         ),
-        changed AS MATERIALIZED (SELECT merchant_id FROM removed UNION SELECT merchant_id FROM added),
-        listed AS MATERIALIZED (SELECT merchant_id FROM changed ORDER BY merchant_id LIMIT ${PREVIEW_CHANGES_LIMIT}),
-        listed_rows AS (
-          SELECT merchant_id, payment_plan_id, true AS gained FROM added WHERE merchant_id IN (SELECT merchant_id FROM listed)
-          UNION ALL
-          SELECT merchant_id, payment_plan_id, false FROM removed WHERE merchant_id IN (SELECT merchant_id FROM listed)
+        listed AS MATERIALIZED (
+          SELECT merchant_id FROM (
+            (SELECT t.id AS merchant_id FROM targets t
+             WHERE (SELECT n FROM sent_count) > 0 AND t.id NOT IN (SELECT merchant_id FROM full_targets)
+             ORDER BY t.id LIMIT ${PREVIEW_CHANGES_LIMIT})
+            UNION
+            (SELECT merchant_id FROM only_losing ORDER BY merchant_id LIMIT ${PREVIEW_CHANGES_LIMIT})
+          ) c ORDER BY merchant_id LIMIT ${PREVIEW_CHANGES_LIMIT}
         ),
-        per_merchant AS (
-          SELECT merchant_id,
-                 coalesce(array_agg(payment_plan_id ORDER BY payment_plan_id) FILTER (WHERE gained), '{}') AS added,
-                 coalesce(array_agg(payment_plan_id ORDER BY payment_plan_id) FILTER (WHERE NOT gained), '{}') AS removed
-          FROM listed_rows GROUP BY merchant_id
+        listed_added AS (
+          SELECT l.merchant_id, array_agg(s.id ORDER BY s.id) AS added
+          FROM listed l CROSS JOIN sent s
+          WHERE NOT EXISTS (SELECT 1 FROM kept k WHERE k.merchant_id = l.merchant_id AND k.payment_plan_id = s.id)
+          GROUP BY l.merchant_id
+        ),
+        listed_removed AS (
+          SELECT r.merchant_id, array_agg(r.payment_plan_id ORDER BY r.payment_plan_id) AS removed
+          FROM removed r WHERE r.merchant_id IN (SELECT merchant_id FROM listed)
+          GROUP BY r.merchant_id
         )
         SELECT (SELECT count(*) FROM targets) AS merchants,
-               (SELECT count(*) FROM changed) AS merchants_changed,
-               (SELECT count(*) FROM added) AS added,
+               (SELECT CASE WHEN n = 0 THEN 0 ELSE (SELECT count(*) FROM targets) - (SELECT count(*) FROM full_targets) END
+                FROM sent_count) + (SELECT count(*) FROM only_losing) AS merchants_changed,
+               (SELECT count(*) FROM targets) * (SELECT n FROM sent_count) - (SELECT count(*) FROM kept) AS added,
                (SELECT count(*) FROM removed) AS removed,
-               (SELECT json_agg(json_build_object('merchant_id', merchant_id, 'added', added, 'removed', removed)
-                  ORDER BY merchant_id) FROM per_merchant) AS changes
+               (SELECT json_agg(json_build_object(
+                  'merchant_id', l.merchant_id,
+                  'added', coalesce(a.added, '{}'),
+                  'removed', coalesce(r.removed, '{}')
+                ) ORDER BY l.merchant_id)
+                FROM listed l
+                LEFT JOIN listed_added a ON a.merchant_id = l.merchant_id
+                LEFT JOIN listed_removed r ON r.merchant_id = l.merchant_id) AS changes
       `,
       );
       return previewOf(row);
