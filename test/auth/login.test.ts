@@ -3,6 +3,7 @@ import http from 'node:http';
 import { describe, it, mock } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { auditEvents, authTokens, users } from '../../src/db/schema.js';
+import { ServiceUnavailableError } from '../../src/errors.js';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { issueKey, seedWorld, uuid } from '../helpers/fixtures.js';
@@ -248,6 +249,19 @@ describe('POST /v1/login: security', () => {
     assert.ok(busy, `some login is refused: ${statuses}`);
     assert.equal(busy.headers['retry-after'], '1');
     assert.equal(json(busy).code, 'server_busy');
+  });
+
+  it('does not count a login refused before its password was checked toward the lockout', async () => {
+    const app = await h.app({ loginMaxFailures: 2, loginMaxFailuresPerUser: 2, loginFailureWindowSeconds: 600 });
+    const world = await seedWorld(app);
+    // The hashing gate refuses, as it does when its queue is full or the client has gone.
+    mock.method(app.services.hasher, 'verify', async () => {
+      throw new ServiceUnavailableError('server_busy', 'Too many logins at once; retry shortly.', 1);
+    });
+    for (let i = 0; i < 3; i++) assert.equal((await login(world.login)).statusCode, 503);
+    mock.restoreAll();
+    const res = await login(world.login);
+    assert.equal(res.statusCode, 200, `three refused logins are no failures: ${res.body}`);
   });
 
   it('drops a queued login whose client hung up, freeing its place without hashing or logging in', async () => {

@@ -261,7 +261,10 @@ export function createAuthService(deps: AuthServiceDeps) {
         user = await authDal.findLoginUser(name);
         return user?.type === 'CUSTOMER' && user.enabled ? user.passwordHash : null;
       };
-      const passwordOk = await hasher.verify(storedHash, credentials.password, client.gone);
+      const passwordOk = await hasher.verify(storedHash, credentials.password, client.gone).catch(async (err) => {
+        await deps.throttle.release(name, client.address);
+        throw err;
+      });
       if (!user || !passwordOk) {
         if (user) {
           recordInBackground(context, {

@@ -63,6 +63,18 @@ export function createLoginThrottle(options: LoginThrottleOptions) {
       ]);
     },
 
+    /**
+     * An attempt whose password was never checked (the hashing queue was full, the
+     * client hung up before its turn) was no guess: both counts take it back, or
+     * refused and abandoned logins would lock out the owner.
+     */
+    async release(name: string, address: string): Promise<void> {
+      await Promise.all([
+        perAddress > 0 && counters.refund(pairKey(name, address)),
+        perUser > 0 && counters.refund(userKey(name)),
+      ]);
+    },
+
     /** Clears every count of the user name, here and in Redis (`feegate users unlock`). */
     unlock(name: string): Promise<void> {
       return counters.forgetEverywhere(keysOf(name));
