@@ -306,7 +306,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (answer.name === 'NEW_PASSWORD_REQUIRED') {
         if (answer.new_password === undefined) throw invalidChallenge('NEW_PASSWORD_REQUIRED needs new_password.');
         // Checked before the session is spent: a refused password may be chosen again.
-        assertStrongPassword(answer.new_password, pending.email);
+        await assertStrongPassword(answer.new_password, pending.email);
         const hash = await hasher.hash(answer.new_password);
         const spent = await uow.write(context, async (scope) => {
           if (!(await scope.dal.auth.findChallenge(sessionHash, now(), true))) return false;

@@ -5,7 +5,6 @@
  * could not reach, with a pause growing to 10 minutes: a server that is down
  * delays the mail and loses none.
  */
-import nodemailer from 'nodemailer';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { createBackgroundWorker } from '../../lib/background-worker.js';
 import type { MailDal } from './mail-dal.js';
@@ -22,7 +21,8 @@ export interface MailSenderOptions {
 }
 
 export function createMailSender({ smtpUrl, from, uow, log }: MailSenderOptions) {
-  const transport = nodemailer.createTransport(smtpUrl);
+  // Loaded when a sender is made: nodemailer holds about 15 MB, and without SMTP_URL none is (docs/performance.md, peak RSS).
+  const transport = import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl));
   const worker = createBackgroundWorker({
     name: 'mail',
     intervalMs: POLL_MS,
@@ -33,7 +33,12 @@ export function createMailSender({ smtpUrl, from, uow, log }: MailSenderOptions)
         const due = await mail.claimDue(BATCH);
         for (const message of due) {
           try {
-            await transport.sendMail({ from, to: message.recipient, subject: message.subject, text: message.body });
+            await (await transport).sendMail({
+              from,
+              to: message.recipient,
+              subject: message.subject,
+              text: message.body,
+            });
             await mail.remove(message.id);
           } catch (err) {
             const delay = Math.min(MAX_DELAY_SECONDS, 2 ** message.attempts * 5);
@@ -53,7 +58,7 @@ export function createMailSender({ smtpUrl, from, uow, log }: MailSenderOptions)
     wake: () => worker.wake(),
     async stop() {
       await worker.stop();
-      transport.close();
+      (await transport).close();
     },
   };
 }

@@ -257,7 +257,7 @@ export function createUsersService(deps: UsersServiceDeps) {
         throw new UnauthorizedError('invalid_credentials', 'The current password is not correct.');
       }
       await auth.countSuccess(caller.email, address);
-      assertStrongPassword(input.new_password, caller.email);
+      await assertStrongPassword(input.new_password, caller.email);
       const hash = await hasher.hash(input.new_password);
       await uow.write(context, async (scope) => {
         await scope.dal.users.setPassword(caller.userId, hash, false);
@@ -298,7 +298,7 @@ export function createUsersService(deps: UsersServiceDeps) {
     ): Promise<void> {
       const row = await usersDal.findLoginUser(normaliseEmail(input.user));
       if (!row?.enabled) throw invalidCode();
-      assertStrongPassword(input.new_password, row.email);
+      await assertStrongPassword(input.new_password, row.email);
       const live = await usersDal.spendResetAttempt(row.id);
       const given = Buffer.from(sha256Hex(`${row.id}:${input.code}`));
       if (!live || live.attempts > RESET_CODE_ATTEMPTS || !timingSafeEqual(Buffer.from(live.codeHash), given))
