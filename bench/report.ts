@@ -159,6 +159,15 @@ function verdict(result: LoadResult, withinBudget?: boolean): Verdict {
 /** The 503s a login storm draws are what it measures (refused/s), not a failing endpoint. */
 const STORM_REFUSALS = ['503'];
 
+/** "/health p99 alone -> during (xfactor)", saying when an alone p99 counted as the 1 ms floor. */
+function aloneToDuring(alone: LoadResult, during: LoadResult): string {
+  const floored = alone.p99 < STORM_P99_FLOOR_MS ? ` (as ${ms(STORM_P99_FLOOR_MS)})` : '';
+  return (
+    `${ms(alone.p99)}${floored}${nonOk(alone)} -> ${ms(during.p99)}${nonOk(during)}` +
+    ` (x${stormFactor(alone.p99, during.p99).toFixed(2)})`
+  );
+}
+
 export function lines(report: BenchReport): Line[] {
   const out: Line[] = [];
   const ceiling = report.ceiling;
@@ -212,8 +221,6 @@ export function lines(report: BenchReport): Line[] {
 
   if (report.loginStorm) {
     const { logins, healthAlone, healthDuring, rounds, factor } = report.loginStorm;
-    // The table says when an alone p99 counted as the 1 ms floor.
-    const floored = healthAlone.p99 < STORM_P99_FLOOR_MS;
     out.push({
       measure: '4. login storm POST /v1/login',
       result: `${num(logins.okPerSec, 1)} logins/s, ${num(logins.totalPerSec - logins.okPerSec)} refused/s${nonOk(logins)}`,
@@ -223,9 +230,7 @@ export function lines(report: BenchReport): Line[] {
     });
     out.push({
       measure: '   /health p99 alone -> during, pooled',
-      result:
-        `${ms(healthAlone.p99)}${floored ? ` (as ${ms(STORM_P99_FLOOR_MS)})` : ''}${nonOk(healthAlone)} -> ${ms(healthDuring.p99)}${nonOk(healthDuring)}` +
-        ` (x${stormFactor(healthAlone.p99, healthDuring.p99).toFixed(2)})`,
+      result: aloneToDuring(healthAlone, healthDuring),
       ratio: '',
       budget: '',
       verdict: answered(healthAlone) && answered(healthDuring) ? '' : 'FAIL',
@@ -292,9 +297,7 @@ export function lines(report: BenchReport): Line[] {
     });
     out.push({
       measure: '    /health p99 alone -> while it applies',
-      result:
-        `${ms(healthAlone.p99)}${healthAlone.p99 < STORM_P99_FLOOR_MS ? ` (as ${ms(STORM_P99_FLOOR_MS)})` : ''}${nonOk(healthAlone)}` +
-        ` -> ${ms(healthDuring.p99)}${nonOk(healthDuring)} (x${run.factor.toFixed(2)})`,
+      result: aloneToDuring(healthAlone, healthDuring),
       ratio: '',
       budget: `health p99 <= ${BUDGETS.scheduledAllHealthP99Factor} x alone`,
       verdict: check(

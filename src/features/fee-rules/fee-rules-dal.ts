@@ -42,9 +42,10 @@ const REPLACEMENT_WORK_MEM = '64MB';
 /**
  * The inputs of the replacement rule as CTEs, shared by the change and its dry run:
  * `sent` (the plans sent), `replaced` (other plans of their kinds: what targets
- * lose) and `targets` (the merchants; for `all`, the ACTIVE ones). `replaced` is a handful of plan ids, so
- * statements probe the (merchant_id, payment_plan_id) key instead of joining every
- * current assignment of every target against the catalogue.
+ * lose), `sent_count` and `targets` (the merchants; for `all`, the ACTIVE ones).
+ * `replaced` is a handful of plan ids, so statements probe the (merchant_id,
+ * payment_plan_id) key instead of joining every current assignment of every
+ * target against the catalogue.
  */
 function replacementInputs(target: AssignmentTarget, planIds: string[]): SQL {
   const sentIds = toUuidArray(planIds);
@@ -63,6 +64,7 @@ function replacementInputs(target: AssignmentTarget, planIds: string[]): SQL {
           SELECT card_brand, payment_method, is_international, has_installments FROM sent)
         AND p.id <> ALL(${sentIds}::uuid[])
     ),
+    sent_count AS MATERIALIZED (SELECT count(*) AS n FROM sent),
     targets AS MATERIALIZED (${merchants})`;
 }
 
@@ -135,12 +137,12 @@ export function createFeeRulesDal(db: Db, driver: 'postgres' | 'pglite') {
       // For this transaction only: the statement's sorts and hashes of a million
       // rows stay in memory (on a server), and JIT compilation (which the planner's cost of so
       // many rows turns on) costs more than it saves (docs/performance.md).
-      const workMem = driver === 'postgres' ? REPLACEMENT_WORK_MEM : sql`current_setting('work_mem')`;
-      await db.execute(
-        sql`SELECT set_config('work_mem', ${workMem}, true), set_config('jit', 'off', true)${
-          effectiveAt ? sql`, set_config('feegate.change_at', ${effectiveAt.toISOString()}, true)` : sql``
-        }`,
-      );
+      const settings = [
+        sql`set_config('jit', 'off', true)`,
+        ...(driver === 'postgres' ? [sql`set_config('work_mem', ${REPLACEMENT_WORK_MEM}, true)`] : []),
+        ...(effectiveAt ? [sql`set_config('feegate.change_at', ${effectiveAt.toISOString()}, true)`] : []),
+      ];
+      await db.execute(sql`SELECT ${sql.join(settings, sql`, `)}`);
       // The insert skips what merchants already hold with an anti-join rather than
       // ON CONFLICT (speculative insertion costs every row; docs/performance.md);
       // callers serialise assignments per customer (tryLockCustomers), so
@@ -168,7 +170,6 @@ export function createFeeRulesDal(db: Db, driver: 'postgres' | 'pglite') {
             WHERE cur.merchant_id = t.id AND cur.payment_plan_id = s.id AND cur.payment_plan_id = ANY(${sentIds}::uuid[]))
           ORDER BY t.id, s.id
         ),
-        sent_count AS MATERIALIZED (SELECT count(*) AS n FROM sent),
         kept AS MATERIALIZED (
           SELECT cur.merchant_id, cur.payment_plan_id
           FROM targets t JOIN merchant_payment_plans cur ON cur.merchant_id = t.id
@@ -252,7 +253,6 @@ export function createFeeRulesDal(db: Db, driver: 'postgres' | 'pglite') {
         db,
         sql`
         WITH ${replacementInputs(target, planIds)},
-        sent_count AS (SELECT count(*) AS n FROM sent),
         held AS MATERIALIZED (
           SELECT t.id AS merchant_id,
                  count(*) FILTER (WHERE mpp.payment_plan_id IN (SELECT id FROM sent)) AS kept,
