@@ -63,6 +63,22 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {n, ttl}`;
 
+/**
+ * The connection with the two scripts defined as commands: ioredis then sends
+ * EVALSHA (the script's hash) instead of the script's text with every request,
+ * so Redis neither receives nor hashes the text each time.
+ */
+type CounterRedis = Redis & {
+  countWindow(key: string, windowMs: number): Promise<[number, number]>;
+  refundCount(key: string): Promise<number>;
+};
+
+function withCounterScripts(redis: Redis): CounterRedis {
+  redis.defineCommand('countWindow', { numberOfKeys: 1, lua: INCR_SCRIPT });
+  redis.defineCommand('refundCount', { numberOfKeys: 1, lua: REFUND_SCRIPT });
+  return redis as CounterRedis;
+}
+
 interface Window {
   current: number;
   startedAt: number;
@@ -75,7 +91,8 @@ export function createSharedCounters(options: {
   log: CounterLog;
   localEntries: number;
 }) {
-  const { redis, log } = options;
+  const { log } = options;
+  const redis = options.redis && withCounterScripts(options.redis);
   const local = new LRUCache<string, Window>({ max: options.localEntries });
   let redisFailedAt = 0;
   let degraded = false;
@@ -102,7 +119,7 @@ export function createSharedCounters(options: {
   }
 
   /** Redis, when it is configured, answering, and not in its back-off after a failure. */
-  function readyRedis(): Redis | undefined {
+  function readyRedis(): CounterRedis | undefined {
     return redis?.status === 'ready' ? redis : undefined;
   }
 
@@ -115,10 +132,7 @@ export function createSharedCounters(options: {
       return undefined;
     }
     try {
-      const [current, ttl] = (await ready.eval(INCR_SCRIPT, 1, `${options.prefix}${key}`, windowMs)) as [
-        number,
-        number,
-      ];
+      const [current, ttl] = await ready.countWindow(`${options.prefix}${key}`, windowMs);
       if (degraded) {
         degraded = false;
         log.info({ counters: options.name }, 'Redis is back: counters are shared again');
@@ -146,7 +160,7 @@ export function createSharedCounters(options: {
   async function refund(key: string): Promise<void> {
     const mine = local.get(key);
     if (mine && mine.current > 0) mine.current -= 1;
-    await readyRedis()?.eval(REFUND_SCRIPT, 1, `${options.prefix}${key}`).catch(fallBack);
+    await readyRedis()?.refundCount(`${options.prefix}${key}`).catch(fallBack);
   }
 
   /** Forgets this instance's counts of every key that starts with `prefix`. */
