@@ -8,7 +8,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type AuditEvent, recordAudit } from '../features/audit/audit-dal.js';
-import { type DomainEvent, insertEvent } from '../features/events/events-dal.js';
+import { type DomainEvent, insertEvents } from '../features/events/events-dal.js';
 import type { Actor, ChangeContext } from '../lib/change-context.js';
 import type { Db } from './database-core.js';
 
@@ -27,6 +27,8 @@ export interface WriteScope<D> {
   notify(notice: Notice): Promise<void>;
   /** The domain event of the change, written to the outbox that webhooks deliver from; answers its id. */
   emit(event: DomainEvent): Promise<string>;
+  /** Several domain events of the change in one statement; answers their ids in order. */
+  emitAll(events: readonly DomainEvent[]): Promise<string[]>;
   /** Runs `hook` once the transaction has committed; never when it rolls back. */
   afterCommit(hook: () => void): void;
 }
@@ -55,7 +57,8 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D): UnitOfWork<D> 
                 sql`SELECT pg_notify(${channel}, p) FROM jsonb_array_elements_text(${JSON.stringify(payload)}::jsonb) AS p`,
               );
           },
-          emit: (event) => insertEvent(tx, context, event),
+          emit: async (event) => (await insertEvents(tx, context, [event]))[0]!,
+          emitAll: (events) => insertEvents(tx, context, events),
           afterCommit: (hook) => {
             hooks.push(hook);
           },

@@ -291,10 +291,15 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
      * a sweep goes on while there are more.
      */
     async warnExpiring(limit = EXPIRING_BATCH): Promise<number> {
-      return uow.write(SYSTEM_CONTEXT, async ({ dal: { apiKeys }, emit }) => {
+      return uow.write(SYSTEM_CONTEXT, async ({ dal: { apiKeys }, emitAll }) => {
         const expiring = await apiKeys.claimExpiring(EXPIRING_WARNING_SECONDS, limit);
-        for (const row of expiring)
-          await emit({ type: 'API_KEY_EXPIRING', customerId: row.customerId, data: listedRecord(row) });
+        await emitAll(
+          expiring.map((row) => ({
+            type: 'API_KEY_EXPIRING' as const,
+            customerId: row.customerId,
+            data: listedRecord(row),
+          })),
+        );
         return expiring.length;
       });
     },

@@ -5,6 +5,7 @@
  * trigger of migration 0013 wakes it on commit, and it fans each event out to the
  * customer's subscriptions of its type (src/features/webhooks/webhooks-dal.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database-core.js';
 import { domainEvents } from '../../db/schema.js';
 import type { ChangeContext } from '../../lib/change-context.js';
@@ -36,11 +37,20 @@ export interface DomainEvent {
   data: Record<string, unknown>;
 }
 
-/** Writes the event and answers its id (the webhook-id of its deliveries). */
-export async function insertEvent(tx: Db, context: ChangeContext, event: DomainEvent): Promise<string> {
-  const [row] = await tx
-    .insert(domainEvents)
-    .values({ type: event.type, customerId: event.customerId, requestId: context.requestId, data: event.data })
-    .returning({ id: domainEvents.id });
-  return row!.id;
+/**
+ * Writes the events in one statement and answers their ids (the webhook-id of
+ * their deliveries) in the events' order. The ids are drawn here, random as the
+ * column's default, so that the answer's order never rests on RETURNING's.
+ */
+export async function insertEvents(tx: Db, context: ChangeContext, events: readonly DomainEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event) => ({
+    id: randomUUID(),
+    type: event.type,
+    customerId: event.customerId,
+    requestId: context.requestId,
+    data: event.data,
+  }));
+  await tx.insert(domainEvents).values(rows);
+  return rows.map((row) => row.id);
 }

@@ -125,12 +125,15 @@ export function createWebhooksService(deps: { uow: UnitOfWork<WebhooksDals>; dal
     message: string,
     context: ChangeContext,
   ): Promise<{ event_ids: string[] }> {
-    return uow.write(context, async ({ emit }) => {
-      const eventIds: string[] = [];
-      for (const webhookId of webhookIds)
-        eventIds.push(await emit({ type: 'WEBHOOK_TEST', customerId, data: { webhook_id: webhookId, message } }));
-      return { event_ids: eventIds };
-    });
+    return uow.write(context, async ({ emitAll }) => ({
+      event_ids: await emitAll(
+        webhookIds.map((webhookId) => ({
+          type: 'WEBHOOK_TEST' as const,
+          customerId,
+          data: { webhook_id: webhookId, message },
+        })),
+      ),
+    }));
   }
 
   return {
