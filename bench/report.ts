@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import type { WebhookRun } from './webhooks.js';
+import type { WebhookRound, WebhookRun } from './webhooks.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
 
@@ -307,24 +307,46 @@ export function lines(report: BenchReport): Line[] {
   }
 
   if (report.webhooks) {
-    const run = report.webhooks;
+    const { burst, steady } = report.webhooks;
     const gated = report.driver === 'postgres';
-    const complete = run.deliveries === run.events;
+    const complete = (round: WebhookRound) => round.deliveries === round.events;
+    const delivered = (round: WebhookRound) =>
+      `${num(round.deliveriesPerSec)} deliveries/s (${num(round.deliveries)} in ${num(round.seconds, 1)} s, ${num(round.duplicates)} again)`;
+    const latency = (round: WebhookRound) => `p50 ${ms(round.p50Ms)}, p99 ${ms(round.p99Ms)}`;
     out.push({
-      measure: `7. webhooks: ${num(run.events)} events to a loopback receiver`,
-      result: `${num(run.deliveriesPerSec)} deliveries/s (${num(run.deliveries)} in ${num(run.seconds, 1)} s, ${num(run.duplicates)} again)`,
+      measure: `7. webhooks: ${num(burst.events)} events at once to a loopback receiver`,
+      result: delivered(burst),
       ratio: '',
       budget: gated ? `>= ${BUDGETS.webhookDeliveriesPerSecPostgres}/s, all` : 'all',
-      verdict: check(complete && (!gated || run.deliveriesPerSec >= BUDGETS.webhookDeliveriesPerSecPostgres)),
+      verdict: check(complete(burst) && (!gated || burst.deliveriesPerSec >= BUDGETS.webhookDeliveriesPerSecPostgres)),
+    });
+    // No budget: a burst's p99 is its queue, which grows with its size (docs/performance.md, line 7).
+    out.push({
+      measure: '   commit to receipt, the burst',
+      result: latency(burst),
+      ratio: '',
+      budget: '',
+      verdict: '',
     });
     out.push({
-      measure: '   commit to receipt',
-      result: `p50 ${ms(run.p50Ms)}, p99 ${ms(run.p99Ms)}`,
+      measure: `   ${num(steady.events)} events at ${num(steady.eventsPerSec)}/s`,
+      result: delivered(steady),
+      ratio: '',
+      budget: 'all',
+      verdict: check(complete(steady)),
+    });
+    out.push({
+      measure: `   commit to receipt at ${num(steady.eventsPerSec)}/s`,
+      result: latency(steady),
       ratio: '',
       budget: gated ? `p99 <= ${BUDGETS.webhookP99MsPostgres} ms` : '',
-      verdict: gated ? check(run.p99Ms <= BUDGETS.webhookP99MsPostgres) : '',
+      verdict: gated ? check(steady.p99Ms <= BUDGETS.webhookP99MsPostgres) : '',
     });
-    throughputLine('   key auth while delivering', run.keyAuthDuring, BUDGETS.keyAuthWhileDeliveringRatio);
+    throughputLine(
+      `   key auth while delivering ${num(steady.eventsPerSec)}/s`,
+      steady.keyAuthDuring,
+      BUDGETS.keyAuthWhileDeliveringRatio,
+    );
   }
 
   if (report.peakRssBytes !== undefined) {
