@@ -35,15 +35,32 @@ const REFUND_SCRIPT = `local n = tonumber(redis.call('GET', KEYS[1]))
 if n and n > 0 then return redis.call('DECR', KEYS[1]) end
 return 0`;
 
+/** One fixed window: INCR, and the window's expiry set by the first hit; answers the count and the time left. */
+const INCR_SCRIPT = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {n, ttl}`;
+
 /** A Redis SCAN pattern matching exactly the keys that start with `prefix`. */
 const startingWith = (prefix: string) => `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+
+/**
+ * The connection with the counters' two scripts defined as commands: ioredis then
+ * sends EVALSHA (the script's hash) instead of the script's text with every
+ * request, so Redis neither receives nor hashes the text each time.
+ */
+export type CounterRedis = Redis & {
+  countWindow(key: string, windowMs: number): Promise<[number, number]>;
+  refundCount(key: string): Promise<number>;
+};
 
 /**
  * One Redis connection for the process. Commands fail fast instead of queueing
  * while it is down (the counters then fall back to memory), and ioredis keeps
  * reconnecting in the background.
  */
-export function connectRedis(url: string): Redis {
+export function connectRedis(url: string): CounterRedis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -53,27 +70,6 @@ export function connectRedis(url: string): Redis {
   });
   // Without a listener ioredis reports every failed reconnection on stderr; the counters log the outage once.
   redis.on('error', () => {});
-  return redis;
-}
-
-/** One fixed window: INCR, and the window's expiry set by the first hit; answers the count and the time left. */
-const INCR_SCRIPT = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {n, ttl}`;
-
-/**
- * The connection with the two scripts defined as commands: ioredis then sends
- * EVALSHA (the script's hash) instead of the script's text with every request,
- * so Redis neither receives nor hashes the text each time.
- */
-type CounterRedis = Redis & {
-  countWindow(key: string, windowMs: number): Promise<[number, number]>;
-  refundCount(key: string): Promise<number>;
-};
-
-function withCounterScripts(redis: Redis): CounterRedis {
   redis.defineCommand('countWindow', { numberOfKeys: 1, lua: INCR_SCRIPT });
   redis.defineCommand('refundCount', { numberOfKeys: 1, lua: REFUND_SCRIPT });
   return redis as CounterRedis;
@@ -85,14 +81,13 @@ interface Window {
 }
 
 export function createSharedCounters(options: {
-  redis: Redis | undefined;
+  redis: CounterRedis | undefined;
   prefix: string;
   name: string;
   log: CounterLog;
   localEntries: number;
 }) {
-  const { log } = options;
-  const redis = options.redis && withCounterScripts(options.redis);
+  const { redis, log } = options;
   const local = new LRUCache<string, Window>({ max: options.localEntries });
   let redisFailedAt = 0;
   let degraded = false;
