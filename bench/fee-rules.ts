@@ -21,7 +21,7 @@ import type { Principal } from '../src/lib/principal.js';
 import type { ChangeContext } from '../src/lib/change-context.js';
 import { toUuidArray } from '../src/lib/uuid-array.js';
 import { createServices } from '../src/services.js';
-import { dropPgDatabase, recreatePgDatabase } from './seed.js';
+import { dropPgDatabase, holdReplaceablePlans, recreatePgDatabase } from './seed.js';
 
 export interface FeeRulesBenchOptions {
   /** In-memory PGlite instead of a PostgreSQL server. */
@@ -173,14 +173,7 @@ async function seed(database: Database, merchantCount: number, inactivePercent: 
     INSERT INTO payment_plans (id, payment_method, card_brand, term, commission, has_installments, is_international)
     SELECT ('e0000000-0000-4000-8000-' || lpad(n::text, 12, '0'))::uuid, 'CREDIT', 'VISA', n, 2.49 + 0.4 * (n - 1), n > 1, false
     FROM generate_series(1, ${PLANS_SENT}::int) AS n`);
-  await db.execute(sql`
-    INSERT INTO payment_plans (id, payment_method, card_brand, term, commission, has_installments, is_international) VALUES
-      (${planId(101)}, 'CREDIT', 'VISA', 1, 2.99, false, false),
-      (${planId(103)}, 'CREDIT', 'VISA', 3, 3.89, true, false),
-      (${planId(200)}, 'DEBIT', 'VISA', 0, 1.49, false, false)`);
-  await db.execute(sql`
-    INSERT INTO merchant_payment_plans (merchant_id, payment_plan_id)
-    SELECT m.id, p.id FROM merchants m CROSS JOIN (VALUES (${planId(101)}::uuid), (${planId(103)}::uuid), (${planId(200)}::uuid)) AS p(id)`);
+  await holdReplaceablePlans(db, CUSTOMER);
   const inactiveEvery = inactivePercent > 0 ? Math.round(100 / inactivePercent) : 0;
   const [inactive] = await queryRows<{ n: string }>(
     db,

@@ -154,7 +154,7 @@ export interface ProbeOutput {
 }
 
 /** The value below which `fraction` of the sorted samples lie (nearest rank). */
-function percentile(sorted: number[], fraction: number): number {
+export function percentile(sorted: number[], fraction: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { sql } from '../src/db/database.js';
+import { type Db, sql } from '../src/db/database.js';
 import type { ImportDocument } from '../src/features/operator/import-schema.js';
 import { openConfiguredDatabase } from '../src/server.js';
 import { createServices } from '../src/services.js';
@@ -110,24 +110,31 @@ async function seedScheduledAll(
     customers: [{ id: bulk.customerId, name: 'Bench scheduled /all' }],
     users: [{ email: bulk.login.user, type: 'CUSTOMER', customer_id: bulk.customerId, password: bulk.login.password }],
   });
-  const { db } = database;
-  await db.execute(sql`
+  await database.db.execute(sql`
     INSERT INTO merchants (id, customer_id, name)
     SELECT gen_random_uuid(), ${bulk.customerId}::uuid, 'Scheduled merchant ' || g
     FROM generate_series(1, ${bulk.merchants}::int) AS g`);
-  // Replaced by the main plans: a VISA credit 1x and a 3x installment rate; kept: a debit plan.
+  await holdReplaceablePlans(database.db, bulk.customerId);
+  return bulk;
+}
+
+/**
+ * What every merchant of `customerId` holds before a bench /all of the main
+ * plans: an old VISA credit 1x rate and an old 3x installment rate (both
+ * replaced) and a debit plan (kept). Shared by bench/fee-rules.ts and line 5c.
+ */
+export async function holdReplaceablePlans(db: Db, customerId: string): Promise<void> {
   const old = [id('e0000000', 101), id('e0000000', 103), id('e0000000', 200)];
   await db.execute(sql`
     INSERT INTO payment_plans (id, payment_method, card_brand, term, commission, has_installments, is_international) VALUES
-      (${old[0]}, 'CREDIT', 'VISA', 1, 3.49, false, false),
-      (${old[1]}, 'CREDIT', 'VISA', 3, 4.19, true, false),
+      (${old[0]}, 'CREDIT', 'VISA', 1, 2.99, false, false),
+      (${old[1]}, 'CREDIT', 'VISA', 3, 3.89, true, false),
       (${old[2]}, 'DEBIT', 'VISA', 0, 1.49, false, false)`);
   await db.execute(sql`
     INSERT INTO merchant_payment_plans (merchant_id, payment_plan_id)
     SELECT m.id, p.id FROM merchants m
     CROSS JOIN (VALUES (${old[0]}::uuid), (${old[1]}::uuid), (${old[2]}::uuid)) AS p(id)
-    WHERE m.customer_id = ${bulk.customerId}`);
-  return bulk;
+    WHERE m.customer_id = ${customerId}::uuid`);
 }
 
 /** Creates (or re-creates) a PostgreSQL database through the server's maintenance database. */

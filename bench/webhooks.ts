@@ -14,7 +14,7 @@
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { expectStatus, type LoadResult, login, mapConcurrent, request } from './load.js';
+import { expectStatus, type JsonResponse, type LoadResult, login, mapConcurrent, percentile, request } from './load.js';
 import { keyAuth, type PhaseContext } from './phases.js';
 
 export const WEBHOOK_EVENTS = 10_000;
@@ -80,17 +80,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   };
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
-type Send = () => Promise<Awaited<ReturnType<typeof request>>>;
+type Send = () => Promise<JsonResponse>;
 
 /** Waits until every event of the round arrived (or two minutes), and measures the round. */
 async function measureRound(
   ctx: PhaseContext,
   receiver: WebhookReceiver,
   started: number,
-  sent: Array<Awaited<ReturnType<Send>>>,
+  sent: JsonResponse[],
 ): Promise<WebhookRound> {
   const refused = sent.filter((r) => r.status !== 202);
   if (refused.length)
@@ -114,15 +111,15 @@ async function measureRound(
     duplicates,
     seconds,
     deliveriesPerSec: latencies.length / seconds,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
   };
 }
 
 /** Calls `send` `calls` times, `perSec` a second on a fixed schedule, whatever the answers' times (an open loop). */
-async function atRate(calls: number, perSec: number, send: Send): Promise<Array<Awaited<ReturnType<Send>>>> {
+async function atRate(calls: number, perSec: number, send: Send): Promise<JsonResponse[]> {
   const started = performance.now();
-  const pending: Array<ReturnType<Send>> = [];
+  const pending: Array<Promise<JsonResponse>> = [];
   for (let i = 0; i < calls; i++) {
     const due = started + (i * 1000) / perSec;
     const wait = due - performance.now();
