@@ -46,7 +46,17 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="state empty">{children}</p>;
 }
 
-export function Pager({ page, onPage, label }: { page: Schemas['Page']; onPage: (n: number) => void; label: string }) {
+/** `label` names the items, `[one, many]`: "1 webhook", "3 webhooks". */
+export function Pager({
+  page,
+  onPage,
+  label: [one, many],
+}: {
+  page: Schemas['Page'];
+  onPage: (n: number) => void;
+  label: readonly [string, string];
+}) {
+  const label = page.total_elements === 1 ? one : many;
   if (page.total_pages <= 1)
     return (
       <p className="count">
@@ -54,7 +64,7 @@ export function Pager({ page, onPage, label }: { page: Schemas['Page']; onPage: 
       </p>
     );
   return (
-    <nav className="pager" aria-label={`Pages of ${label}`}>
+    <nav className="pager" aria-label={`Pages of ${many}`}>
       <button type="button" disabled={page.number === 0} onClick={() => onPage(page.number - 1)}>
         Previous
       </button>

@@ -72,6 +72,8 @@ describe('console: webhooks', { skip: CHROMIUM_MISSING }, () => {
     await page.getByLabel('Signing secret').fill('Whsec-Console-1');
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await page.getByRole('cell', { name: receiver.url }).waitFor();
+    // The count under a listing agrees with its number (ui.tsx, Pager).
+    await page.getByText('1 webhook', { exact: true }).waitFor({ timeout: 2000 });
     await noSeriousViolations('webhooks, one subscription');
     await shot('listed');
   });

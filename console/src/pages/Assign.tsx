@@ -373,7 +373,7 @@ function MerchantPicker({
               ))}
             </ul>
           )}
-          <Pager page={listing.value.page} onPage={setPage} label="merchants" />
+          <Pager page={listing.value.page} onPage={setPage} label={['merchant', 'merchants']} />
         </>
       )}
     </div>

@@ -77,7 +77,7 @@ export function AuditPage() {
                 ))}
               </tbody>
             </table>
-            <Pager page={listing.value.page} onPage={setPage} label="events" />
+            <Pager page={listing.value.page} onPage={setPage} label={['event', 'events']} />
           </>
         ))}
     </section>

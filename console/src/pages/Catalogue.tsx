@@ -107,7 +107,7 @@ export function CataloguePage() {
                 ))}
               </tbody>
             </table>
-            <Pager page={listing.value.page} onPage={setPage} label="plans" />
+            <Pager page={listing.value.page} onPage={setPage} label={['plan', 'plans']} />
           </>
         ))}
     </section>

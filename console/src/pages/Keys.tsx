@@ -224,7 +224,7 @@ export function KeysPage({ customerId }: { customerId: string }) {
                   ))}
                 </tbody>
               </table>
-              <Pager page={keys.value.page} onPage={setPage} label="keys" />
+              <Pager page={keys.value.page} onPage={setPage} label={['key', 'keys']} />
             </>
           ))}
       </div>

@@ -60,7 +60,7 @@ export function MerchantsPage() {
                 ))}
               </tbody>
             </table>
-            <Pager page={listing.value.page} onPage={setPage} label="merchants" />
+            <Pager page={listing.value.page} onPage={setPage} label={['merchant', 'merchants']} />
           </>
         ))}
     </section>

@@ -138,7 +138,7 @@ export function WebhooksPage() {
                 ))}
               </tbody>
             </table>
-            <Pager page={hooks.value.page} onPage={setPage} label="webhooks" />
+            <Pager page={hooks.value.page} onPage={setPage} label={['webhook', 'webhooks']} />
           </>
         ))}
       {deleting && (
@@ -314,7 +314,7 @@ function Deliveries({ hook }: { hook: Webhook }) {
                 ))}
               </tbody>
             </table>
-            <Pager page={deliveries.value.page} onPage={setPage} label="deliveries" />
+            <Pager page={deliveries.value.page} onPage={setPage} label={['delivery', 'deliveries']} />
           </>
         ))}
     </section>
