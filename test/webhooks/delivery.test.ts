@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
 import { createDataLayer } from '../../src/db/data-layer.js';
-import { auditEvents, webhookSubscriptions } from '../../src/db/schema.js';
+import { auditEvents, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema.js';
 import { registry } from '../../src/lib/metrics.js';
 import { json, secondInstance, useTestApp } from '../helpers/app.js';
 import { createKey, updateKey } from '../helpers/api-keys.js';
@@ -283,6 +283,30 @@ describe('webhook delivery', () => {
     await back.waitFor(1, 5000);
     const done = await oneDelivery(again, token, hook, 'SUCCEEDED');
     assert.ok(done.attempts >= 2);
+  });
+
+  it('cuts short an attempt under way when the instance stops; the next instance attempts it again at once', async () => {
+    const r = await receiver();
+    r.respond((_got, response) => {
+      if (r.received.length > 1) response.writeHead(204).end(); // the first request hangs
+    });
+    const { app, world, token } = await customerSession(h, deliveringTo(r, { webhookTimeoutSeconds: 60 }));
+    const hook = await subscribe(app, { token }, r.url);
+    await createKey(app, { token }, { user: 'ci@alpha.test', customer_id: world.customerId });
+    await r.waitFor(1);
+    const stopped = await Promise.race([app.close().then(() => 'stopped'), sleep(10_000).then(() => 'waiting')]);
+    assert.equal(stopped, 'stopped', 'stopping does not wait for the attempt’s 60 s timeout');
+    const [cut] = await h.db.current.database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.subscriptionId, hook));
+    assert.equal(cut!.status, 'PENDING');
+    assert.equal(cut!.lastError, 'interrupted: the instance stopped');
+    assert.equal(cut!.claimedUntil, null, 'its lease given back, not left to expire');
+    const again = await restart(deliveringTo(r));
+    const done = await oneDelivery(again, token, hook, 'SUCCEEDED');
+    assert.equal(done.attempts, 2);
+    assert.equal(r.received.length, 2);
   });
 
   it('signs with the old and the new secret for a day after the secret changed', async () => {
