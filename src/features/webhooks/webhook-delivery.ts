@@ -20,6 +20,8 @@ import { type WebhooksDals, WEBHOOKS_CHANNEL } from './webhooks-service.js';
 /** Events fanned out per statement. */
 const FAN_OUT_BATCH = 500;
 const POLL_INTERVAL_MS = 1000;
+/** How long an attempt's outcome may wait to be written with others'. */
+const OUTCOME_WRITE_MS = 100;
 /** A subscription whose every delivery has failed for this long is DISABLED. */
 export const DISABLE_AFTER_MS = 5 * 86_400_000;
 /** Retries wait their scheduled time ±20%, so receivers that failed together are not retried together. */
@@ -49,6 +51,9 @@ export function createWebhookDelivery(options: DeliveryOptions) {
   const inFlight = new Set<Promise<void>>();
   let outcomes: AttemptResult[] = [];
   let flushing: Promise<void> | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
+  /** Whether the last claim took all it asked for: more may be due as soon as a slot frees. */
+  let moreDue = true;
   let unlisten: (() => Promise<void>) | undefined;
 
   /** The outcome as the queue records it: delivered, retried after its wait, or FAILED after the last. */
@@ -66,32 +71,40 @@ export function createWebhookDelivery(options: DeliveryOptions) {
     } satisfies AttemptResult;
   }
 
+  /** Writes the outcomes recorded so far in one transaction; those recorded meanwhile wait for the next. */
   async function writeOutcomes(): Promise<void> {
-    while (outcomes.length > 0) {
-      const batch = outcomes;
-      outcomes = [];
-      try {
-        await uow.write(SYSTEM_CONTEXT, async ({ dal: { webhooks }, audit }) => {
-          for (const disabled of await webhooks.recordResults(batch, DISABLE_AFTER_MS))
-            await audit({
-              action: 'webhook.disabled',
-              customerId: disabled.customerId,
-              targetType: 'webhook',
-              targetId: disabled.id,
-              details: { reason: 'every delivery failed for 5 days' },
-            });
-        });
-      } catch (err) {
-        // Their leases expire and the deliveries are attempted again: at least once, never lost.
-        log.warn({ err, deliveries: batch.length }, 'could not record webhook attempts; they will be retried');
-      }
+    flushTimer = undefined;
+    const batch = outcomes;
+    outcomes = [];
+    try {
+      await uow.write(SYSTEM_CONTEXT, async ({ dal: { webhooks }, audit }) => {
+        for (const disabled of await webhooks.recordResults(batch, DISABLE_AFTER_MS))
+          await audit({
+            action: 'webhook.disabled',
+            customerId: disabled.customerId,
+            targetType: 'webhook',
+            targetId: disabled.id,
+            details: { reason: 'every delivery failed for 5 days' },
+          });
+      });
+    } catch (err) {
+      // Their leases expire and the deliveries are attempted again: at least once, never lost.
+      log.warn({ err, deliveries: batch.length }, 'could not record webhook attempts; they will be retried');
     }
     flushing = undefined;
+    if (outcomes.length > 0) scheduleWrite();
+  }
+
+  /** Outcomes are written OUTCOME_WRITE_MS after the first of a batch: a transaction per batch, not per attempt. */
+  function scheduleWrite(): void {
+    flushTimer ??= setTimeout(() => {
+      flushing = writeOutcomes();
+    }, OUTCOME_WRITE_MS);
   }
 
   function record(result: AttemptResult): void {
     outcomes.push(result);
-    flushing ??= writeOutcomes();
+    if (!flushing) scheduleWrite();
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -124,8 +137,9 @@ export function createWebhookDelivery(options: DeliveryOptions) {
       .catch((err) => log.warn({ err }, 'webhook attempt failed unexpectedly'))
       .finally(() => {
         inFlight.delete(running);
-        // Claim again once half the slots are free: a batch per claim, not a statement per finished attempt.
-        if (inFlight.size <= concurrency / 2) worker.wake();
+        // Claim again once half the slots are free, if due work was left behind: a batch per claim, not a
+        // statement per finished attempt. New work wakes the worker itself (a notice, the poll).
+        if (moreDue && inFlight.size <= concurrency / 2) worker.wake();
       });
     inFlight.add(running);
   }
@@ -142,13 +156,14 @@ export function createWebhookDelivery(options: DeliveryOptions) {
     intervalMs: POLL_INTERVAL_MS,
     log,
     async tick() {
-      if (fanOutWanted) {
-        fanOutWanted = false;
-        if ((await dal.fanOut(FAN_OUT_BATCH)).events === FAN_OUT_BATCH) fanOutWanted = true;
-      }
-      const claimed = await dal.claimDue(concurrency - inFlight.size, leaseMs);
+      const fanOutLimit = fanOutWanted ? FAN_OUT_BATCH : 0;
+      fanOutWanted = false;
+      const claimLimit = concurrency - inFlight.size;
+      const { fannedOut, claimed } = await dal.takeDue({ fanOutLimit, claimLimit, leaseMs });
+      if (fannedOut.events === FAN_OUT_BATCH) fanOutWanted = true;
+      moreDue = claimed.length === claimLimit;
       for (const delivery of claimed) start(delivery);
-      return fanOutWanted || (claimed.length > 0 && inFlight.size < concurrency);
+      return fanOutWanted || (moreDue && inFlight.size < concurrency);
     },
   });
   let poll: NodeJS.Timeout | undefined;
@@ -168,6 +183,8 @@ export function createWebhookDelivery(options: DeliveryOptions) {
       shutdown.abort();
       await Promise.all(inFlight);
       await flushing;
+      clearTimeout(flushTimer);
+      if (outcomes.length > 0) await writeOutcomes();
       await unlisten?.().catch(() => {});
     },
   };

@@ -61,10 +61,105 @@ export interface DisabledSubscription {
   customerId: string;
 }
 
+/**
+ * The queue's statements are planned without bitmap scans, in their own
+ * transaction. Processed deliveries and fanned-out events leave index entries
+ * behind until a vacuum (at most once a minute). A bitmap scan reads every one
+ * of them, every tick, and never marks them dead; an index scan marks them
+ * once and skips them after (docs/performance.md, line 7).
+ */
+async function preferIndexScans(tx: Db): Promise<void> {
+  await tx.execute(sql`SET LOCAL enable_bitmapscan = off`);
+}
+
 /** Why deliveries of a disabled subscription stop. */
 const DISABLED_ERROR = 'the subscription was disabled';
 
 export function createWebhooksDal(db: Db) {
+  /**
+   * Fans out up to `limit` events of the outbox: a delivery per ENABLED
+   * subscription of the event's customer and type (WEBHOOK_TEST: to the one
+   * subscription it names), and the events marked done, in one statement.
+   * Events are claimed with SKIP LOCKED, so instances fan out different ones.
+   */
+  async function fanOut(tx: Db, limit: number): Promise<{ events: number; deliveries: number }> {
+    const [row] = await queryRows<{ events: number; deliveries: number }>(
+      tx,
+      sql`
+      WITH claimed AS MATERIALIZED (
+        SELECT id, type, customer_id, data FROM domain_events
+        WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      ), marked AS (
+        UPDATE domain_events e SET fanned_out_at = now() FROM claimed c WHERE e.id = c.id
+      ), queued AS (
+        INSERT INTO webhook_deliveries (subscription_id, event_id, event_type)
+        SELECT s.id, c.id, c.type FROM claimed c
+        JOIN webhook_subscriptions s ON s.customer_id = c.customer_id
+        WHERE CASE WHEN c.type = 'WEBHOOK_TEST' THEN s.id::text = c.data->>'webhook_id'
+                   ELSE s.status = 'ENABLED' AND c.type = ANY(s.notification_types) END
+        ON CONFLICT DO NOTHING
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM claimed)::int AS events, (SELECT count(*) FROM queued)::int AS deliveries`,
+    );
+    return row ?? { events: 0, deliveries: 0 };
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for `leaseMs`: their attempt counted
+   * now (so a crash mid-attempt still counts), the lease moving their next
+   * attempt past it, so another instance takes them only if this one dies.
+   */
+  async function claimDue(tx: Db, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const rows = await queryRows<{
+      id: string;
+      attempts: number;
+      subscription_id: string;
+      url: string;
+      secret: string;
+      previous_secret: string | null;
+      event_id: string;
+      event_type: string;
+      event_created: Date | string;
+      customer_id: string;
+      request_id: string | null;
+      data: unknown;
+    }>(
+      tx,
+      // MATERIALIZED: the locking query runs once, so a rescan can never claim more than `limit`.
+      sql`
+      WITH due AS MATERIALIZED (
+        SELECT id FROM webhook_deliveries
+        WHERE status = 'PENDING' AND next_attempt_at <= now()
+        ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d
+      SET attempts = d.attempts + 1, last_attempt_at = now(),
+          claimed_until = now() + make_interval(secs => ${leaseMs / 1000}),
+          next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+      FROM due, domain_events e, webhook_subscriptions s
+      WHERE d.id = due.id AND e.id = d.event_id AND s.id = d.subscription_id
+      RETURNING d.id, d.attempts, d.subscription_id, s.notification_url AS url, s.secret,
+        CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret,
+        e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.data`,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      attempts: r.attempts,
+      subscriptionId: r.subscription_id,
+      url: r.url,
+      secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
+      event: {
+        id: r.event_id,
+        type: r.event_type,
+        created: new Date(r.event_created).toISOString(),
+        customer_id: r.customer_id,
+        request_id: r.request_id,
+        data: r.data,
+      },
+    }));
+  }
+
   /** Marks what is still pending of these subscriptions FAILED, leaving attempts under way to finish. */
   async function failPending(subscriptionIds: string[]): Promise<void> {
     if (subscriptionIds.length === 0) return;
@@ -161,88 +256,18 @@ export function createWebhooksDal(db: Db) {
     },
 
     /**
-     * Fans out up to `limit` events of the outbox: a delivery per ENABLED
-     * subscription of the event's customer and type (WEBHOOK_TEST: to the one
-     * subscription it names), and the events marked done, in one statement.
-     * Events are claimed with SKIP LOCKED, so instances fan out different ones.
+     * One tick's work in one transaction: up to `fanOutLimit` events fanned
+     * out, then up to `claimLimit` due deliveries claimed (those just fanned
+     * out among them) for `leaseMs`.
      */
-    async fanOut(limit: number): Promise<{ events: number; deliveries: number }> {
-      const [row] = await queryRows<{ events: number; deliveries: number }>(
-        db,
-        sql`
-        WITH claimed AS MATERIALIZED (
-          SELECT id, type, customer_id, data FROM domain_events
-          WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-        ), marked AS (
-          UPDATE domain_events e SET fanned_out_at = now() FROM claimed c WHERE e.id = c.id
-        ), queued AS (
-          INSERT INTO webhook_deliveries (subscription_id, event_id, event_type)
-          SELECT s.id, c.id, c.type FROM claimed c
-          JOIN webhook_subscriptions s ON s.customer_id = c.customer_id
-          WHERE CASE WHEN c.type = 'WEBHOOK_TEST' THEN s.id::text = c.data->>'webhook_id'
-                     ELSE s.status = 'ENABLED' AND c.type = ANY(s.notification_types) END
-          ON CONFLICT DO NOTHING
-          RETURNING 1
-        )
-        SELECT (SELECT count(*) FROM claimed)::int AS events, (SELECT count(*) FROM queued)::int AS deliveries`,
-      );
-      return row ?? { events: 0, deliveries: 0 };
-    },
-
-    /**
-     * Claims up to `limit` due deliveries for `leaseMs`: their attempt counted
-     * now (so a crash mid-attempt still counts), the lease moving their next
-     * attempt past it, so another instance takes them only if this one dies.
-     */
-    async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-      if (limit <= 0) return [];
-      const rows = await queryRows<{
-        id: string;
-        attempts: number;
-        subscription_id: string;
-        url: string;
-        secret: string;
-        previous_secret: string | null;
-        event_id: string;
-        event_type: string;
-        event_created: Date | string;
-        customer_id: string;
-        request_id: string | null;
-        data: unknown;
-      }>(
-        db,
-        // MATERIALIZED: the locking query runs once, so a rescan can never claim more than `limit`.
-        sql`
-        WITH due AS MATERIALIZED (
-          SELECT id FROM webhook_deliveries
-          WHERE status = 'PENDING' AND next_attempt_at <= now()
-          ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-        )
-        UPDATE webhook_deliveries d
-        SET attempts = d.attempts + 1, last_attempt_at = now(),
-            claimed_until = now() + make_interval(secs => ${leaseMs / 1000}),
-            next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
-        FROM due, domain_events e, webhook_subscriptions s
-        WHERE d.id = due.id AND e.id = d.event_id AND s.id = d.subscription_id
-        RETURNING d.id, d.attempts, d.subscription_id, s.notification_url AS url, s.secret,
-          CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret,
-          e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.data`,
-      );
-      return rows.map((r) => ({
-        id: r.id,
-        attempts: r.attempts,
-        subscriptionId: r.subscription_id,
-        url: r.url,
-        secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
-        event: {
-          id: r.event_id,
-          type: r.event_type,
-          created: new Date(r.event_created).toISOString(),
-          customer_id: r.customer_id,
-          request_id: r.request_id,
-          data: r.data,
-        },
-      }));
+    async takeDue(options: { fanOutLimit: number; claimLimit: number; leaseMs: number }) {
+      return db.transaction(async (tx) => {
+        await preferIndexScans(tx);
+        const fannedOut =
+          options.fanOutLimit > 0 ? await fanOut(tx, options.fanOutLimit) : { events: 0, deliveries: 0 };
+        const claimed = options.claimLimit > 0 ? await claimDue(tx, options.claimLimit, options.leaseMs) : [];
+        return { fannedOut, claimed };
+      });
     },
 
     /**
@@ -252,6 +277,7 @@ export function createWebhooksDal(db: Db) {
      */
     async recordResults(results: AttemptResult[], disableAfterMs: number): Promise<DisabledSubscription[]> {
       if (results.length === 0) return [];
+      await preferIndexScans(db);
       await db.execute(sql`
         UPDATE webhook_deliveries d
         SET status = r.status, claimed_until = NULL, last_status_code = r.status_code, last_error = r.error,
