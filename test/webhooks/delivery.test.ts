@@ -245,6 +245,25 @@ describe('webhook delivery', () => {
     assert.equal(new Set(ids).size, 50);
   });
 
+  it('has at most WEBHOOK_CONCURRENCY attempts in flight; the others wait for a free slot', async () => {
+    const r = await receiver();
+    const held: Array<() => void> = [];
+    r.respond((_got, response) => held.push(() => response.writeHead(204).end()));
+    const { app, world, token } = await customerSession(h, deliveringTo(r, { webhookConcurrency: 3 }));
+    await subscribe(app, { token }, r.url);
+    for (let i = 0; i < 8; i++)
+      await createKey(app, { token }, { user: `ci${i % 4}@alpha.test`, customer_id: world.customerId });
+    await r.waitFor(3);
+    await sleep(500);
+    assert.equal(r.received.length, 3, 'three attempts under way, five waiting');
+    r.respond((_got, response) => response.writeHead(204).end());
+    for (const answer of held.splice(0)) answer();
+    await r.waitFor(8);
+    await sleep(300);
+    assert.equal(new Set(r.received.map((got) => got.headers['webhook-id'])).size, 8);
+    assert.equal(r.received.length, 8, 'each delivered once');
+  });
+
   it('with two instances, attempts each delivery on one of them only', async () => {
     const r = await receiver();
     const { app, world, token } = await customerSession(h, deliveringTo(r));

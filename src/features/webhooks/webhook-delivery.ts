@@ -159,8 +159,8 @@ export function createWebhookDelivery(options: DeliveryOptions) {
       const fanOutLimit = fanOutWanted ? FAN_OUT_BATCH : 0;
       fanOutWanted = false;
       const claimLimit = concurrency - inFlight.size;
-      const { fannedOut, claimed } = await dal.takeDue({ fanOutLimit, claimLimit, leaseMs });
-      if (fannedOut.events === FAN_OUT_BATCH) fanOutWanted = true;
+      const { fannedOutEvents, claimed } = await dal.takeDue({ fanOutLimit, claimLimit, leaseMs });
+      if (fannedOutEvents === FAN_OUT_BATCH) fanOutWanted = true;
       moreDue = claimed.length === claimLimit;
       for (const delivery of claimed) start(delivery);
       return fanOutWanted || (moreDue && inFlight.size < concurrency);

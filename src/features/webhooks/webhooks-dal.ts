@@ -77,42 +77,25 @@ const DISABLED_ERROR = 'the subscription was disabled';
 
 export function createWebhooksDal(db: Db) {
   /**
-   * Fans out up to `limit` events of the outbox: a delivery per ENABLED
-   * subscription of the event's customer and type (WEBHOOK_TEST: to the one
-   * subscription it names), and the events marked done, in one statement.
-   * Events are claimed with SKIP LOCKED, so instances fan out different ones.
+   * One tick's work in one statement. Claims up to `claimLimit` due
+   * deliveries for `leaseMs`: their attempt counted now (so a crash
+   * mid-attempt still counts), the lease moving their next attempt past it, so
+   * another instance takes them only if this one dies. Fans out up to
+   * `fanOutLimit` events of the outbox: a delivery per ENABLED subscription of
+   * the event's customer and type (WEBHOOK_TEST: to the one subscription it
+   * names), the events marked done; the new deliveries fill the slots the due
+   * ones left, claimed as they are written rather than by a second write.
+   * Events and deliveries are claimed with SKIP LOCKED, so instances take
+   * different ones.
    */
-  async function fanOut(tx: Db, limit: number): Promise<{ events: number; deliveries: number }> {
-    const [row] = await queryRows<{ events: number; deliveries: number }>(
-      tx,
-      sql`
-      WITH claimed AS MATERIALIZED (
-        SELECT id, type, customer_id, data FROM domain_events
-        WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-      ), marked AS (
-        UPDATE domain_events e SET fanned_out_at = now() FROM claimed c WHERE e.id = c.id
-      ), queued AS (
-        INSERT INTO webhook_deliveries (subscription_id, event_id, event_type)
-        SELECT s.id, c.id, c.type FROM claimed c
-        JOIN webhook_subscriptions s ON s.customer_id = c.customer_id
-        WHERE CASE WHEN c.type = 'WEBHOOK_TEST' THEN s.id::text = c.data->>'webhook_id'
-                   ELSE s.status = 'ENABLED' AND c.type = ANY(s.notification_types) END
-        ON CONFLICT DO NOTHING
-        RETURNING 1
-      )
-      SELECT (SELECT count(*) FROM claimed)::int AS events, (SELECT count(*) FROM queued)::int AS deliveries`,
-    );
-    return row ?? { events: 0, deliveries: 0 };
-  }
-
-  /**
-   * Claims up to `limit` due deliveries for `leaseMs`: their attempt counted
-   * now (so a crash mid-attempt still counts), the lease moving their next
-   * attempt past it, so another instance takes them only if this one dies.
-   */
-  async function claimDue(tx: Db, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async function takeDue(
+    tx: Db,
+    { fanOutLimit, claimLimit, leaseMs }: { fanOutLimit: number; claimLimit: number; leaseMs: number },
+  ): Promise<{ fannedOutEvents: number; claimed: ClaimedDelivery[] }> {
+    const lease = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
     const rows = await queryRows<{
-      id: string;
+      fanned_out_events: number;
+      id: string | null;
       attempts: number;
       subscription_id: string;
       url: string;
@@ -126,38 +109,69 @@ export function createWebhooksDal(db: Db) {
       data: unknown;
     }>(
       tx,
-      // MATERIALIZED: the locking query runs once, so a rescan can never claim more than `limit`.
+      // MATERIALIZED: each locking query runs once, so a rescan can never claim more than its limit.
       sql`
       WITH due AS MATERIALIZED (
         SELECT id FROM webhook_deliveries
         WHERE status = 'PENDING' AND next_attempt_at <= now()
-        ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        ORDER BY next_attempt_at LIMIT ${claimLimit} FOR UPDATE SKIP LOCKED
+      ), retried AS (
+        UPDATE webhook_deliveries d
+        SET attempts = d.attempts + 1, last_attempt_at = now(), claimed_until = ${lease}, next_attempt_at = ${lease}
+        FROM due WHERE d.id = due.id
+        RETURNING d.id, d.attempts, d.subscription_id, d.event_id
+      ), events AS MATERIALIZED (
+        SELECT id, type, customer_id, data, created_at FROM domain_events
+        WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${fanOutLimit} FOR UPDATE SKIP LOCKED
+      ), marked AS (
+        UPDATE domain_events e SET fanned_out_at = now() FROM events c WHERE e.id = c.id
+      ), targets AS MATERIALIZED (
+        SELECT s.id AS subscription_id, c.id AS event_id, c.type,
+          row_number() OVER (ORDER BY c.created_at, c.id, s.id) <= ${claimLimit} - (SELECT count(*) FROM due) AS claim
+        FROM events c
+        JOIN webhook_subscriptions s ON s.customer_id = c.customer_id
+        WHERE CASE WHEN c.type = 'WEBHOOK_TEST' THEN s.id::text = c.data->>'webhook_id'
+                   ELSE s.status = 'ENABLED' AND c.type = ANY(s.notification_types) END
+      ), queued AS (
+        INSERT INTO webhook_deliveries
+          (subscription_id, event_id, event_type, attempts, last_attempt_at, claimed_until, next_attempt_at)
+        SELECT subscription_id, event_id, type, CASE WHEN claim THEN 1 ELSE 0 END,
+          CASE WHEN claim THEN now() END, CASE WHEN claim THEN ${lease} END,
+          CASE WHEN claim THEN ${lease} ELSE now() END
+        FROM targets
+        ON CONFLICT DO NOTHING
+        RETURNING id, attempts, subscription_id, event_id
+      ), claimed AS (
+        SELECT * FROM retried UNION ALL SELECT * FROM queued WHERE attempts = 1
       )
-      UPDATE webhook_deliveries d
-      SET attempts = d.attempts + 1, last_attempt_at = now(),
-          claimed_until = now() + make_interval(secs => ${leaseMs / 1000}),
-          next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
-      FROM due, domain_events e, webhook_subscriptions s
-      WHERE d.id = due.id AND e.id = d.event_id AND s.id = d.subscription_id
-      RETURNING d.id, d.attempts, d.subscription_id, s.notification_url AS url, s.secret,
+      SELECT n.fanned_out_events, c.id, c.attempts, c.subscription_id, s.notification_url AS url, s.secret,
         CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret,
-        e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.data`,
+        e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.data
+      FROM (SELECT count(*)::int AS fanned_out_events FROM events) n
+      LEFT JOIN (claimed c
+        JOIN webhook_subscriptions s ON s.id = c.subscription_id
+        JOIN domain_events e ON e.id = c.event_id) ON true`,
     );
-    return rows.map((r) => ({
-      id: r.id,
-      attempts: r.attempts,
-      subscriptionId: r.subscription_id,
-      url: r.url,
-      secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
-      event: {
-        id: r.event_id,
-        type: r.event_type,
-        created: new Date(r.event_created).toISOString(),
-        customer_id: r.customer_id,
-        request_id: r.request_id,
-        data: r.data,
-      },
-    }));
+    return {
+      fannedOutEvents: rows[0]?.fanned_out_events ?? 0,
+      claimed: rows
+        .filter((r) => r.id !== null)
+        .map((r) => ({
+          id: r.id!,
+          attempts: r.attempts,
+          subscriptionId: r.subscription_id,
+          url: r.url,
+          secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
+          event: {
+            id: r.event_id,
+            type: r.event_type,
+            created: new Date(r.event_created).toISOString(),
+            customer_id: r.customer_id,
+            request_id: r.request_id,
+            data: r.data,
+          },
+        })),
+    };
   }
 
   /** Marks what is still pending of these subscriptions FAILED, leaving attempts under way to finish. */
@@ -255,18 +269,11 @@ export function createWebhooksDal(db: Db) {
       await db.delete(webhookSubscriptions).where(eq(webhookSubscriptions.id, id));
     },
 
-    /**
-     * One tick's work in one transaction: up to `fanOutLimit` events fanned
-     * out, then up to `claimLimit` due deliveries claimed (those just fanned
-     * out among them) for `leaseMs`.
-     */
+    /** `takeDue` in its own transaction, planned without bitmap scans; the attempts start once it has committed. */
     async takeDue(options: { fanOutLimit: number; claimLimit: number; leaseMs: number }) {
       return db.transaction(async (tx) => {
         await preferIndexScans(tx);
-        const fannedOut =
-          options.fanOutLimit > 0 ? await fanOut(tx, options.fanOutLimit) : { events: 0, deliveries: 0 };
-        const claimed = options.claimLimit > 0 ? await claimDue(tx, options.claimLimit, options.leaseMs) : [];
-        return { fannedOut, claimed };
+        return takeDue(tx, options);
       });
     },
 
