@@ -4,7 +4,8 @@
  * date and check character in Mexico, and the type that fits the country.
  * The API and the operator's import both check through here.
  */
-import { stdnum, type Validator } from 'stdnum';
+import { createRequire } from 'node:module';
+import type { Validator } from 'stdnum';
 import type { Country } from './merchants-schemas.js';
 
 export interface TaxIdentification {
@@ -12,17 +13,19 @@ export interface TaxIdentification {
   number: string;
 }
 
-/** stdnum's validator of an identifier; its table is typed loosely, so a missing one fails at start, not on a request. */
-function validatorOf(country: string, identifier: string): Validator {
-  const validator = stdnum[country]?.[identifier];
-  if (!validator) throw new Error(`stdnum has no ${country} ${identifier} validator`);
-  return validator;
-}
-
-const BY_COUNTRY = {
-  ARG: { type: 'CUIT', validator: validatorOf('AR', 'cuit') },
-  MEX: { type: 'RFC', validator: validatorOf('MX', 'rfc') },
-} as const;
+/**
+ * Only the two validators used, loaded on first use: stdnum's index holds
+ * every country's, about 16 MB of each server's memory from the start
+ * (docs/performance.md). The package has no exports map, so its CommonJS
+ * files are its published layout; require keeps the checks synchronous.
+ */
+const requireCjs = createRequire(import.meta.url);
+let byCountry: Record<Country, { type: TaxIdentification['type']; validator: Validator }> | undefined;
+const validators = () =>
+  (byCountry ??= {
+    ARG: { type: 'CUIT', validator: requireCjs('stdnum/lib/cjs/ar/cuit.js') as Validator },
+    MEX: { type: 'RFC', validator: requireCjs('stdnum/lib/cjs/mx/rfc.js') as Validator },
+  });
 
 /** stdnum's reason ("The number has an invalid length.") as the rest of a field message. */
 const reason = (message: string) => message.charAt(0).toLowerCase() + message.slice(1).replace(/\.$/, '');
@@ -32,7 +35,7 @@ export function checkTaxIdentification(
   country: Country,
   tax: TaxIdentification,
 ): { ok: TaxIdentification } | { refusal: string } {
-  const expected = BY_COUNTRY[country];
+  const expected = validators()[country];
   if (tax.type !== expected.type)
     return { refusal: `must be a ${expected.type}: merchants in ${country} are identified by their ${expected.type}` };
   const result = expected.validator.validate(tax.number);
