@@ -19,7 +19,7 @@ import type {
   PlanOwner,
   PlanStatus,
 } from '../payment-plans/payment-plans-dal.js';
-import { type PaymentPlanResource, planFields } from '../payment-plans/payment-plans-service.js';
+import { type PaymentPlanResource, planWith } from '../payment-plans/payment-plans-service.js';
 import type { FeeRulesDals } from './assignment-checks.js';
 import type { CustomerLocks } from './customer-locks.js';
 
@@ -45,7 +45,7 @@ export interface NewFeeRuleRequest {
 const COMMISSION_DECIMALS = 4;
 
 function toResource(row: CataloguePlanRow): FeeRuleResource {
-  return { ...planFields(row), owner: row.owner, status: row.status };
+  return planWith(row, { owner: row.owner, status: row.status });
 }
 
 /** The plan as stored: codes upper-cased, the commission as exact decimal text (more than 4 decimals is a 400). */

@@ -13,7 +13,7 @@ import { parseInstant } from '../../lib/instant.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { MerchantsService } from '../merchants/merchants-service.js';
 import type { PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
-import { type PaymentPlanResource, planFields } from '../payment-plans/payment-plans-service.js';
+import { type PaymentPlanResource, planWith } from '../payment-plans/payment-plans-service.js';
 import { checkAssignment, distinctIds, type FeeRulesDals } from './assignment-checks.js';
 import type { AssignmentLimit } from './assignment-limit.js';
 import type { CustomerLocks } from './customer-locks.js';
@@ -191,9 +191,7 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       timeline = await feeRulesDal.timeline(visible);
       timelines.set(customerId, visible, timeline, token);
     }
-    return timeline
-      .filter((p) => p.assignedAt <= at && (p.removedAt === null || p.removedAt > at))
-      .map(({ removedAt: _removed, ...held }) => held);
+    return timeline.filter((p) => p.assignedAt <= at && (p.removedAt === null || p.removedAt > at));
   }
 
   /** A future instant: what the merchant holds now, with the customer's pending changes up to `at` applied in order. */
@@ -302,7 +300,7 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       return {
         merchant_id: merchantId,
         at: at.toISOString(),
-        data: rows.map((p) => ({ ...planFields(p), assigned_at: p.assignedAt })),
+        data: rows.map((p) => planWith(p, { assigned_at: p.assignedAt })),
       };
     },
   };

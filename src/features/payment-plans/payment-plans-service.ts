@@ -24,7 +24,7 @@ export interface PlanListRequest extends PageRequest {
 }
 
 /** A plan's own fields as the API shows them, wherever it is listed. */
-export function planFields(p: Omit<PlanRow, 'isSelected'>): Omit<PaymentPlanResource, 'is_selected'> {
+function planFields(p: Omit<PlanRow, 'isSelected'>): Omit<PaymentPlanResource, 'is_selected'> {
   return {
     id: p.id,
     payment_method: p.paymentMethod,
@@ -35,6 +35,16 @@ export function planFields(p: Omit<PlanRow, 'isSelected'>): Omit<PaymentPlanReso
     has_installments: p.hasInstallments,
     is_international: p.isInternational,
   };
+}
+
+/**
+ * The plan's fields, then `extra`'s, in one object. Object.assign onto the
+ * fresh literal rather than a spread of it: 12 plans built by spreading took
+ * about 10 µs to make and 15 µs to serialize, against 1 and 5 µs
+ * (docs/performance.md, line 3b).
+ */
+export function planWith<E extends object>(p: Omit<PlanRow, 'isSelected'>, extra: E) {
+  return Object.assign(planFields(p), extra);
 }
 
 export function createPaymentPlansService(deps: { paymentPlansDal: PaymentPlansDal; merchants: MerchantsService }) {
@@ -61,7 +71,7 @@ export function createPaymentPlansService(deps: { paymentPlansDal: PaymentPlansD
         },
         request,
       );
-      const data = rows.map((p) => ({ ...planFields(p), is_selected: p.isSelected }));
+      const data = rows.map((p) => planWith(p, { is_selected: p.isSelected }));
       return toPage(data, total, request);
     },
   };
