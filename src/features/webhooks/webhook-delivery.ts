@@ -159,6 +159,11 @@ export function createWebhookDelivery(options: DeliveryOptions) {
       const fanOutLimit = fanOutWanted ? FAN_OUT_BATCH : 0;
       fanOutWanted = false;
       const claimLimit = concurrency - inFlight.size;
+      if (fanOutLimit === 0 && claimLimit <= 0) {
+        // Every slot busy and nothing new: the next finished attempt wakes the worker again.
+        moreDue = true;
+        return false;
+      }
       const { fannedOutEvents, claimed } = await dal.takeDue({ fanOutLimit, claimLimit, leaseMs });
       if (fannedOutEvents === FAN_OUT_BATCH) fanOutWanted = true;
       moreDue = claimed.length === claimLimit;
