@@ -56,15 +56,23 @@ function fixedLookup(target: ResolvedAddress): LookupFunction {
   };
 }
 
+/** Calls `listener` once `signal` aborts (at once if it has); answers what stops listening. */
+function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  if (signal.aborted) {
+    listener();
+    return () => {};
+  }
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
 /** `work`, or the signal's reason once it aborts; its listener removed either way. */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  let onAbort = () => {};
+  let stopListening = () => {};
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    stopListening = onAbort(signal, () => reject(signal.reason));
   });
-  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+  return Promise.race([work, aborted]).finally(() => stopListening());
 }
 
 function reasonOf(err: unknown): string {
@@ -124,9 +132,7 @@ export function createWebhookSender(options: { policy: UrlPolicy; timeoutMs: num
         timedOut = true;
         abort.abort(new Error('timeout'));
       }, timeoutMs);
-      const onStop = () => abort.abort(stop?.reason);
-      if (stop?.aborted) onStop();
-      else stop?.addEventListener('abort', onStop, { once: true });
+      const unlinkStop = stop ? onAbort(stop, () => abort.abort(stop.reason)) : () => {};
       const done = (statusCode: number | null, error: string | null): AttemptOutcome => ({
         ok: error === null,
         statusCode,
@@ -145,7 +151,7 @@ export function createWebhookSender(options: { policy: UrlPolicy; timeoutMs: num
         return done(null, reasonOf(err));
       } finally {
         clearTimeout(timer);
-        stop?.removeEventListener('abort', onStop);
+        unlinkStop();
       }
     },
   };

@@ -88,7 +88,7 @@ export function createWebhooksDal(db: Db) {
    * Events and deliveries are claimed with SKIP LOCKED, so instances take
    * different ones.
    */
-  async function takeDue(
+  async function takeDueIn(
     tx: Db,
     { fanOutLimit, claimLimit, leaseMs }: { fanOutLimit: number; claimLimit: number; leaseMs: number },
   ): Promise<{ fannedOutEvents: number; claimed: ClaimedDelivery[] }> {
@@ -269,11 +269,11 @@ export function createWebhooksDal(db: Db) {
       await db.delete(webhookSubscriptions).where(eq(webhookSubscriptions.id, id));
     },
 
-    /** `takeDue` in its own transaction, planned without bitmap scans; the attempts start once it has committed. */
+    /** The tick's work (`takeDueIn`) in its own transaction, planned without bitmap scans; the attempts start once it has committed. */
     async takeDue(options: { fanOutLimit: number; claimLimit: number; leaseMs: number }) {
       return db.transaction(async (tx) => {
         await preferIndexScans(tx);
-        return takeDue(tx, options);
+        return takeDueIn(tx, options);
       });
     },
 
