@@ -301,6 +301,7 @@ export async function bulkAssign(
     dryRunSeconds: f.dryRunSeconds,
     historyRows: f.historyRows,
     floorSeconds: f.floorSeconds,
+    occupiedFloorSeconds: f.occupiedFloorSeconds,
     scheduledSeconds: f.scheduledSeconds,
     via: 'bench/fee-rules.ts',
   }));
