@@ -264,6 +264,31 @@ describe('webhook delivery', () => {
     assert.equal(r.received.length, 8, 'each delivered once');
   });
 
+  it('has more than ten attempts in flight without a warning of leaking abort listeners', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const r = await receiver();
+      const held: Array<() => void> = [];
+      r.respond((_got, response) => held.push(() => response.writeHead(204).end()));
+      const { app, world, token } = await customerSession(h, deliveringTo(r, { webhookConcurrency: 12 }));
+      await subscribe(app, { token }, r.url);
+      for (let i = 0; i < 12; i++)
+        await createKey(app, { token }, { user: `ci${i % 4}@alpha.test`, customer_id: world.customerId });
+      await r.waitFor(12);
+      await sleep(100);
+      for (const answer of held.splice(0)) answer();
+      assert.deepEqual(
+        warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+        [],
+        'twelve attempts each listen for the stop',
+      );
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('with two instances, attempts each delivery on one of them only', async () => {
     const r = await receiver();
     const { app, world, token } = await customerSession(h, deliveringTo(r));

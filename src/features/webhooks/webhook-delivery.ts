@@ -8,6 +8,7 @@
  * cannot be written leaves the delivery's lease to expire, and it is attempted
  * again.
  */
+import { setMaxListeners } from 'node:events';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { createBackgroundWorker } from '../../lib/background-worker.js';
 import { SYSTEM_CONTEXT } from '../../lib/change-context.js';
@@ -48,6 +49,8 @@ export function createWebhookDelivery(options: DeliveryOptions) {
   /** Long enough for an attempt and writing its outcome; past it another instance may take the delivery. */
   const leaseMs = options.timeoutMs + 30_000;
   const shutdown = new AbortController();
+  // Each attempt in flight listens for the stop: up to `concurrency` listeners, not a leak to warn of.
+  setMaxListeners(concurrency + 1, shutdown.signal);
   const inFlight = new Set<Promise<void>>();
   let outcomes: AttemptResult[] = [];
   let flushing: Promise<void> | undefined;
