@@ -245,14 +245,20 @@ describe('webhook delivery', () => {
     assert.equal(new Set(ids).size, 50);
   });
 
-  it('has at most WEBHOOK_CONCURRENCY attempts in flight; the others wait for a free slot', async () => {
+  /** `events` events for a receiver that holds its answers (`held` sends them), on an instance with `concurrency` slots. */
+  async function heldDeliveries(concurrency: number, events: number) {
     const r = await receiver();
     const held: Array<() => void> = [];
     r.respond((_got, response) => held.push(() => response.writeHead(204).end()));
-    const { app, world, token } = await customerSession(h, deliveringTo(r, { webhookConcurrency: 3 }));
+    const { app, world, token } = await customerSession(h, deliveringTo(r, { webhookConcurrency: concurrency }));
     await subscribe(app, { token }, r.url);
-    for (let i = 0; i < 8; i++)
+    for (let i = 0; i < events; i++)
       await createKey(app, { token }, { user: `ci${i % 4}@alpha.test`, customer_id: world.customerId });
+    return { r, held };
+  }
+
+  it('has at most WEBHOOK_CONCURRENCY attempts in flight; the others wait for a free slot', async () => {
+    const { r, held } = await heldDeliveries(3, 8);
     await r.waitFor(3);
     await sleep(500);
     assert.equal(r.received.length, 3, 'three attempts under way, five waiting');
@@ -269,13 +275,7 @@ describe('webhook delivery', () => {
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
     process.on('warning', onWarning);
     try {
-      const r = await receiver();
-      const held: Array<() => void> = [];
-      r.respond((_got, response) => held.push(() => response.writeHead(204).end()));
-      const { app, world, token } = await customerSession(h, deliveringTo(r, { webhookConcurrency: 12 }));
-      await subscribe(app, { token }, r.url);
-      for (let i = 0; i < 12; i++)
-        await createKey(app, { token }, { user: `ci${i % 4}@alpha.test`, customer_id: world.customerId });
+      const { r, held } = await heldDeliveries(12, 12);
       await r.waitFor(12);
       await sleep(100);
       for (const answer of held.splice(0)) answer();
