@@ -50,7 +50,7 @@ export function createWebhookDelivery(options: DeliveryOptions) {
   const leaseMs = options.timeoutMs + 30_000;
   const shutdown = new AbortController();
   // Each attempt in flight listens for the stop: up to `concurrency` listeners, not a leak to warn of.
-  setMaxListeners(concurrency + 1, shutdown.signal);
+  setMaxListeners(concurrency, shutdown.signal);
   const inFlight = new Set<Promise<void>>();
   let outcomes: AttemptResult[] = [];
   let flushing: Promise<void> | undefined;
