@@ -300,6 +300,7 @@ export async function bulkAssign(
     rowsPerSec: f.rowsPerSecond,
     dryRunSeconds: f.dryRunSeconds,
     historyRows: f.historyRows,
+    tableFloorSeconds: f.tableFloorSeconds,
     floorSeconds: f.floorSeconds,
     occupiedFloorSeconds: f.occupiedFloorSeconds,
     scheduledSeconds: f.scheduledSeconds,

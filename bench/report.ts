@@ -19,7 +19,9 @@ export interface BulkRun {
   dryRunSeconds?: number;
   /** History rows the call wrote (one per replaced assignment). */
   historyRows?: number;
-  /** A bare INSERT ... SELECT of the same rows into an empty copy of the table, same database, same run. */
+  /** The floor the budget names: a bare INSERT ... SELECT of the same rows into the table as the call found it. */
+  tableFloorSeconds?: number;
+  /** The same into an empty copy of the table. */
   floorSeconds?: number;
   /** The same into a copy holding the table's rows as the call found them. */
   occupiedFloorSeconds?: number;
@@ -257,13 +259,22 @@ export function lines(report: BenchReport): Line[] {
         budget: gated ? `<= ${BUDGETS.bulk100kSecondsPostgres} s` : '',
         verdict: gated ? check(run.seconds <= BUDGETS.bulk100kSecondsPostgres) : '',
       });
-      if (run.floorSeconds !== undefined) {
+      if (run.tableFloorSeconds !== undefined) {
         out.push({
-          measure: `   floor: bare INSERT ... SELECT of ${num(run.merchants)} x ${run.plans} rows`,
-          result: `${num(run.floorSeconds, 2)} s; the call x${(run.seconds / run.floorSeconds).toFixed(2)}`,
+          measure: `   floor: bare INSERT ... SELECT of ${num(run.merchants)} x ${run.plans} rows into the table`,
+          result: `${num(run.tableFloorSeconds, 2)} s; the call x${(run.seconds / run.tableFloorSeconds).toFixed(2)}`,
           ratio: '',
           budget: gated ? `call <= ${BUDGETS.bulkOverFloor} x floor` : '',
-          verdict: gated ? check(run.seconds <= BUDGETS.bulkOverFloor * run.floorSeconds) : '',
+          verdict: gated ? check(run.seconds <= BUDGETS.bulkOverFloor * run.tableFloorSeconds) : '',
+        });
+      }
+      if (run.floorSeconds !== undefined) {
+        out.push({
+          measure: '   the same rows into an empty copy of the table',
+          result: `${num(run.floorSeconds, 2)} s; the call x${(run.seconds / run.floorSeconds).toFixed(2)}`,
+          ratio: '',
+          budget: '',
+          verdict: '',
         });
       }
       if (run.occupiedFloorSeconds !== undefined) {
