@@ -21,6 +21,7 @@ import type { Principal } from '../src/lib/principal.js';
 import type { ChangeContext } from '../src/lib/change-context.js';
 import { toUuidArray } from '../src/lib/uuid-array.js';
 import { createServices } from '../src/services.js';
+import { parseOptions, wholeNumber } from './command-line.js';
 import { dropPgDatabase, holdReplaceablePlans, recreatePgDatabase } from './seed.js';
 
 export interface FeeRulesBenchOptions {
@@ -317,12 +318,20 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const counts = process.argv.find((arg) => arg.startsWith('--merchants='))?.slice('--merchants='.length);
-  const inactive = process.argv.find((arg) => arg.startsWith('--inactive='))?.slice('--inactive='.length);
+  const SCRIPT = 'bench/fee-rules.ts';
+  const values = parseOptions(SCRIPT, {
+    embedded: { type: 'boolean', default: false },
+    merchants: { type: 'string' },
+    inactive: { type: 'string' },
+  });
   const result = await runFeeRulesBench({
-    embedded: process.argv.includes('--embedded'),
-    ...(inactive ? { inactivePercent: Number(inactive) } : {}),
-    ...(counts ? { merchantCounts: counts.split(',').map(Number) } : {}),
+    embedded: values.embedded,
+    ...(values.inactive === undefined
+      ? {}
+      : { inactivePercent: wholeNumber(SCRIPT, 'inactive', values.inactive, 0, 99) }),
+    ...(values.merchants === undefined
+      ? {}
+      : { merchantCounts: values.merchants.split(',').map((n) => wholeNumber(SCRIPT, 'merchants', n, 1, 1_000_000)) }),
     log: (line) => console.log(line),
   });
   const largest = result.figures.at(-1);

@@ -12,24 +12,23 @@
  *   node --import tsx bench/history-cost.ts                                   # 20,000 merchants × 12 plans × 4 rounds
  *   node --import tsx bench/history-cost.ts --merchants=2000 --plans=1 --rounds=10
  */
-import { parseArgs } from 'node:util';
 import { testConfig } from '../src/config.js';
 import { openDatabase, queryRows, sql } from '../src/db/database.js';
 import { OPERATOR_CONTEXT } from '../src/lib/change-context.js';
 import { createServices } from '../src/services.js';
+import { parseOptions, wholeNumber } from './command-line.js';
 import { customerCaller } from './fee-rules.js';
 import { dropPgDatabase, recreatePgDatabase } from './seed.js';
 
-const { values } = parseArgs({
-  options: {
-    merchants: { type: 'string', default: '20000' },
-    plans: { type: 'string', default: '12' },
-    rounds: { type: 'string', default: '4' },
-  },
+const SCRIPT = 'bench/history-cost.ts';
+const values = parseOptions(SCRIPT, {
+  merchants: { type: 'string', default: '20000' },
+  plans: { type: 'string', default: '12' },
+  rounds: { type: 'string', default: '4' },
 });
-const merchants = Number(values.merchants);
-const plans = Number(values.plans);
-const rounds = Number(values.rounds);
+const merchants = wholeNumber(SCRIPT, 'merchants', values.merchants, 1, 1_000_000);
+const plans = wholeNumber(SCRIPT, 'plans', values.plans, 1, 100);
+const rounds = wholeNumber(SCRIPT, 'rounds', values.rounds, 1, 100);
 
 const DB_NAME = `feegate_bench_history_${process.pid}`;
 const CUSTOMER = 'c0000000-0000-4000-8000-00000000b1c0';

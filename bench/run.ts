@@ -11,11 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { EndpointFailed } from './load.js';
 import * as phases from './phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
+import { parseOptions, refuse, wholeNumber } from './command-line.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { type ServerProcess, startServer } from './server-process.js';
@@ -35,27 +35,24 @@ const PHASES = [
 ] as const;
 type Phase = (typeof PHASES)[number];
 
-const { values } = parseArgs({
-  options: {
-    embedded: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    duration: { type: 'string', default: '10' },
-    // Quiet/storm rounds of the login storm; its verdict is their median factor.
-    rounds: { type: 'string', default: String(phases.STORM_ROUNDS) },
-    profile: { type: 'boolean', default: false },
-    // Leave the PostgreSQL database behind for EXPLAIN ANALYZE after the run.
-    'keep-db': { type: 'boolean', default: false },
-  },
+const SCRIPT = 'npm run bench';
+const values = parseOptions(SCRIPT, {
+  embedded: { type: 'boolean', default: false },
+  only: { type: 'string' },
+  duration: { type: 'string', default: '10' },
+  // Quiet/storm rounds of the login storm; its verdict is their median factor.
+  rounds: { type: 'string', default: String(phases.STORM_ROUNDS) },
+  profile: { type: 'boolean', default: false },
+  // Leave the PostgreSQL database behind for EXPLAIN ANALYZE after the run.
+  'keep-db': { type: 'boolean', default: false },
 });
 
 const only = new Set((values.only?.split(',') ?? PHASES).map((p) => p.trim()));
 for (const p of only)
-  if (!(PHASES as readonly string[]).includes(p)) throw new Error(`--only takes ${PHASES.join(',')}; got "${p}"`);
+  if (!(PHASES as readonly string[]).includes(p)) refuse(SCRIPT, `--only takes ${PHASES.join(',')}; got "${p}"`);
 const wanted = (p: Phase) => only.has(p);
-const durationSeconds = Number(values.duration);
-if (!Number.isFinite(durationSeconds) || durationSeconds < 1) throw new Error('--duration takes seconds, at least 1');
-const stormRounds = Number(values.rounds);
-if (!Number.isInteger(stormRounds) || stormRounds < 1) throw new Error('--rounds takes a whole number, at least 1');
+const durationSeconds = wholeNumber(SCRIPT, 'duration', values.duration, 1, 3600);
+const stormRounds = wholeNumber(SCRIPT, 'rounds', values.rounds, 1, 100);
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
