@@ -95,20 +95,20 @@ async function settle(database: Database): Promise<void> {
   }
 }
 
-/** The sent plans × every merchant of the customer, in key order, into `table`. */
+/** The rows /all adds: the sent plans × every ACTIVE merchant of the customer, in key order, into `table`. */
 function floorInsert(table: string, planIds: string[]) {
   return sql`
     INSERT INTO ${sql.identifier(table)} (merchant_id, payment_plan_id, assigned_at)
     SELECT m.id, p.id, statement_timestamp() FROM merchants m
     CROSS JOIN (SELECT unnest(${toUuidArray(planIds)}::uuid[]) AS id) p
-    WHERE m.customer_id = ${CUSTOMER}
+    WHERE m.customer_id = ${CUSTOMER} AND m.status = 'ACTIVE'
     ORDER BY m.id, p.id`;
 }
 
 const secondsSince = (started: number) => Math.round(performance.now() - started) / 1000;
 
 /**
- * What writing the rows alone costs: the sent plans × every merchant, inserted in
+ * What writing the rows alone costs: the rows /all adds (`floorInsert`), inserted in
  * key order into a table built like merchant_payment_plans (its primary key and
  * default, none of its triggers), then dropped. `withCurrentRows`: the copy first
  * holds the table's current rows, as the call finds it (docs/performance.md,
