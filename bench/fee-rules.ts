@@ -54,7 +54,7 @@ export interface FeeRulesBenchFigure {
    */
   tableFloorSeconds: number;
   /** The same INSERT ... SELECT into an empty copy of the table (its key, none of its rows or triggers). */
-  floorSeconds: number;
+  emptyFloorSeconds: number;
   /**
    * The same INSERT ... SELECT into a copy that first holds the table's rows as
    * the call found them: each merchant's new keys land between its existing ones
@@ -114,7 +114,7 @@ const secondsSince = (started: number) => Math.round(performance.now() - started
  * holds the table's current rows, as the call finds it (docs/performance.md,
  * "/all against an occupied floor").
  */
-async function insertSelectFloor(database: Database, planIds: string[], withCurrentRows: boolean): Promise<number> {
+async function copyFloor(database: Database, planIds: string[], withCurrentRows: boolean): Promise<number> {
   const { db } = database;
   await db.execute(sql.raw('CREATE TABLE bench_floor (LIKE merchant_payment_plans INCLUDING ALL)'));
   try {
@@ -276,8 +276,8 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
       );
       // The floors start from the state the call started from.
       await seed(database, merchants, options.inactivePercent ?? 0);
-      const floorSeconds = await insertSelectFloor(database, planIds, false);
-      const occupiedFloorSeconds = await insertSelectFloor(database, planIds, true);
+      const emptyFloorSeconds = await copyFloor(database, planIds, false);
+      const occupiedFloorSeconds = await copyFloor(database, planIds, true);
       const tableFloorSeconds = await tableFloor(database, planIds);
       await seed(database, merchants, options.inactivePercent ?? 0);
       const scheduledSeconds = await scheduledApply(services, caller, request, context);
@@ -291,7 +291,7 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
         added: result.added,
         removed: result.removed,
         tableFloorSeconds,
-        floorSeconds,
+        emptyFloorSeconds,
         occupiedFloorSeconds,
         scheduledSeconds,
       };
@@ -300,8 +300,8 @@ export async function runFeeRulesBench(options: FeeRulesBenchOptions = {}): Prom
         `fee-rules /all ${database.driver}: ${merchants} merchants × ${PLANS_SENT} plans: ${figure.seconds} s, ` +
           `${figure.rowsPerSecond} rows/s (added ${figure.added}, removed ${figure.removed}, history rows ${figure.historyRows}); ` +
           `dry run ${figure.dryRunSeconds} s; bare INSERT ... SELECT of the same rows into the table ${tableFloorSeconds} s ` +
-          `(x${(figure.seconds / tableFloorSeconds).toFixed(2)}), into an empty copy ${floorSeconds} s ` +
-          `(x${(figure.seconds / floorSeconds).toFixed(2)}), into a copy holding the current rows ${occupiedFloorSeconds} s ` +
+          `(x${(figure.seconds / tableFloorSeconds).toFixed(2)}), into an empty copy ${emptyFloorSeconds} s ` +
+          `(x${(figure.seconds / emptyFloorSeconds).toFixed(2)}), into a copy holding the current rows ${occupiedFloorSeconds} s ` +
           `(x${(figure.seconds / occupiedFloorSeconds).toFixed(2)}); scheduled, applied by the worker ${scheduledSeconds} s`,
       );
     }

@@ -301,7 +301,7 @@ export async function bulkAssign(
     dryRunSeconds: f.dryRunSeconds,
     historyRows: f.historyRows,
     tableFloorSeconds: f.tableFloorSeconds,
-    floorSeconds: f.floorSeconds,
+    emptyFloorSeconds: f.emptyFloorSeconds,
     occupiedFloorSeconds: f.occupiedFloorSeconds,
     scheduledSeconds: f.scheduledSeconds,
     via: 'bench/fee-rules.ts',
