@@ -46,6 +46,30 @@ export async function ceiling(ctx: PhaseContext): Promise<LoadResult> {
   });
 }
 
+/**
+ * /health on a phase's own service process, just before and just after its
+ * load: the ceiling that phase's ratio divides by. Line 1's ceiling was
+ * measured minutes earlier on another process, and on a shared 2-core machine
+ * the same process's ceiling moves by 2x from one minute to the next.
+ */
+export interface ProcessCeiling {
+  before: LoadResult;
+  after: LoadResult;
+}
+
+/** The ceiling a line measured between `ceiling.before` and `ceiling.after` divides by: their mean. */
+export const processCeilingPerSec = (ceiling: ProcessCeiling) => (ceiling.before.okPerSec + ceiling.after.okPerSec) / 2;
+
+/** Runs `measure` between two ceiling measurements on the same process. */
+export async function betweenCeilings<T>(
+  ctx: PhaseContext,
+  measure: () => Promise<T>,
+): Promise<{ result: T; ceiling: ProcessCeiling }> {
+  const before = await ceiling(ctx);
+  const result = await measure();
+  return { result, ceiling: { before, after: await ceiling(ctx) } };
+}
+
 export const KEY_USERS = 100;
 export const KEYS_PER_USER = 10; // the limit of ENABLED keys per user (docs/api.md#conventions, 409)
 
@@ -162,13 +186,14 @@ export async function fullPage(ctx: PhaseContext): Promise<LoadResult> {
  * whose counters are in Redis: every request is one Redis round trip. The limit
  * is high enough never to refuse, so this measures the cost of counting.
  */
-export async function rateLimitedKeyAuth(ctx: PhaseContext): Promise<LoadResult> {
+/** On its own service process (bench/run.ts): against that process's ceiling. */
+export async function rateLimitedKeyAuth(ctx: PhaseContext) {
   const keys = await createKeys(ctx, {
     users: 10,
     userPrefix: 'bench-limited',
     settings: { rate_limit: { limit: 100_000, window_seconds: 60 } },
   });
-  return keyed(ctx, keys, '/v1/users/me');
+  return betweenCeilings(ctx, () => keyed(ctx, keys, '/v1/users/me'));
 }
 
 /** Logins whose access tokens the Bearer phase rotates through (each its own session). */

@@ -1,13 +1,16 @@
 /**
  * Turns one run's measurements into the printed table, the budget verdicts and
  * the JSON file. Ratios to the ceiling are the numbers to compare between
- * machines: absolute req/s on a shared 2-core box move with its neighbours.
+ * machines: absolute req/s on a shared 2-core box move with its neighbours. A
+ * line measured on a service process of its own divides by /health on that
+ * process, just before and just after it (`ProcessCeiling`).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type { WebhookRound, WebhookRun } from './webhooks.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
+import { type ProcessCeiling, processCeilingPerSec } from './phases.js';
 
 export interface BulkRun {
   merchants: number;
@@ -80,6 +83,8 @@ export interface BenchReport {
   listing?: LoadResult;
   /** Keys with their own rate_limit, counted in Redis. */
   rateLimited?: LoadResult;
+  /** /health on the rate-limited line's own process, just before and just after it: that line's ceiling. */
+  rateLimitedCeiling?: ProcessCeiling;
   /** GET /v1/merchants/{id}/fee-rules?at= an instant answered from present and history. */
   feeRulesAt?: LoadResult;
   /** GET /v1/merchants?size=1000: the largest page, of 10,000 merchants. */
@@ -175,7 +180,8 @@ function aloneToDuring(alone: LoadResult, during: LoadResult): string {
 export function lines(report: BenchReport): Line[] {
   const out: Line[] = [];
   const ceiling = report.ceiling;
-  const ratioOf = (r: LoadResult) => (ceiling ? r.okPerSec / ceiling.okPerSec : NaN);
+  const ratioOf = (r: LoadResult, ceilingPerSec = ceiling?.okPerSec) =>
+    ceilingPerSec ? r.okPerSec / ceilingPerSec : NaN;
   // Three decimals under 0.1: a full page at 0.003 of the ceiling is not 0.00.
   const ratioText = (ratio: number) => (Number.isNaN(ratio) ? '' : ratio.toFixed(ratio < 0.1 ? 3 : 2));
 
@@ -199,10 +205,10 @@ export function lines(report: BenchReport): Line[] {
       verdict: verdict(ceiling),
     });
   }
-  /** Without `min`, no budget: the ratio to the ceiling is the figure to watch. */
-  const throughputLine = (measure: string, value: LoadResult | undefined, min?: number) => {
+  /** Without `min`, no budget: the ratio to the ceiling is the figure to watch. With `own`, against its process's ceiling. */
+  const throughputLine = (measure: string, value: LoadResult | undefined, min?: number, own?: ProcessCeiling) => {
     if (!value) return;
-    const ratio = ratioOf(value);
+    const ratio = ratioOf(value, own ? processCeilingPerSec(own) : undefined);
     out.push({
       measure,
       result: `${num(value.okPerSec)} req/s, p50 ${ms(value.p50)}, p99 ${ms(value.p99)}${nonOk(value)}`,
@@ -214,7 +220,26 @@ export function lines(report: BenchReport): Line[] {
   throughputLine('2. key auth GET /v1/users/me', report.keyAuth, BUDGETS.keyAuthRatio);
   throughputLine('2b. bearer auth GET /v1/users/me', report.bearerAuth, BUDGETS.bearerAuthRatio);
   throughputLine('3. listing GET /v1/api-keys size=10', report.listing, BUDGETS.listingRatio);
-  throughputLine('6. rate-limited keys + Redis GET /v1/users/me', report.rateLimited, BUDGETS.rateLimitedRatio);
+  /** The ceiling a line on its own process divides by, beside line 1's. */
+  const processCeilingLine = (own: ProcessCeiling | undefined) => {
+    if (!own) return;
+    out.push({
+      measure: '   its ceiling: GET /health on its process, before and after',
+      result:
+        `${num(own.before.okPerSec)} and ${num(own.after.okPerSec)} req/s` +
+        `${nonOk(own.before)}${nonOk(own.after)}${ceiling ? ` (line 1: ${num(ceiling.okPerSec)})` : ''}`,
+      ratio: '',
+      budget: '',
+      verdict: answered(own.before) && answered(own.after) ? '' : 'FAIL',
+    });
+  };
+  throughputLine(
+    '6. rate-limited keys + Redis GET /v1/users/me',
+    report.rateLimited,
+    BUDGETS.rateLimitedRatio,
+    report.rateLimitedCeiling,
+  );
+  processCeilingLine(report.rateLimitedCeiling);
   throughputLine(
     '3b. fee rules at an instant GET /v1/merchants/{id}/fee-rules?at=',
     report.feeRulesAt,
@@ -355,11 +380,14 @@ export function lines(report: BenchReport): Line[] {
       budget: gated ? `p99 <= ${BUDGETS.webhookP99MsPostgres} ms` : '',
       verdict: gated ? check(steady.p99Ms <= BUDGETS.webhookP99MsPostgres) : '',
     });
+    throughputLine(`   key auth alone, just before`, steady.keyAuthAlone, undefined, steady.ceiling);
     throughputLine(
       `   key auth while delivering ${num(steady.eventsPerSec)}/s`,
       steady.keyAuthDuring,
       BUDGETS.keyAuthWhileDeliveringRatio,
+      steady.ceiling,
     );
+    processCeilingLine(steady.ceiling);
   }
 
   if (report.peakRssBytes !== undefined) {

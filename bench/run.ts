@@ -226,7 +226,7 @@ async function main(): Promise<BenchReport> {
   }
   if (wanted('ratelimit')) {
     // Last, on its own service process: only this phase counts in Redis.
-    report.rateLimited = await phase(
+    const rateLimited = await phase(
       '6. rate-limited keys: GET /v1/users/me with X-Api-Key, counters in Redis',
       async () => {
         await server!.stop();
@@ -236,6 +236,8 @@ async function main(): Promise<BenchReport> {
         return phases.rateLimitedKeyAuth({ ...ctx, baseUrl: server.baseUrl });
       },
     );
+    report.rateLimited = rateLimited.result;
+    report.rateLimitedCeiling = rateLimited.ceiling;
     report.peakRssBytes = Math.max(report.peakRssBytes, server.peakRss());
   }
   report.seconds = (performance.now() - started) / 1000;

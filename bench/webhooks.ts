@@ -7,7 +7,9 @@
  *   first call to the last receipt (the throughput);
  * - a steady 500 events a second, the budget's rate, with key authentication
  *   loaded beside it: the p99 from each event's commit (its `created`) to its
- *   receipt, and what key authentication keeps of the ceiling. A burst's p99 is
+ *   receipt, and what key authentication keeps of the ceiling, measured on this
+ *   process just before and just after (with key auth alone between, to show
+ *   what delivering takes from it). A burst's p99 is
  *   the wait behind the events written before it, which grows with the burst's
  *   size and the writers' speed; at a rate the service sustains, it is the time
  *   a delivery takes.
@@ -15,7 +17,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { expectStatus, type JsonResponse, type LoadResult, login, mapConcurrent, percentile, request } from './load.js';
-import { keyAuth, type PhaseContext } from './phases.js';
+import { betweenCeilings, keyAuth, type PhaseContext, type ProcessCeiling } from './phases.js';
 
 export const WEBHOOK_EVENTS = 10_000;
 const SUBSCRIPTIONS = 20;
@@ -38,8 +40,12 @@ export interface WebhookRun {
   burst: WebhookRound;
   steady: WebhookRound & {
     eventsPerSec: number;
-    /** GET /v1/users/me with X-Api-Key, loaded while the steady round's events are written and delivered. */
+    /** GET /v1/users/me with X-Api-Key on this process, just before the round. */
+    keyAuthAlone: LoadResult;
+    /** The same, loaded while the steady round's events are written and delivered. */
     keyAuthDuring: LoadResult;
+    /** /health on this process before key auth alone and after the round: the ceiling both divide by. */
+    ceiling: ProcessCeiling;
   };
 }
 
@@ -163,16 +169,17 @@ export async function runWebhookBench(
     ),
   );
 
-  started = Date.now();
-  const keyAuthDuring = keyAuth(ctx, keys);
-  const steady = await measureRound(
-    ctx,
-    receiver,
-    started,
-    await atRate(calls, STEADY_EVENTS_PER_SEC / SUBSCRIPTIONS, send),
-  );
-  return {
-    burst,
-    steady: { ...steady, eventsPerSec: STEADY_EVENTS_PER_SEC, keyAuthDuring: await keyAuthDuring },
-  };
+  const { result: steady, ceiling } = await betweenCeilings(ctx, async () => {
+    const keyAuthAlone = await keyAuth(ctx, keys);
+    started = Date.now();
+    const keyAuthDuring = keyAuth(ctx, keys);
+    const round = await measureRound(
+      ctx,
+      receiver,
+      started,
+      await atRate(calls, STEADY_EVENTS_PER_SEC / SUBSCRIPTIONS, send),
+    );
+    return { ...round, keyAuthAlone, keyAuthDuring: await keyAuthDuring };
+  });
+  return { burst, steady: { ...steady, eventsPerSec: STEADY_EVENTS_PER_SEC, ceiling } };
 }

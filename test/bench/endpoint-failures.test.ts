@@ -109,6 +109,23 @@ describe('bench: a phase whose endpoint fails', () => {
     assert.match(failed[1]!, /^3\. listing .*\[2 errors\]$/);
   });
 
+  it("divides a line measured on its own process by that process's ceiling, whose failures fail too", () => {
+    const own = (before: LoadResult, after: LoadResult) => ({
+      rateLimited: load({ 200: 50_000 }),
+      rateLimitedCeiling: { before, after },
+    });
+    // 5,000 req/s: 0.50 of line 1's 10,000, but 0.36 of the 14,000 measured around it on its process (budget 0.4).
+    assert.match(
+      failures(report(own(load({ 200: 150_000 }), load({ 200: 130_000 })))).join('\n'),
+      /^6\. rate-limited keys \+ Redis GET \/v1\/users\/me: 5,000 req\/s/,
+    );
+    assert.deepEqual(failures(report(own(load({ 200: 100_000 }), load({ 200: 120_000 })))), []);
+    assert.match(
+      failures(report(own(load({ 200: 100_000 }), load({ 200: 120_000, 503: 2 })))).join('\n'),
+      /^its ceiling: GET \/health on its process, before and after: .*\[2x503\]/,
+    );
+  });
+
   it("counts a login storm's 503 refusals as measured, but fails any other status of the storm or its probe", () => {
     assert.deepEqual(failures(report({ loginStorm: storm(load({ 200: 700, 503: 300 })) })), []);
     assert.match(
