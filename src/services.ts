@@ -115,6 +115,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
   const importer = createImportService({
     dal: dal.import,
     hasher,
+    sessions: auth,
     customerLocks,
     checkDocument: importCheck,
   });

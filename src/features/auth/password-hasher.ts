@@ -12,6 +12,8 @@ export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCos
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
+  /** Whether `password` is the one `storedHash` was made from: for operator work (import), not gated as logins are. */
+  matches(storedHash: string, password: string): Promise<boolean>;
   /**
    * Verifies against the hash `storedHash` gives, or against a dummy hash when it
    * gives null (an unknown user), so both take the same time. `storedHash` runs
@@ -89,6 +91,8 @@ export function createPasswordHasher(options: PasswordHasherOptions): PasswordHa
   return {
     // Hashing new passwords is operator work (import), not the login path: not gated.
     hash: (password) => pool.hash(password, ARGON2_OPTIONS),
+    // A stored hash argon2 cannot read matches no password.
+    matches: (storedHash, password) => pool.verify(storedHash, password).catch(() => false),
     async verify(storedHash, password, clientGone) {
       if (!dummyHash) {
         dummyHash = pool.hash('feegate-dummy-password', ARGON2_OPTIONS);

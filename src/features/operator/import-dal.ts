@@ -93,6 +93,12 @@ export interface RefusedUser {
   customer_id: string;
 }
 
+/** A login user that existed and whose role or password the import changed: their sessions must end. */
+export interface ChangedLoginUser {
+  id: string;
+  roleChanged: boolean;
+}
+
 /** Runs `statement` on each batch of `rows` in turn, concatenating what it returns. */
 async function inBatches<R, T>(rows: R[], statement: (batch: SQL) => SQL, db: Db): Promise<T[]> {
   const out: T[] = [];
@@ -181,24 +187,38 @@ export function createImportDal(db: Db) {
 
     /**
      * Login users, by e-mail on the platform: a new one is created, a known one
-     * of the same customer gets the new password. A known one of another
-     * customer is left alone and returned: the caller refuses the file. The
-     * guard is part of the upsert, so a user created meanwhile is judged too.
+     * of the same customer gets the file's password hash and role. A known one of
+     * another customer is left alone and returned as refused: the caller refuses
+     * the file. The guard is part of the upsert, so a user created meanwhile is
+     * judged too. `changed` are the known ones whose role or hash it replaced
+     * (the statement's snapshot, `known`, holds them as they were).
      */
-    async upsertLoginUsers(rows: LoginUserRow[]): Promise<RefusedUser[]> {
-      const written = await inBatches<LoginUserRow, RefusedUser>(
+    async upsertLoginUsers(rows: LoginUserRow[]): Promise<{ refused: RefusedUser[]; changed: ChangedLoginUser[] }> {
+      const written = await inBatches<LoginUserRow, RefusedUser & ChangedLoginUser & { changed: boolean }>(
         rows,
         (batch) => sql`
-        INSERT INTO users (email, type, customer_id, merchant_id, password_hash, role)
-        SELECT email, type, customer_id, merchant_id, password_hash, role FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}
-        ON CONFLICT (email) WHERE password_hash IS NOT NULL
-        DO UPDATE SET password_hash = excluded.password_hash, role = excluded.role, updated_at = now()
-          WHERE users.customer_id = excluded.customer_id AND users.type = excluded.type
-          AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
-        RETURNING email, customer_id`,
+        WITH x AS (SELECT * FROM jsonb_to_recordset(${batch}) AS ${USER_RECORD}),
+        known AS (
+          SELECT u.id, u.role, u.password_hash FROM users u JOIN x ON u.email = x.email WHERE u.password_hash IS NOT NULL
+        ), written AS (
+          INSERT INTO users (email, type, customer_id, merchant_id, password_hash, role)
+          SELECT email, type, customer_id, merchant_id, password_hash, role FROM x
+          ON CONFLICT (email) WHERE password_hash IS NOT NULL
+          DO UPDATE SET password_hash = excluded.password_hash, role = excluded.role, updated_at = now()
+            WHERE users.customer_id = excluded.customer_id AND users.type = excluded.type
+            AND users.merchant_id IS NOT DISTINCT FROM excluded.merchant_id
+          RETURNING id, email, customer_id, role, password_hash
+        )
+        SELECT w.email, w.customer_id, w.id,
+          k.id IS NOT NULL AND (k.role <> w.role OR k.password_hash <> w.password_hash) AS changed,
+          k.role IS DISTINCT FROM w.role AS "roleChanged"
+        FROM written w LEFT JOIN known k ON k.id = w.id`,
         db,
       );
-      return notWritten(rows, written);
+      return {
+        refused: notWritten(rows, written),
+        changed: written.filter((w) => w.changed).map((w) => ({ id: w.id, roleChanged: w.roleChanged })),
+      };
     },
 
     /**
@@ -221,13 +241,13 @@ export function createImportDal(db: Db) {
       return notWritten(rows, written);
     },
 
-    /** The password hashes of those of `emails` that are login users (the start-up check of the demo users). */
     /** An empty database is one without customers: where the demo data may go. */
     async hasNoCustomers(): Promise<boolean> {
       const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM customers LIMIT 1`);
       return rows.length === 0;
     },
 
+    /** The password hashes of those of `emails` that are login users (the import's known passwords, the start-up check of the demo users). */
     async loginPasswordHashes(emails: string[]): Promise<Array<{ email: string; passwordHash: string }>> {
       const list = sql`${JSON.stringify(emails)}::jsonb`;
       return queryRows(

@@ -5,8 +5,9 @@
  * reported with its JSON path and nothing is written. Files of any size: the
  * checks are linear in the document, and the writes are batches (import-dal.ts).
  */
+import type { WriteScope } from '../../db/unit-of-work.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
-import { normaliseEmail } from '../auth/auth-service.js';
+import { type AuthDals, type AuthService, normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { Role } from '../../lib/principal.js';
 import type { CustomerLocks } from '../fee-rules/customer-locks.js';
@@ -14,7 +15,15 @@ import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
 import type { FeeRulesDals } from '../fee-rules/fee-rules-service.js';
 import { ImportError } from '../../errors.js';
 import { checkTaxIdentification, type TaxIdentification } from '../merchants/tax-identification.js';
-import type { ImportDal, LoginUserRow, MerchantRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
+import type {
+  ChangedLoginUser,
+  ImportDal,
+  LoginUserRow,
+  MerchantRow,
+  PlanRow,
+  RefusedUser,
+  UserRow,
+} from './import-dal.js';
 import type { ImportDocument } from './import-schema.js';
 
 // The API's validator of JSON bodies, compiled once: the same rules and words as a 400.
@@ -92,17 +101,55 @@ const userKey = (u: { email: string; customer_id: string; password?: string | un
   u.password ? u.email : `${u.customer_id}|${u.email}`;
 
 /** The DALs an import writes through, in one unit of work holding its customers' locks. */
-export interface ImportDals extends FeeRulesDals {
+export interface ImportDals extends FeeRulesDals, AuthDals {
   import: ImportDal;
 }
 
 export function createImportService(deps: {
   dal: ImportDal;
   hasher: PasswordHasher;
+  /** A re-import that changes a login user's role or password ends their sessions, as the users API does. */
+  sessions: Pick<AuthService, 'revokeSessionsIn'>;
   customerLocks: CustomerLocks<ImportDals>;
   checkDocument: DocumentCheck;
 }) {
-  const { dal, hasher, customerLocks, checkDocument } = deps;
+  const { dal, hasher, sessions, customerLocks, checkDocument } = deps;
+
+  /**
+   * The stored hash when the file repeats a known user's password (re-importing
+   * a file changes no password and ends no session), else a new one.
+   */
+  async function passwordHash(password: string, stored: string | undefined): Promise<string> {
+    return stored !== undefined && (await hasher.matches(stored, password)) ? stored : hasher.hash(password);
+  }
+
+  /** The file's login users with their hashes, made before the transaction: slow work must not hold locks. */
+  async function loginUsersOf(doc: Normalised): Promise<LoginUserRow[]> {
+    const known = await dal.loginPasswordHashes(doc.users.flatMap((u) => (u.password ? [u.email] : [])));
+    const stored = new Map(known.map((u) => [u.email, u.passwordHash]));
+    return Promise.all(
+      doc.users.flatMap(({ password, role, ...user }) =>
+        password
+          ? [
+              passwordHash(password, stored.get(user.email)).then((hash) => ({
+                ...user,
+                role: role ?? 'ADMIN',
+                password_hash: hash,
+              })),
+            ]
+          : [],
+      ),
+    );
+  }
+
+  /** Ends the sessions of the known login users whose role or password the import changed; answers how many. */
+  async function endSessionsOf(scope: WriteScope<ImportDals>, changed: ChangedLoginUser[]): Promise<number> {
+    let ended = 0;
+    for (const user of changed)
+      ended += (await sessions.revokeSessionsIn(scope, user.id, user.roleChanged ? 'role_changed' : 'password_reset'))
+        .length;
+    return ended;
+  }
 
   /** merchant_code is unique within a customer: in the file, and against the customer's other merchants. */
   async function checkMerchantCodes(doc: Normalised): Promise<void> {
@@ -309,14 +356,7 @@ export function createImportService(deps: {
       const doc = parse(checkDocument, raw);
       const merchantRows = doc.merchants.map(merchantRow);
       const assignedCustomers = await checkReferences(doc);
-      // Hash before the transaction: slow work must not hold locks.
-      const loginUsers: LoginUserRow[] = await Promise.all(
-        doc.users.flatMap(({ password, role, ...user }) =>
-          password
-            ? [hasher.hash(password).then((hash) => ({ ...user, role: role ?? 'ADMIN', password_hash: hash }))]
-            : [],
-        ),
-      );
+      const loginUsers = await loginUsersOf(doc);
       const integrationUsers: UserRow[] = doc.users.flatMap(({ password, role: _role, ...user }) =>
         password ? [] : [user],
       );
@@ -330,21 +370,26 @@ export function createImportService(deps: {
       // The locks first: upserting a customer whose assignments are being changed
       // would otherwise wait inside PostgreSQL, and fail at lock_timeout.
       const customerIds = [...new Set([...doc.customers.map((c) => c.id), ...assignedCustomers])];
-      await customerLocks.forCustomers(customerIds, context, async ({ dal: { import: writer, feeRules }, audit }) => {
+      await customerLocks.forCustomers(customerIds, context, async (scope) => {
+        const { import: writer, feeRules } = scope.dal;
         await writer.upsertCustomers(doc.customers);
         await writer.upsertMerchants(merchantRows);
-        const [movedLogin] = await writer.upsertLoginUsers(loginUsers);
+        const {
+          refused: [movedLogin],
+          changed,
+        } = await writer.upsertLoginUsers(loginUsers);
         if (movedLogin) throw refuseUser(doc, movedLogin, true);
+        const sessionsEnded = await endSessionsOf(scope, changed);
         const [changedIntegration] = await writer.upsertIntegrationUsers(integrationUsers);
         if (changedIntegration) throw refuseUser(doc, changedIntegration, false);
         await writer.upsertPaymentPlans(doc.payment_plans);
         summary.assignments = await assign(doc, feeRules);
-        await audit({
+        await scope.audit({
           action: 'operator.import',
           customerId: null,
           targetType: 'import',
           targetId: null,
-          details: { ...summary },
+          details: { ...summary, sessions_ended: sessionsEnded },
         });
       });
       return summary;
