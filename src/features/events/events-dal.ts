@@ -6,8 +6,8 @@
  * customer's subscriptions of its type (src/features/webhooks/webhooks-dal.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database-core.js';
-import { domainEvents } from '../../db/schema.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 
 /** The event types of docs/api.md ("Events"), upper case as the platform writes them. */
@@ -40,17 +40,22 @@ export interface DomainEvent {
 /**
  * Writes the events in one statement and answers their ids (the webhook-id of
  * their deliveries) in the events' order. The ids are drawn here, random as the
- * column's default, so that the answer's order never rests on RETURNING's.
+ * column's default, so that the answer's order never rests on RETURNING's. The
+ * rows go as one JSON parameter: Drizzle's multi-row insert built ~250 KB of
+ * objects and took ~1.3 ms of CPU for 20 events, this ~60 KB and ~0.5 ms
+ * (docs/performance.md, seventh round).
  */
 export async function insertEvents(tx: Db, context: ChangeContext, events: readonly DomainEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((event) => ({
     id: randomUUID(),
     type: event.type,
-    customerId: event.customerId,
-    requestId: context.requestId,
+    customer_id: event.customerId,
     data: event.data,
   }));
-  await tx.insert(domainEvents).values(rows);
+  await tx.execute(sql`
+    INSERT INTO domain_events (id, type, customer_id, request_id, data)
+    SELECT id, type, customer_id, ${context.requestId}, data
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(id uuid, type text, customer_id uuid, data jsonb)`);
   return rows.map((row) => row.id);
 }
