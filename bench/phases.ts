@@ -24,7 +24,14 @@ import {
   startProbe,
   warmThenRun,
 } from './load.js';
-import { type BulkRun, type FirstStart, type ScheduledAllResult, type StormResult, stormFactor } from './report.js';
+import {
+  type BulkRun,
+  type FirstStart,
+  type ProcessCeiling,
+  type ScheduledAllResult,
+  type StormResult,
+  stormFactor,
+} from './report.js';
 import { MIN_LEAD_SECONDS } from '../src/features/fee-rules/scheduled-changes-service.js';
 import { type SeedData, WIDE_MERCHANTS } from './seed.js';
 import { MAX_PAGE_SIZE } from '../src/schemas/common.js';
@@ -46,21 +53,7 @@ export async function ceiling(ctx: PhaseContext): Promise<LoadResult> {
   });
 }
 
-/**
- * /health on a phase's own service process, just before and just after its
- * load: the ceiling that phase's ratio divides by. Line 1's ceiling was
- * measured minutes earlier on another process, and on a shared 2-core machine
- * the same process's ceiling moves by 2x from one minute to the next.
- */
-export interface ProcessCeiling {
-  before: LoadResult;
-  after: LoadResult;
-}
-
-/** The ceiling a line measured between `ceiling.before` and `ceiling.after` divides by: their mean. */
-export const processCeilingPerSec = (ceiling: ProcessCeiling) => (ceiling.before.okPerSec + ceiling.after.okPerSec) / 2;
-
-/** Runs `measure` between two ceiling measurements on the same process. */
+/** Runs `measure` between two ceiling measurements on the same process (`ProcessCeiling`, bench/report.ts). */
 export async function betweenCeilings<T>(
   ctx: PhaseContext,
   measure: () => Promise<T>,
@@ -184,9 +177,10 @@ export async function fullPage(ctx: PhaseContext): Promise<LoadResult> {
 /**
  * Key authentication with keys that have their own rate_limit, on a service
  * whose counters are in Redis: every request is one Redis round trip. The limit
- * is high enough never to refuse, so this measures the cost of counting.
+ * is high enough never to refuse, so this measures the cost of counting. It
+ * runs on its own service process (bench/run.ts), so against that process's
+ * ceiling.
  */
-/** On its own service process (bench/run.ts): against that process's ceiling. */
 export async function rateLimitedKeyAuth(ctx: PhaseContext) {
   const keys = await createKeys(ctx, {
     users: 10,

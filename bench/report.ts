@@ -10,7 +10,6 @@ import os from 'node:os';
 import type { WebhookRound, WebhookRun } from './webhooks.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
-import { type ProcessCeiling, processCeilingPerSec } from './phases.js';
 
 export interface BulkRun {
   merchants: number;
@@ -32,6 +31,20 @@ export interface BulkRun {
   scheduledSeconds?: number;
   via: string;
 }
+
+/**
+ * /health on a phase's own service process, just before and just after its
+ * load: the ceiling that phase's ratio divides by. Line 1's ceiling was
+ * measured minutes earlier on another process, and on a shared 2-core machine
+ * the same process's ceiling moves by 2x from one minute to the next.
+ */
+export interface ProcessCeiling {
+  before: LoadResult;
+  after: LoadResult;
+}
+
+/** The ceiling a line measured between `ceiling.before` and `ceiling.after` divides by: their mean. */
+const processCeilingPerSec = (ceiling: ProcessCeiling) => (ceiling.before.okPerSec + ceiling.after.okPerSec) / 2;
 
 export interface StormRound {
   /** p99 of the quiet runs before and after this round's storm, pooled. */

@@ -17,7 +17,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { expectStatus, type JsonResponse, type LoadResult, login, mapConcurrent, percentile, request } from './load.js';
-import { betweenCeilings, keyAuth, type PhaseContext, type ProcessCeiling } from './phases.js';
+import { betweenCeilings, keyAuth, type PhaseContext } from './phases.js';
+import type { ProcessCeiling } from './report.js';
 
 export const WEBHOOK_EVENTS = 10_000;
 const SUBSCRIPTIONS = 20;
