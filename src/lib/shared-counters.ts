@@ -88,7 +88,9 @@ export function createSharedCounters(options: {
   localEntries: number;
 }) {
   const { redis, log } = options;
-  const local = new LRUCache<string, Window>({ max: options.localEntries });
+  // Bounded by maxSize rather than max: lru-cache preallocates `max` slots up front (four arrays of
+  // 100,000 per instance of these counters), where maxSize grows its storage with the counts it holds.
+  const local = new LRUCache<string, Window>({ maxSize: options.localEntries, sizeCalculation: () => 1 });
   let redisFailedAt = 0;
   let degraded = false;
 
