@@ -88,8 +88,8 @@ export function createSharedCounters(options: {
   localEntries: number;
 }) {
   const { redis, log } = options;
-  // Bounded by maxSize rather than max: lru-cache preallocates `max` slots up front (four arrays of
-  // 100,000 per instance of these counters), where maxSize grows its storage with the counts it holds.
+  // Bounded by maxSize rather than max: lru-cache preallocates `max` slots up front (two arrays and three
+  // typed arrays of `max` each), where maxSize grows its storage with the counts it holds.
   const local = new LRUCache<string, Window>({ maxSize: options.localEntries, sizeCalculation: () => 1 });
   let redisFailedAt = 0;
   let degraded = false;
