@@ -424,9 +424,7 @@ export const scheduledFeeRuleChanges = pgTable(
   'scheduled_fee_rule_changes',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    customerId: uuid('customer_id')
-      .notNull()
-      .references(() => customers.id),
+    customerId: uuid('customer_id').notNull(),
     kind: text('kind').notNull(),
     // Null for ALL: the customer's merchants of the instant it applies.
     merchantIds: uuid('merchant_ids').array(),
@@ -441,6 +439,12 @@ export const scheduledFeeRuleChanges = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    // Named as migration 0012 made it (PostgreSQL's default name), not as drizzle would.
+    foreignKey({
+      name: 'scheduled_fee_rule_changes_customer_id_fkey',
+      columns: [t.customerId],
+      foreignColumns: [customers.id],
+    }),
     check(
       'scheduled_fee_rule_changes_kind',
       sql`${t.kind} IN ('BULK', 'ALL') AND (${t.kind} = 'ALL') = (${t.merchantIds} IS NULL)`,
@@ -520,9 +524,7 @@ export const webhookSubscriptions = pgTable(
   'webhook_subscriptions',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    customerId: uuid('customer_id')
-      .notNull()
-      .references(() => customers.id),
+    customerId: uuid('customer_id').notNull(),
     notificationUrl: text('notification_url').notNull(),
     notificationTypes: text('notification_types').array().notNull(),
     status: text('status', { enum: ['ENABLED', 'DISABLED'] })
@@ -537,6 +539,12 @@ export const webhookSubscriptions = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    // The foreign keys of the webhook tables are named as migration 0013 made them (PostgreSQL's default names).
+    foreignKey({
+      name: 'webhook_subscriptions_customer_id_fkey',
+      columns: [t.customerId],
+      foreignColumns: [customers.id],
+    }),
     check('webhook_subscriptions_status_check', sql`${t.status} IN ('ENABLED', 'DISABLED')`),
     index('webhook_subscriptions_customer_listing_idx').on(
       t.customerId,
@@ -555,12 +563,8 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    subscriptionId: uuid('subscription_id')
-      .notNull()
-      .references(() => webhookSubscriptions.id, { onDelete: 'cascade' }),
-    eventId: uuid('event_id')
-      .notNull()
-      .references(() => domainEvents.id),
+    subscriptionId: uuid('subscription_id').notNull(),
+    eventId: uuid('event_id').notNull(),
     eventType: text('event_type').notNull(),
     status: text('status', { enum: ['PENDING', 'SUCCEEDED', 'FAILED'] })
       .notNull()
@@ -574,6 +578,12 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    foreignKey({
+      name: 'webhook_deliveries_subscription_id_fkey',
+      columns: [t.subscriptionId],
+      foreignColumns: [webhookSubscriptions.id],
+    }).onDelete('cascade'),
+    foreignKey({ name: 'webhook_deliveries_event_id_fkey', columns: [t.eventId], foreignColumns: [domainEvents.id] }),
     check('webhook_deliveries_status_check', sql`${t.status} IN ('PENDING', 'SUCCEEDED', 'FAILED')`),
     unique('webhook_deliveries_subscription_event_unique').on(t.subscriptionId, t.eventId),
     index('webhook_deliveries_listing_idx').on(
