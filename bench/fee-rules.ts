@@ -112,7 +112,7 @@ const secondsSince = (started: number) => Math.round(performance.now() - started
  * key order into a table built like merchant_payment_plans (its primary key and
  * default, none of its triggers), then dropped. `withCurrentRows`: the copy first
  * holds the table's current rows, as the call finds it (docs/performance.md,
- * "/all against an occupied floor").
+ * line 5).
  */
 async function copyFloor(database: Database, planIds: string[], withCurrentRows: boolean): Promise<number> {
   const { db } = database;
@@ -131,8 +131,8 @@ async function copyFloor(database: Database, planIds: string[], withCurrentRows:
 }
 
 /**
- * The floor the budget names (docs/performance.md, "The floor of /all is the table
- * itself"): the same rows by one bare INSERT ... SELECT into merchant_payment_plans as
+ * The floor the budget names (docs/performance.md, the measurements behind the
+ * defaults): the same rows by one bare INSERT ... SELECT into merchant_payment_plans as
  * the call finds it, with its current rows, its primary key and the statement trigger
  * that stands in for its foreign keys, which any insert of these rows pays, and
  * committed as the call is. The caller seeds again after it.

@@ -43,7 +43,7 @@ export interface DomainEvent {
  * column's default, so that the answer's order never rests on RETURNING's. The
  * rows go as one JSON parameter: Drizzle's multi-row insert built ~250 KB of
  * objects and took ~1.3 ms of CPU for 20 events, this ~60 KB and ~0.5 ms
- * (docs/performance.md, seventh round).
+ * (docs/performance.md, the measurements behind the defaults).
  */
 export async function insertEvents(tx: Db, context: ChangeContext, events: readonly DomainEvent[]): Promise<string[]> {
   if (events.length === 0) return [];

@@ -33,7 +33,7 @@ export const PREVIEW_CHANGES_LIMIT = 100;
 
 /**
  * work_mem of the replacement's transaction on a PostgreSQL server
- * (docs/performance.md, "Where the time of /all went"). Embedded, the default
+ * (docs/performance.md, the measurements behind the defaults). Embedded, the default
  * stays: PGlite's WebAssembly memory never shrinks, and 64 MB raised the
  * service's peak RSS past its budget.
  */
