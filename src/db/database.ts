@@ -1,7 +1,7 @@
 /**
  * One interface over both drivers: `pg` for a PostgreSQL server (postgres.ts),
  * PGlite for the embedded default (pglite.ts). Everything above src/db sees only
- * `Database` and the helpers of driver.ts.
+ * `Database` and the helpers of database-core.ts.
  */
 import type { Database, DatabaseOptions } from './database-core.js';
 import { openPglite } from './pglite.js';

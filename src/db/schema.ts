@@ -200,7 +200,7 @@ export const passwordResetCodes = pgTable('password_reset_codes', {
 });
 
 /**
- * Mail waiting to be sent (src/features/users/mail-outbox.ts): written in the
+ * Mail waiting to be sent (src/features/mail/mail-dal.ts): written in the
  * transaction that asks for it, sent by a background worker, deleted once sent
  * (it may hold a temporary password or a code), retried with a growing pause.
  */
