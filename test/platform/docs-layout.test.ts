@@ -22,7 +22,7 @@ function treeSourceFolders(tree: string): string[] {
   return [...tree.matchAll(/^ {2}([\w-]+)\//gm)].map((match) => match[1]!).sort();
 }
 
-/** The folders under test/ the tree names: `test/name/` or, in the feature list, `name/`. */
+/** The folders under test/ the tree names: `test/` and the name, or a name and `/` in the list of features. */
 function treeTestFolders(tree: string): Set<string> {
   const testLines = tree.slice(tree.indexOf('test/<feature>/'), tree.indexOf('\nbench/'));
   return new Set([...testLines.matchAll(/(?:test\/)?([\w-]+)\//g)].map((match) => match[1]!));
