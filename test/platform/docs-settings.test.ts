@@ -14,7 +14,7 @@ import { documents, read } from '../helpers/repository-text.js';
 type AnySetting = { env: string; default: string; read(env: Record<string, string | undefined>): unknown };
 const BY_NAME = new Map<string, AnySetting>(Object.values(SETTINGS).map((s) => [s.env, s as AnySetting]));
 
-const UNIT = String.raw`(?:ms|s|seconds?|min|minutes?|h|hours?|days?|%|KiB|MiB)`;
+const UNIT = '(?:ms|s|seconds?|min|minutes?|h|hours?|days?|%|KiB|MiB)';
 const VALUE = String.raw`(\d[\d,]*(?:\.\d+)?)\s*(${UNIT})?(?![\w])`;
 const NAME = String.raw`\x60([A-Z][A-Z0-9_]+)\x60`;
 const FORMS = [
