@@ -20,7 +20,9 @@ import {
 } from '../../src/db/database.js';
 import { PGLITE_TEMPLATE, PGLITE_VERSION, startPgliteWorker } from '../../src/db/pglite.js';
 
-import { sql } from 'drizzle-orm';
+import { getTableName, is, sql } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
+import * as schema from '../../src/db/schema.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || undefined;
 export const ON_POSTGRES = TEST_DATABASE_URL !== undefined;
@@ -103,23 +105,13 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   };
 }
 
-const TABLES = [
-  'domain_events',
-  'audit_events',
-  'merchant_payment_plans',
-  'merchant_payment_plan_history',
-  'payment_plans',
-  'auth_tokens',
-  'auth_sessions',
-  'signing_keys',
-  'api_keys',
-  'users',
-  'merchants',
-  'customers',
-];
+/** Every table of src/db/schema.ts, so that a table added there is emptied too. */
+export const RESET_TABLES: readonly string[] = Object.values(schema)
+  .filter((value): value is PgTable => is(value, PgTable))
+  .map((table) => getTableName(table));
 
 export async function resetDatabase(database: Database): Promise<void> {
-  await database.db.execute(sql.raw(`TRUNCATE ${TABLES.join(', ')} RESTART IDENTITY CASCADE`));
+  await database.db.execute(sql.raw(`TRUNCATE ${RESET_TABLES.join(', ')} RESTART IDENTITY CASCADE`));
 }
 
 /** One database for the file, emptied before each test. */
