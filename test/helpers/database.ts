@@ -106,7 +106,7 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
 }
 
 /** Every table of src/db/schema.ts, so that a table added there is emptied too. */
-export const RESET_TABLES: readonly string[] = Object.values(schema)
+export const RESET_TABLES: readonly string[] = Object.values(schema as Record<string, unknown>)
   .filter((value): value is PgTable => is(value, PgTable))
   .map((table) => getTableName(table));
 
