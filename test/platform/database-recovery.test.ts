@@ -9,6 +9,7 @@ import { testConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, ON_POSTGRES } from '../helpers/database.js';
 import { startTcpProxy, viaProxy } from '../helpers/tcp-proxy.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('database recovery', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)' }, () => {
   it('answers 503 while PostgreSQL is unreachable and recovers when it returns', async () => {
@@ -30,12 +31,11 @@ describe('database recovery', { skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (
       assert.equal(login.statusCode, 503);
       assert.equal(login.json().code, 'database_unavailable');
       await proxy.restart();
-      let status = 0;
-      for (let i = 0; i < 50 && status !== 200; i++) {
-        status = (await app.inject({ method: 'GET', url: '/ready' })).statusCode;
-        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(status, 200, 'recovered without a restart');
+      await waitFor(
+        async () => (await app.inject({ method: 'GET', url: '/ready' })).statusCode === 200,
+        'recovered without a restart',
+        { timeoutMs: 5000, intervalMs: 100 },
+      );
     } finally {
       await app.close();
       await proxy.stop();

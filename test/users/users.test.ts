@@ -6,10 +6,11 @@ import { describe, it, mock } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.js';
-import { domainEvents } from '../../src/db/schema.js';
+import { domainEvents, mailOutbox } from '../../src/db/schema.js';
 import { totpCode } from '../../src/features/auth/totp.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
 const STRONG = 'mauve tractor juggles seven owls';
@@ -633,9 +634,9 @@ describe('forgotten password by mail', () => {
     restarted.listen(port, '127.0.0.1');
     await once(restarted.server, 'listening');
     try {
-      const deadline = Date.now() + 30_000;
-      while (received.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      await new Promise((r) => setTimeout(r, 300));
+      // Sent mail is deleted once the server took it: an empty outbox means every mail has arrived.
+      const outboxEmpty = async () => (await h.db.current.database.db.select().from(mailOutbox)).length === 0;
+      await waitFor(outboxEmpty, 'every mail in the outbox was sent', { timeoutMs: 30_000, intervalMs: 100 });
       // The temporary passwords of the two new users, then one code: nothing for unknown, integration or disabled users.
       assert.equal(received.length, 3);
       const codeMails = received.filter((m) => /reset code/.test(m));
