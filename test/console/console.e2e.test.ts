@@ -20,6 +20,7 @@ import {
   launchChromium,
   seriousViolations,
 } from '../helpers/console-browser.js';
+import { newConsolePage } from '../helpers/console-session.js';
 import { issueKey } from '../helpers/fixtures.js';
 import { seedCatalogue, type Catalogue } from '../helpers/plans.js';
 
@@ -41,19 +42,12 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
   const noSeriousViolations = async (page: Page, where: string) =>
     assert.deepEqual(await seriousViolations(page), [], `axe on ${where}`);
 
-  /** A fresh browser context and page, closed after the test, whose errors the test checks at its end. */
+  /** A page of its own, closed after the test, whose script errors and bearer token the test checks. */
   async function openPage(t: { after(fn: () => Promise<void>): void }): Promise<TestPage> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    t.after(() => context.close());
-    const page = await context.newPage();
     const errors: string[] = [];
+    const page = await newConsolePage(browser, errors);
+    t.after(() => page.context().close());
     let token = '';
-    page.on(
-      'console',
-      (message) =>
-        message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && errors.push(message.text()),
-    );
-    page.on('pageerror', (error) => errors.push(error.message));
     page.on('request', (request) => {
       const authorization = request.headers().authorization;
       if (authorization?.startsWith('Bearer ')) token = authorization.slice(7);

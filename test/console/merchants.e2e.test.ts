@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { openConsole } from '../helpers/console-session.js';
+import { newConsolePage, openConsole } from '../helpers/console-session.js';
 import type { TestDatabase } from '../helpers/database.js';
 import { CHROMIUM_MISSING, seriousViolations } from '../helpers/console-browser.js';
 import { issueKey, seedWorld, type World } from '../helpers/fixtures.js';
@@ -46,18 +46,11 @@ describe('console: merchants in the browser', { skip: CHROMIUM_MISSING }, () => 
     await database?.drop();
   });
 
-  /** A fresh browser context and page, closed after the test, whose script errors the test checks. */
+  /** A page of its own, closed after the test, whose script errors the test checks. */
   async function openPage(t: { after(fn: () => Promise<void>): void }): Promise<{ page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    t.after(() => context.close());
-    const page = await context.newPage();
     const errors: string[] = [];
-    page.on(
-      'console',
-      (message) =>
-        message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && errors.push(message.text()),
-    );
-    page.on('pageerror', (error) => errors.push(error.message));
+    const page = await newConsolePage(browser, errors);
+    t.after(() => page.context().close());
     return { page, errors };
   }
 

@@ -28,13 +28,19 @@ export async function openConsole(browserErrors: string[], config: Config = test
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const browser = await launchChromium();
+  const page = await newConsolePage(browser, browserErrors);
+  return { database, app, base, browser, context: page.context(), page };
+}
+
+/** A page in a fresh browser context (no session, nothing stored) whose script errors go to `errors`. */
+export async function newConsolePage(browser: Browser, errors: string[]): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   page.on(
     'console',
     (message) =>
-      message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && browserErrors.push(message.text()),
+      message.type() === 'error' && !/status of (4|5)\d\d/.test(message.text()) && errors.push(message.text()),
   );
-  page.on('pageerror', (error) => browserErrors.push(error.message));
-  return { database, app, base, browser, context, page };
+  page.on('pageerror', (error) => errors.push(error.message));
+  return page;
 }
