@@ -19,6 +19,7 @@ import { UnauthorizedError } from '../../errors.js';
 import { ROLES, type Role, type UserType } from '../../lib/principal.js';
 import type { NewSigningKey, SigningKeysDal } from './signing-keys-dal.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+export type { AuthMethod } from '../../db/schema.js';
 import type { AuthMethod } from '../../db/schema.js';
 import { OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { signingKeysNotice } from './auth-change-feed.js';

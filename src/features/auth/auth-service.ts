@@ -1,12 +1,11 @@
 /** Login, refresh rotation with reuse detection, logout (of one login or all), and bearer-token verification. */
 import { randomUUID } from 'node:crypto';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import type { AuthMethod } from '../../db/schema.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
-import type { AccessTokens } from './access-tokens.js';
+import type { AccessTokens, AuthMethod } from './access-tokens.js';
 import { type AuthChangeHandlers, loginUnlockedNotice } from './auth-change-feed.js';
 import type { AuthDal, ChallengeName, NewToken } from './auth-dal.js';
 import type { UsersDal } from '../users/users-dal.js';

@@ -158,6 +158,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/users/me/mfa/totp', {
     onRequest: app.authenticate,
+    // No body is a missing password: 401 and a failed login, as the contract says, rather than a 400.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     config: { anyRole: true, mfaSetup: true },
     schema: {
       ...USERS_DOCS.startTotp,
