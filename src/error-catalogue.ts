@@ -80,6 +80,11 @@ const CATALOGUE = {
   invalid_credentials: { status: 401, detail: 'The user or password is not correct.' },
   invalid_refresh_token: { status: 401, detail: 'The refresh token is not valid.' },
   refresh_token_reused: { status: 401, detail: 'This refresh token was already used; the login has been revoked.' },
+  mfa_required: {
+    status: 401,
+    detail:
+      'Your organisation requires two-factor codes and this login was made without one: log in again (and set them up).',
+  },
   invalid_challenge: {
     status: 401,
     detail:

@@ -92,7 +92,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new token object
-         * @description Refresh tokens rotate: each is good once. Presenting a used one is a 401 `refresh_token_reused` and revokes the whole login (its access tokens are refused at once by every instance). Unknown, expired or revoked: 401 `invalid_refresh_token`. The refresh tokens of a login live at most SESSION_MAX_AGE_SECONDS (default 30 days) from the login, however often they are refreshed: `refresh_expires_in` never reaches past that, and after it the login must be made again. A detected reuse is recorded as auth.refresh_reuse_detected in the audit trail of the customer. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers.
+         * @description Refresh tokens rotate: each is good once. Presenting a used one is a 401 `refresh_token_reused` and revokes the whole login (its access tokens are refused at once by every instance). Unknown, expired or revoked: 401 `invalid_refresh_token`. The refresh tokens of a login live at most SESSION_MAX_AGE_SECONDS (default 30 days) from the login, however often they are refreshed: `refresh_expires_in` never reaches past that, and after it the login must be made again. While the customer requires two-factor codes (`require_mfa`), a login made without one is not renewed: 401 `mfa_required` (log in again). A detected reuse is recorded as auth.refresh_reuse_detected in the audit trail of the customer. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers.
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -792,12 +792,12 @@ export interface paths {
         put?: never;
         /**
          * Start two-factor codes (TOTP)
-         * @description A new secret and its otpauth:// URL (RFC 6238: SHA-1, 6 digits, 30 seconds), not yet active: POST /v1/users/me/mfa/totp/verify with a first code turns it on. Already on: 409 mfa_already_enabled. With an API key: 403 forbidden.
+         * @description A step-up: the body carries the caller's `current_password` (also with the session of an MFA_SETUP challenge); a missing or wrong one is 401 invalid_credentials and counts as a failed login (429 too_many_login_attempts beyond the limit). Then a new secret and its otpauth:// URL (RFC 6238: SHA-1, 6 digits, 30 seconds), not yet active: POST /v1/users/me/mfa/totp/verify with a first code turns it on. Already on: 409 mfa_already_enabled. With an API key: 403 forbidden.
          */
         post: operations["startTotp"];
         /**
          * Turn two-factor codes off
-         * @description With a current code or a recovery code (each good once); a wrong one is 400 invalid_code and counts as a failed login. Recorded as user.mfa_disabled.
+         * @description A step-up: the body carries the caller's `current_password` (missing or wrong: 401 invalid_credentials, counted as a failed login) and a current code or a recovery code (each good once; a wrong one is 400 invalid_code and counts as a failed login). Every other session of the user ends at once on every instance (the caller's own goes on). Recorded as user.mfa_disabled.
          */
         delete: operations["disableTotp"];
         options?: never;
@@ -816,7 +816,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor codes on
-         * @description The first code of the secret from POST /v1/users/me/mfa/totp turns TOTP on; the answer carries 10 single-use recovery codes, shown only here. A wrong code is 400 invalid_code and counts as a failed login. From then on a login answers the challenge SOFTWARE_TOKEN_MFA. Recorded as user.mfa_enabled.
+         * @description The first code of the secret from POST /v1/users/me/mfa/totp turns TOTP on; the answer carries 10 single-use recovery codes, shown only here. Every other session of the user ends at once on every instance (the caller's own goes on). A wrong code is 400 invalid_code and counts as a failed login. From then on a login answers the challenge SOFTWARE_TOKEN_MFA. Recorded as user.mfa_enabled.
          */
         post: operations["verifyTotp"];
         delete?: never;
@@ -844,7 +844,7 @@ export interface paths {
         head?: never;
         /**
          * Change the caller's customer
-         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.
+         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -3404,6 +3404,29 @@ export interface components {
             code: string;
         };
         /**
+         * @description The current password, to enrol two-factor codes
+         * @example {
+         *       "current_password": "correct horse battery staple"
+         *     }
+         */
+        TotpEnrolmentRequest: {
+            /** @description The caller's current password: required, missing or wrong is 401 invalid_credentials */
+            current_password?: string;
+        };
+        /**
+         * @description The current password and a two-factor code (or a recovery code), to turn them off
+         * @example {
+         *       "code": "123456",
+         *       "current_password": "correct horse battery staple"
+         *     }
+         */
+        TotpDisableRequest: {
+            /** @description A 6-digit TOTP code (or, to turn it off, a recovery code) */
+            code: string;
+            /** @description The caller's current password: required, missing or wrong is 401 invalid_credentials */
+            current_password?: string;
+        };
+        /**
          * @description A new TOTP secret, active once a first code is verified
          * @example {
          *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
@@ -3868,7 +3891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: invalid_refresh_token, refresh_token_reused */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: invalid_refresh_token, refresh_token_reused, mfa_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3876,7 +3899,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_refresh_token" | "refresh_token_reused";
+                        code?: "invalid_refresh_token" | "refresh_token_reused" | "mfa_required";
                     };
                 };
             };
@@ -3978,7 +4001,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3986,7 +4009,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -4100,7 +4123,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4108,7 +4131,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -4304,7 +4327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4312,7 +4335,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -4470,7 +4493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +4501,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -4651,7 +4674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4659,7 +4682,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -4846,7 +4869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4854,7 +4877,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -5039,7 +5062,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5047,7 +5070,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -5268,7 +5291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5276,7 +5299,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -5497,7 +5520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5505,7 +5528,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -5686,7 +5709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5694,7 +5717,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -5872,7 +5895,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5880,7 +5903,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -6091,7 +6114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6099,7 +6122,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -6263,7 +6286,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6271,7 +6294,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -6448,7 +6471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6456,7 +6479,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -6638,7 +6661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6646,7 +6669,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -6765,7 +6788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6773,7 +6796,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -6914,7 +6937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6922,7 +6945,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -7085,7 +7108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7093,7 +7116,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -7186,7 +7209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7194,7 +7217,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -7380,7 +7403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7388,7 +7411,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -7529,7 +7552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7537,7 +7560,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -7678,7 +7701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7686,7 +7709,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -7856,7 +7879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7864,7 +7887,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -8035,7 +8058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8043,7 +8066,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -8229,7 +8252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8237,7 +8260,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -8357,7 +8380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8365,7 +8388,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -8484,7 +8507,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8492,7 +8515,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -8627,7 +8650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8635,7 +8658,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -8767,7 +8790,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8775,7 +8798,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -8880,7 +8903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8888,7 +8911,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -9044,7 +9067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9052,7 +9075,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -9190,7 +9213,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9198,7 +9221,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -9363,7 +9386,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9371,7 +9394,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -9494,7 +9517,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9502,7 +9525,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -9675,7 +9698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9683,7 +9706,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -9812,7 +9835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9820,7 +9843,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -9986,7 +10009,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9994,7 +10017,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -10142,7 +10165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10150,7 +10173,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -10286,7 +10309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired, invalid_credentials */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired, invalid_credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10294,7 +10317,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired" | "invalid_credentials";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired" | "invalid_credentials";
                     };
                 };
             };
@@ -10603,7 +10626,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TotpEnrolmentRequest"];
+            };
+        };
         responses: {
             /** @description A new TOTP secret, active once a first code is verified */
             200: {
@@ -10632,7 +10664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired, invalid_credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10640,7 +10672,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired" | "invalid_credentials";
                     };
                 };
             };
@@ -10692,7 +10724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited; see Retry-After. code: rate_limited */
+            /** @description Rate limited; see Retry-After. code: rate_limited, too_many_login_attempts */
             429: {
                 headers: {
                     /** @description Seconds until a retry can succeed */
@@ -10708,7 +10740,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "rate_limited";
+                        code?: "rate_limited" | "too_many_login_attempts";
                     };
                 };
             };
@@ -10749,10 +10781,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "code": "123456"
+                 *       "code": "123456",
+                 *       "current_password": "correct horse battery staple"
                  *     }
                  */
-                "application/json": components["schemas"]["CodeRequest"];
+                "application/json": components["schemas"]["TotpDisableRequest"];
             };
         };
         responses: {
@@ -10775,7 +10808,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired, invalid_credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10783,7 +10816,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired" | "invalid_credentials";
                     };
                 };
             };
@@ -10916,7 +10949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10924,7 +10957,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -11047,7 +11080,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11055,7 +11088,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };
@@ -11163,7 +11196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, invalid_api_key, api_key_expired */
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11171,7 +11204,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "invalid_api_key" | "api_key_expired";
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
                     };
                 };
             };

@@ -44,7 +44,7 @@ client.use({
 /**
  * The data of a call, typed by the operation's 2xx answer in the generated
  * schema (undefined when the answer has no body), or an ApiError. A 401 on a
- * signed-in call ends the session.
+ * signed-in call ends the session, but for a wrong password (invalid_credentials).
  */
 export async function unwrap<Data>(call: Promise<{ data?: Data; error?: unknown; response: Response }>): Promise<Data> {
   let result: Awaited<typeof call>;
@@ -65,7 +65,8 @@ export async function unwrap<Data>(call: Promise<{ data?: Data; error?: unknown;
     retryAfter: Number.isFinite(retry) && retry > 0 ? retry : undefined,
     body,
   };
-  if (response.status === 401 && accessToken) onUnauthorized();
+  // A wrong password of a step-up (own password, two-factor codes) is not a dead session.
+  if (response.status === 401 && accessToken && problem.code !== 'invalid_credentials') onUnauthorized();
   throw new ApiError(problem);
 }
 

@@ -282,6 +282,9 @@ export const apiKeys = pgTable(
   ],
 );
 
+/** A way a login was proven (RFC 8176): the password, a one-time code. */
+export type AuthMethod = 'pwd' | 'otp';
+
 /** One login: the family that every access and refresh token descends from. */
 export const authSessions = pgTable(
   'auth_sessions',
@@ -293,6 +296,8 @@ export const authSessions = pgTable(
     createdAt: createdAt(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
     revokedReason: text('revoked_reason'),
+    // How the login was established (RFC 8176): its access tokens carry it as `amr`.
+    amr: text('amr').array().notNull().default(sql`'{pwd}'`).$type<AuthMethod[]>(),
   },
   (t) => [
     index('auth_sessions_user_idx').on(t.userId),

@@ -239,6 +239,7 @@ export const AUTHENTICATED: OperationCode[] = [
   'ambiguous_credentials',
   'missing_credentials',
   'invalid_token',
+  'mfa_required',
   'invalid_api_key',
   'api_key_expired',
   'merchant_inactive',

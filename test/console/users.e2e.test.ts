@@ -1,7 +1,8 @@
 /**
  * The console's users end to end in Chromium: an ADMIN adds a colleague (the
  * temporary password shown once), the colleague's first sign-in asks for a new
- * password, turns on two-factor codes with the QR code on My account, and signs in
+ * password, turns on two-factor codes with the QR code on My account (its password
+ * asked first), and signs in
  * again with a code; a VIEWER sees no buttons it may not use. axe on every step,
  * screenshots in .tmp/.
  */
@@ -111,6 +112,11 @@ describe('console: users, first sign-in and two-factor codes', { skip: CHROMIUM_
   it('turns on two-factor codes on My account with a QR code, and the next sign-in asks for a code', async () => {
     await page.getByRole('link', { name: 'My account' }).click();
     await page.getByRole('heading', { name: 'My account' }).waitFor();
+    // A step-up: the password first; a wrong one is refused and the session goes on.
+    await page.getByLabel('Your password, to set up two-factor codes').fill('not the password at all');
+    await page.getByRole('button', { name: 'Set up two-factor codes' }).click();
+    await page.getByText('The current password is not correct.').waitFor();
+    await page.getByLabel('Your password, to set up two-factor codes').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Set up two-factor codes' }).click();
     await page.getByRole('img', { name: 'QR code of the two-factor secret' }).waitFor();
     totpSecret = (await page.getByTestId('totp-secret').innerText()).trim();

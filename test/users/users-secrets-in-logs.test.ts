@@ -57,7 +57,14 @@ describe('secrets of the users flows', () => {
         }),
       );
       const token = done.token.access_token;
-      const enrol = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(token) }));
+      const enrol = json(
+        await app.inject({
+          method: 'POST',
+          url: '/v1/users/me/mfa/totp',
+          headers: bearer(token),
+          payload: { current_password: NEW_PASSWORD },
+        }),
+      );
       const code = totpCode(enrol.secret);
       secrets.push(enrol.secret, code);
       const verified = json(

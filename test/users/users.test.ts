@@ -14,6 +14,8 @@ import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
 const STRONG = 'mauve tractor juggles seven owls';
+/** The password of seedWorld's login (the ADMIN of these tests). */
+const ADMIN_PASSWORD = 'alpha-password-1';
 
 async function setup(overrides = {}) {
   const app = await h.app(overrides);
@@ -409,7 +411,14 @@ describe('first login and passwords', () => {
 describe('two-factor codes (TOTP)', () => {
   it('enrols, challenges the login with SOFTWARE_TOKEN_MFA, refuses a replayed code, takes a recovery code once', async () => {
     const { app, admin, world } = await setup();
-    const start = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(admin) }));
+    const start = json(
+      await app.inject({
+        method: 'POST',
+        url: '/v1/users/me/mfa/totp',
+        headers: bearer(admin),
+        payload: { current_password: ADMIN_PASSWORD },
+      }),
+    );
     assert.match(start.otpauth_url, /^otpauth:\/\/totp\//);
     const wrong = await app.inject({
       method: 'POST',
@@ -460,7 +469,14 @@ describe('two-factor codes (TOTP)', () => {
 
   it('adds no second password hash to a login: the code is checked without argon2', async () => {
     const { app, admin, world } = await setup();
-    const start = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(admin) }));
+    const start = json(
+      await app.inject({
+        method: 'POST',
+        url: '/v1/users/me/mfa/totp',
+        headers: bearer(admin),
+        payload: { current_password: ADMIN_PASSWORD },
+      }),
+    );
     const enrolled = await app.inject({
       method: 'POST',
       url: '/v1/users/me/mfa/totp/verify',
@@ -486,7 +502,14 @@ describe('two-factor codes (TOTP)', () => {
 
   it('never checks more parallel code guesses than the lockout allows', async () => {
     const { app, admin } = await setup({ loginMaxFailures: 3 });
-    const start = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(admin) }));
+    const start = json(
+      await app.inject({
+        method: 'POST',
+        url: '/v1/users/me/mfa/totp',
+        headers: bearer(admin),
+        payload: { current_password: ADMIN_PASSWORD },
+      }),
+    );
     const wrong = totpCode(start.secret) === '000000' ? '111111' : '000000';
     const guesses = await Promise.all(
       Array.from({ length: 8 }, () =>
@@ -529,7 +552,14 @@ describe('two-factor codes (TOTP)', () => {
 
   it('counts wrong codes toward the login lockout', async () => {
     const { app, admin, world } = await setup({ loginMaxFailures: 2 });
-    const start = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: bearer(admin) }));
+    const start = json(
+      await app.inject({
+        method: 'POST',
+        url: '/v1/users/me/mfa/totp',
+        headers: bearer(admin),
+        payload: { current_password: ADMIN_PASSWORD },
+      }),
+    );
     await app.inject({
       method: 'POST',
       url: '/v1/users/me/mfa/totp/verify',
@@ -571,7 +601,14 @@ describe('two-factor codes (TOTP)', () => {
     const session = bearer(login.challenge.session);
     const elsewhere = await app.inject({ method: 'GET', url: '/v1/users', headers: session });
     assert.equal(elsewhere.statusCode, 401);
-    const start = json(await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: session }));
+    const start = json(
+      await app.inject({
+        method: 'POST',
+        url: '/v1/users/me/mfa/totp',
+        headers: session,
+        payload: { current_password: STRONG },
+      }),
+    );
     assert.match(start.otpauth_url, /mfa%40alpha\.test/);
     const res = await app.inject({
       method: 'POST',
@@ -580,7 +617,12 @@ describe('two-factor codes (TOTP)', () => {
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(json(res).recovery_codes.length, 10);
-    const spent = await app.inject({ method: 'POST', url: '/v1/users/me/mfa/totp', headers: session });
+    const spent = await app.inject({
+      method: 'POST',
+      url: '/v1/users/me/mfa/totp',
+      headers: session,
+      payload: { current_password: STRONG },
+    });
     assert.equal(spent.statusCode, 401);
     assert.equal(member.id.length, 36);
   });

@@ -80,15 +80,19 @@ export function AccountPage({ email }: { email: string }) {
           className="stack"
           onSubmit={(event) => {
             event.preventDefault();
-            const code = String(new FormData(event.currentTarget).get('code')).trim();
+            const form = new FormData(event.currentTarget);
+            const code = String(form.get('code')).trim();
+            const current_password = String(form.get('password'));
             void run(async () => {
-              await unwrap(client.DELETE('/v1/users/me/mfa/totp', { body: { code } }));
+              await unwrap(client.DELETE('/v1/users/me/mfa/totp', { body: { code, current_password } }));
               reload();
-              return 'Two-factor codes are off.';
+              return 'Two-factor codes are off. Your other sessions have ended.';
             });
           }}
         >
           <p>Two-factor codes are on.</p>
+          <label htmlFor="off-password">Your password, to turn them off</label>
+          <input id="off-password" name="password" type="password" autoComplete="current-password" required />
           <label htmlFor="off-code">A current code (or a recovery code) to turn them off</label>
           <input id="off-code" name="code" autoComplete="one-time-code" required />
           <button type="submit" className="danger" disabled={busy}>
@@ -106,24 +110,28 @@ export function AccountPage({ email }: { email: string }) {
               setCodes(answer.recovery_codes);
               setEnrolment(undefined);
               reload();
-              return 'Two-factor codes are on.';
+              return 'Two-factor codes are on. Your other sessions have ended.';
             })
           }
         />
       ) : (
-        <button
-          type="button"
-          className="primary"
-          disabled={busy}
-          onClick={() =>
+        <form
+          className="stack"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const current_password = String(new FormData(event.currentTarget).get('password'));
             void run(async () => {
-              setEnrolment(await unwrap(client.POST('/v1/users/me/mfa/totp')));
+              setEnrolment(await unwrap(client.POST('/v1/users/me/mfa/totp', { body: { current_password } })));
               return 'Scan the QR code to continue.';
-            })
-          }
+            });
+          }}
         >
-          Set up two-factor codes
-        </button>
+          <label htmlFor="enrol-password">Your password, to set up two-factor codes</label>
+          <input id="enrol-password" name="password" type="password" autoComplete="current-password" required />
+          <button type="submit" className="primary" disabled={busy}>
+            Set up two-factor codes
+          </button>
+        </form>
       )}
     </section>
   );

@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { Schemas } from '../../../clients/typescript/index';
 import { ApiError, client, describeError, unwrap } from '../api';
 import { RevealedSecret } from '../secret';
@@ -16,6 +16,8 @@ export function SignIn({ notice, onToken }: { notice?: string; onToken: (token: 
   const [step, setStep] = useState<Step>({ kind: 'password' });
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  /** The password just proven (or chosen): enrolling two-factor codes asks for it again (a step-up). */
+  const password = useRef('');
 
   /** Runs one call of the sign-in; its answer is the token or the next challenge. */
   const attempt = async (call: () => Promise<Schemas['LoginResponse']>) => {
@@ -53,6 +55,7 @@ export function SignIn({ notice, onToken }: { notice?: string; onToken: (token: 
           event.preventDefault();
           const form = new FormData(event.currentTarget);
           const body = { user: String(form.get('user')), password: String(form.get('password')) };
+          password.current = body.password;
           void attempt(() => unwrap(client.POST('/v1/login', { body })));
         }}
         className="stack"
@@ -80,7 +83,10 @@ export function SignIn({ notice, onToken }: { notice?: string; onToken: (token: 
     const { challenge } = step;
     content = (
       <form
-        onSubmit={(event) => void answer(challenge, { new_password: field(event, 'new_password') })}
+        onSubmit={(event) => {
+          password.current = field(event, 'new_password');
+          void answer(challenge, { new_password: password.current });
+        }}
         className="stack"
       >
         <p>Choose your own password to replace the temporary one: 12 to 256 characters, not a common one.</p>
@@ -132,7 +138,10 @@ export function SignIn({ notice, onToken }: { notice?: string; onToken: (token: 
           onClick={async () => {
             try {
               const started = await unwrap(
-                client.POST('/v1/users/me/mfa/totp', { headers: { authorization: `Bearer ${challenge.session}` } }),
+                client.POST('/v1/users/me/mfa/totp', {
+                  headers: { authorization: `Bearer ${challenge.session}` },
+                  body: { current_password: password.current },
+                }),
               );
               setStep({ kind: 'challenge', challenge, enrolment: started });
             } catch (e) {

@@ -19,6 +19,8 @@ import { UnauthorizedError } from '../../errors.js';
 import { ROLES, type Role, type UserType } from '../../lib/principal.js';
 import type { NewSigningKey, SigningKeysDal } from './signing-keys-dal.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+export type { AuthMethod } from '../../db/schema.js';
+import type { AuthMethod } from '../../db/schema.js';
 import { OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { signingKeysNotice } from './auth-change-feed.js';
 
@@ -44,7 +46,13 @@ export interface AccessClaims {
   customer_id: string;
   /** What the user may do (docs/api.md, "Users and roles"): checked from the token, no database read. */
   role: Role;
+  /** How the login was established (RFC 8176): `["pwd"]`, or `["pwd", "otp"]` with a one-time code. */
+  amr: AuthMethod[];
 }
+
+const AUTH_METHODS: readonly string[] = ['pwd', 'otp'] satisfies AuthMethod[];
+/** Tokens signed before `amr` existed came from logins with the password alone. */
+const PASSWORD_ONLY: AuthMethod[] = ['pwd'];
 
 export interface SignedAccessToken {
   token: string;
@@ -163,6 +171,7 @@ export function createAccessTokens(deps: AccessTokensDeps) {
         customer_id: claims.customer_id,
         sid: claims.sid,
         role: claims.role,
+        amr: claims.amr,
       })
         .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE, kid: signing.kid })
         .setIssuer(deps.issuer)
@@ -193,8 +202,11 @@ export function createAccessTokens(deps: AccessTokensDeps) {
         const { sub, sid, user_type, customer_id, jti, exp } = payload;
         // Tokens signed before roles existed carry none: their users all became ADMIN (migration 0010).
         const role = payload.role ?? 'ADMIN';
+        const amr = payload.amr ?? PASSWORD_ONLY;
         if (
           !ROLES.includes(role as Role) ||
+          !Array.isArray(amr) ||
+          !amr.every((method) => AUTH_METHODS.includes(method)) ||
           typeof sid !== 'string' ||
           typeof customer_id !== 'string' ||
           (user_type !== 'CUSTOMER' && user_type !== 'MERCHANT')
@@ -207,6 +219,7 @@ export function createAccessTokens(deps: AccessTokensDeps) {
           user_type,
           customer_id,
           role: role as Role,
+          amr: amr as AuthMethod[],
           jti: jti!,
           exp: exp!,
         };

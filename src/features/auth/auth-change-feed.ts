@@ -1,7 +1,7 @@
 /**
  * Every instance learns at once of what another changed in token auth: a
- * revoked login (logout, refresh-token reuse), a rotated signing key, and a user
- * name the operator unlocked. The changing transaction sends NOTIFY (delivered
+ * revoked login (logout, refresh-token reuse), a rotated signing key, a user
+ * name the operator unlocked, and a customer's require_mfa. The changing transaction sends NOTIFY (delivered
  * on commit); one LISTEN connection per instance receives them all.
  */
 import type { Database } from '../../db/database.js';
@@ -19,6 +19,11 @@ export function loginUnlockedNotice(name: string): Notice {
   return { channel: CHANNEL, payload: `unlock ${name}` };
 }
 
+/** A customer now requires (or no longer requires) a one-time code of every login. */
+export function mfaRequirementNotice(customerId: string, required: boolean): Notice {
+  return { channel: CHANNEL, payload: `mfa ${customerId} ${required ? 'on' : 'off'}` };
+}
+
 /** The notice of the unit of work that rotates the signing key. */
 export function signingKeysNotice(): Notice {
   return { channel: CHANNEL, payload: 'keys' };
@@ -29,6 +34,7 @@ export interface AuthChangeHandlers {
   signingKeysChanged(): void;
   /** The operator cleared a user name's failed-login counts. */
   loginUnlocked(name: string): void;
+  mfaRequirementChanged(customerId: string, required: boolean): void;
   /** false while pushed messages may be missed. */
   connectedChanged(connected: boolean): void;
 }
@@ -46,6 +52,11 @@ export async function listenForAuthChanges(
       if (kind === 'session' && subject) handlers.sessionRevoked(subject);
       else if (kind === 'keys') handlers.signingKeysChanged();
       else if (kind === 'unlock' && subject) handlers.loginUnlocked(subject);
+      else if (kind === 'mfa') {
+        const [customerId, state] = subject.split(' ');
+        if (customerId && (state === 'on' || state === 'off'))
+          handlers.mfaRequirementChanged(customerId, state === 'on');
+      }
     },
     onConnectedChange: handlers.connectedChanged,
   });

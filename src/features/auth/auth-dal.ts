@@ -1,7 +1,15 @@
 /** Queries of logins, sessions and refresh tokens. Every function takes an optional transaction. */
-import { and, eq, gt, isNotNull, isNull, lt, ne, type Placeholder, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lt, ne, type Placeholder, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
-import { auditEvents, authSessions, authTokens, customers, loginChallenges, users } from '../../db/schema.js';
+import {
+  type AuthMethod,
+  auditEvents,
+  authSessions,
+  authTokens,
+  customers,
+  loginChallenges,
+  users,
+} from '../../db/schema.js';
 
 export type ChallengeName = 'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA' | 'MFA_SETUP';
 
@@ -49,7 +57,7 @@ const loginStatements = {
   openSession: (on: Db, name = '') => {
     const newSession = on
       .$with('new_session')
-      .as(on.insert(authSessions).values({ id: sql.placeholder('sessionId'), userId: sql.placeholder('userId') }));
+      .as(on.insert(authSessions).values({ id: sql.placeholder('sessionId'), ...placeholders('userId', 'amr') }));
     const newToken = on
       .$with('new_token')
       .as(on.insert(authTokens).values(placeholders('tokenHash', 'sessionId', 'kind', 'expiresAt')));
@@ -88,9 +96,12 @@ export function createAuthDal(db: Db) {
       return row;
     },
 
-    /** A new login in one statement: the session of `refreshToken.sessionId` for the user, its refresh token and its audit record. */
-    async openSession(userId: string, refreshToken: NewToken, audit: NewAuditEvent): Promise<void> {
-      await statements().openSession.execute({ ...audit, ...refreshToken, userId });
+    /**
+     * A new login in one statement: the session of `refreshToken.sessionId` for
+     * the user, established by `amr`, its refresh token and its audit record.
+     */
+    async openSession(userId: string, amr: AuthMethod[], refreshToken: NewToken, audit: NewAuditEvent): Promise<void> {
+      await statements().openSession.execute({ ...audit, ...refreshToken, userId, amr });
     },
 
     async insertTokens(tokens: NewToken[]): Promise<void> {
@@ -130,15 +141,18 @@ export function createAuthDal(db: Db) {
           expiresAt: authTokens.expiresAt,
           consumedAt: authTokens.consumedAt,
           revokedAt: authSessions.revokedAt,
+          amr: authSessions.amr,
           userId: authSessions.userId,
           userType: users.type,
           customerId: users.customerId,
           email: users.email,
           role: users.role,
+          requireMfa: customers.requireMfa,
         })
         .from(authTokens)
         .innerJoin(authSessions, eq(authSessions.id, authTokens.sessionId))
         .innerJoin(users, eq(users.id, authSessions.userId))
+        .innerJoin(customers, eq(customers.id, users.customerId))
         .where(and(eq(authTokens.tokenHash, tokenHash), eq(authTokens.kind, 'refresh')))
         .for('update', { of: authTokens })
         .limit(1);
@@ -175,6 +189,40 @@ export function createAuthDal(db: Db) {
         )
         .returning({ id: authSessions.id });
       return rows.map((r) => r.id);
+    },
+
+    /** Revokes every live login of a customer's users made without a one-time code; answers their ids. */
+    async revokeSessionsWithoutOtp(customerId: string, reason: string): Promise<string[]> {
+      const rows = await db
+        .update(authSessions)
+        .set({ revokedAt: sql`now()`, revokedReason: reason })
+        .where(
+          and(
+            inArray(
+              authSessions.userId,
+              db.select({ id: users.id }).from(users).where(eq(users.customerId, customerId)),
+            ),
+            isNull(authSessions.revokedAt),
+            sql`NOT ('otp' = ANY(${authSessions.amr}))`,
+          ),
+        )
+        .returning({ id: authSessions.id });
+      return rows.map((r) => r.id);
+    },
+
+    /** The customers whose logins need a one-time code (require_mfa). */
+    async listCustomersRequiringMfa(): Promise<string[]> {
+      const rows = await db.select({ id: customers.id }).from(customers).where(eq(customers.requireMfa, true));
+      return rows.map((r) => r.id);
+    },
+
+    async customerRequiresMfa(customerId: string): Promise<boolean> {
+      const [row] = await db
+        .select({ requireMfa: customers.requireMfa })
+        .from(customers)
+        .where(eq(customers.id, customerId))
+        .limit(1);
+      return row?.requireMfa === true;
     },
 
     /** A challenge instead of a token: its session is stored as a SHA-256 only. */

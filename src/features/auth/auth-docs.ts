@@ -15,7 +15,7 @@ export const AUTH_DOCS = operationDocs('auth', {
   refreshToken: {
     summary: 'Exchange a refresh token for a new token object',
     description:
-      'Refresh tokens rotate: each is good once. Presenting a used one is a 401 `refresh_token_reused` and revokes the whole login (its access tokens are refused at once by every instance). Unknown, expired or revoked: 401 `invalid_refresh_token`. The refresh tokens of a login live at most SESSION_MAX_AGE_SECONDS (default 30 days) from the login, however often they are refreshed: `refresh_expires_in` never reaches past that, and after it the login must be made again. A detected reuse is recorded as auth.refresh_reuse_detected in the audit trail of the customer. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers.',
+      'Refresh tokens rotate: each is good once. Presenting a used one is a 401 `refresh_token_reused` and revokes the whole login (its access tokens are refused at once by every instance). Unknown, expired or revoked: 401 `invalid_refresh_token`. The refresh tokens of a login live at most SESSION_MAX_AGE_SECONDS (default 30 days) from the login, however often they are refreshed: `refresh_expires_in` never reaches past that, and after it the login must be made again. While the customer requires two-factor codes (`require_mfa`), a login made without one is not renewed: 401 `mfa_required` (log in again). A detected reuse is recorded as auth.refresh_reuse_detected in the audit trail of the customer. Per client address: 429 rate_limited beyond RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 60), with Retry-After and RateLimit-* headers.',
   },
   logout: {
     summary: 'Revoke the access token and its refresh family',

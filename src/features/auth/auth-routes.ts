@@ -85,7 +85,14 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Ref(RefreshBody),
       response: {
         200: Ref(TokenResponse),
-        ...problems(...WITH_BODY, 'invalid_refresh_token', 'refresh_token_reused', 'rate_limited', ...ALWAYS),
+        ...problems(
+          ...WITH_BODY,
+          'invalid_refresh_token',
+          'refresh_token_reused',
+          'mfa_required',
+          'rate_limited',
+          ...ALWAYS,
+        ),
       },
     },
     handler: async (request, reply) => {

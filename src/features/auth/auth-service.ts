@@ -1,17 +1,17 @@
 /** Login, refresh rotation with reuse detection, logout (of one login or all), and bearer-token verification. */
 import { randomUUID } from 'node:crypto';
-import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
-import type { AccessTokens } from './access-tokens.js';
-import { type AuthChangeHandlers, loginUnlockedNotice, sessionsRevokedNotice } from './auth-change-feed.js';
+import type { AccessTokens, AuthMethod } from './access-tokens.js';
+import { type AuthChangeHandlers, loginUnlockedNotice } from './auth-change-feed.js';
 import type { AuthDal, ChallengeName, NewToken } from './auth-dal.js';
 import type { UsersDal } from '../users/users-dal.js';
 import { assertStrongPassword } from '../users/password-policy.js';
 import { newRecoveryCodes, recoveryCodeHash, totpStep } from './totp.js';
-import { createRevokedSessions } from './revoked-sessions.js';
+import { createSessionGuard, hasSecondFactor, mfaRequired } from './session-guard.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { Principal, Role, UserType } from '../../lib/principal.js';
@@ -79,6 +79,9 @@ interface TokenOwner {
   role: Role;
 }
 
+const PASSWORD: AuthMethod[] = ['pwd'];
+const PASSWORD_AND_CODE: AuthMethod[] = ['pwd', 'otp'];
+
 const REFRESH_PREFIX = 'fgr_';
 const CHALLENGE_PREFIX = 'fgc_';
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
@@ -92,13 +95,7 @@ export function normaliseEmail(email: string): string {
 export function createAuthService(deps: AuthServiceDeps) {
   const { uow, authDal, hasher, accessTokens } = deps;
   const now = deps.now ?? (() => new Date());
-  const revokedSessions = createRevokedSessions({
-    ttlMs: deps.accessTokenTtlSeconds * 1000,
-    loadRevokedSince: (since) => authDal.listRevokedSessionIds(since),
-    isRevokedInDatabase: (sessionId) => authDal.isSessionRevoked(sessionId),
-    onReloadError: (err) =>
-      deps.onBackgroundError?.(err, 'could not load revoked logins; checking each token in the database'),
-  });
+  const guard = createSessionGuard(deps);
   const emails = new Map<string, string>();
   const rememberEmail = (userId: string, email: string) => {
     if (emails.size >= EMAIL_CACHE_SIZE && !emails.has(userId)) emails.delete(emails.keys().next().value!);
@@ -132,6 +129,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   async function tokenObject(
     sessionId: string,
     owner: TokenOwner,
+    amr: AuthMethod[],
     refresh: { token: string; expiresIn: number },
   ): Promise<TokenObject> {
     const access = await accessTokens.sign({
@@ -140,6 +138,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       user_type: owner.type,
       customer_id: owner.customerId,
       role: owner.role,
+      amr,
     });
     rememberEmail(owner.id, owner.email);
     return {
@@ -166,29 +165,10 @@ export function createAuthService(deps: AuthServiceDeps) {
     backgroundWrites.add(write);
   }
 
-  /**
-   * Inside a unit of work: ends every login of a user but `keep`, here once it
-   * commits and on other instances by NOTIFY; answers their ids.
-   */
-  async function revokeSessionsIn(
-    { dal: { auth }, notify, afterCommit }: Pick<WriteScope<AuthDals>, 'dal' | 'notify' | 'afterCommit'>,
-    userId: string,
-    reason: string,
-    keep?: string,
-  ): Promise<string[]> {
-    const ids = await auth.revokeUserSessions(userId, reason, keep);
-    await notify(sessionsRevokedNotice(ids));
-    // Refused here at once; other instances hear of it by the notice.
-    afterCommit(() => {
-      for (const id of ids) revokedSessions.add(id);
-    });
-    return ids;
-  }
-
   /** Ends every login of a user, here at once and on other instances by NOTIFY; answers how many were live. */
   async function endSessions(user: { id: string; customerId: string }, context: ChangeContext): Promise<number> {
     return uow.write(context, async (scope) => {
-      const ids = await revokeSessionsIn(scope, user.id, 'logout_all');
+      const ids = await guard.revokeUserSessionsIn(scope, user.id, 'logout_all');
       await scope.audit({
         action: 'auth.logout_all',
         customerId: user.customerId,
@@ -200,8 +180,13 @@ export function createAuthService(deps: AuthServiceDeps) {
     });
   }
 
-  /** A new login of `user`: its session, refresh token and audit record in one statement, then its tokens. */
-  async function openLogin(user: TokenOwner, context: ChangeContext, address: string): Promise<TokenObject> {
+  /** A new login of `user`, proven by `amr`: its session, refresh token and audit record in one statement, then its tokens. */
+  async function openLogin(
+    user: TokenOwner,
+    amr: AuthMethod[],
+    context: ChangeContext,
+    address: string,
+  ): Promise<TokenObject> {
     const sessionId = randomUUID();
     const refresh = newRefreshToken(sessionId);
     const audit = auditValues(
@@ -214,8 +199,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         details: { client_address: address },
       },
     );
-    await authDal.openSession(user.id, refresh.row, audit);
-    return tokenObject(sessionId, user, refresh);
+    await authDal.openSession(user.id, amr, refresh.row, audit);
+    return tokenObject(sessionId, user, amr, refresh);
   }
 
   /** A challenge instead of tokens: its session is good once, for 5 minutes. */
@@ -285,7 +270,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const factor = secondFactor(user);
       if (factor) return challenge(factor, user.id);
       await deps.throttle.succeed(name, client.address);
-      return { token: await openLogin({ ...user, email: name, role: user.role! }, context, client.address) };
+      return { token: await openLogin({ ...user, email: name, role: user.role! }, PASSWORD, context, client.address) };
     },
 
     /**
@@ -320,12 +305,13 @@ export function createAuthService(deps: AuthServiceDeps) {
         });
         if (!spent) throw invalidChallenge();
         if (pending.requireMfa && !pending.totpEnabled) return challenge('MFA_SETUP', owner.id);
-        return { token: await openLogin(owner, context, address) };
+        return { token: await openLogin(owner, PASSWORD, context, address) };
       }
       if (answer.code === undefined) throw invalidChallenge(`${answer.name} needs code.`);
       await deps.throttle.attempt(pending.email, address);
       const code = answer.code;
-      const outcome = await uow.write(context, async ({ dal, audit }) => {
+      const outcome = await uow.write(context, async (scope) => {
+        const { dal, audit } = scope;
         const locked = await dal.auth.findChallenge(sessionHash, now(), true);
         if (!locked) return 'spent' as const;
         await dal.auth.spendChallenge(sessionHash);
@@ -339,6 +325,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         const recoveryCodes = newRecoveryCodes();
         await dal.users.setTotpEnabled(owner.id, true);
         await dal.users.replaceRecoveryCodes(owner.id, recoveryCodes.map(recoveryCodeHash));
+        // Turning TOTP on ends every login of the user; the one opened below is the only one.
+        await guard.revokeUserSessionsIn(scope, owner.id, 'mfa_enabled');
         await audit(
           { action: 'user.mfa_enabled', customerId: owner.customerId, targetType: 'user', targetId: owner.id },
           { type: 'user', id: owner.id },
@@ -357,12 +345,15 @@ export function createAuthService(deps: AuthServiceDeps) {
         throw invalidChallenge('The code is not correct or was already used; log in again.');
       }
       await deps.throttle.succeed(pending.email, address);
-      const token = await openLogin(owner, context, address);
+      const token = await openLogin(owner, PASSWORD_AND_CODE, context, address);
       return outcome.recoveryCodes ? { token, recovery_codes: outcome.recoveryCodes } : { token };
     },
 
     /** Inside another feature's unit of work: ends a user's logins but `keep`, on every instance. */
-    revokeSessionsIn,
+    revokeSessionsIn: guard.revokeUserSessionsIn,
+
+    /** Inside another feature's unit of work: a customer's require_mfa, known on every instance (session-guard.ts). */
+    setRequireMfaIn: guard.setRequireMfaIn,
 
     /** Counts a failed check of a user's password or code toward the login lockout (before it is checked). */
     countAttempt(email: string, address: string): Promise<void> {
@@ -388,16 +379,21 @@ export function createAuthService(deps: AuthServiceDeps) {
     /**
      * Rotates a refresh token, within SESSION_MAX_AGE_SECONDS of its login. A
      * second use of one revokes its whole family: `auth.refresh_reuse_detected`
-     * of the user's customer, with the address it came from.
+     * of the user's customer, with the address it came from. A login made
+     * without a one-time code is not renewed while its customer requires one.
      */
     async refresh(refreshToken: string, context: ChangeContext, clientAddress: string): Promise<TokenObject> {
       const tokenHash = sha256Hex(refreshToken);
-      const outcome = await uow.write(context, async ({ dal: { auth }, audit, notify, afterCommit }) => {
+      const outcome = await uow.write(context, async (scope) => {
+        const { auth } = scope.dal;
         const token = await auth.lockRefreshToken(tokenHash);
-        if (!token || token.revokedAt !== null) return { error: 'invalid' as const };
+        if (!token) return { error: 'invalid' as const };
+        // Before revocation: turning require_mfa on ended the login, and this says why.
+        if (token.requireMfa && !hasSecondFactor(token.amr)) return { error: 'mfa' as const };
+        if (token.revokedAt !== null) return { error: 'invalid' as const };
         if (token.consumedAt !== null) {
-          await auth.revokeSession(token.sessionId, 'refresh_token_reuse');
-          await audit(
+          await guard.revokeSessionIn(scope, token.sessionId, 'refresh_token_reuse');
+          await scope.audit(
             {
               action: 'auth.refresh_reuse_detected',
               customerId: token.customerId,
@@ -407,8 +403,6 @@ export function createAuthService(deps: AuthServiceDeps) {
             },
             { type: 'user', id: token.userId },
           );
-          await notify(sessionsRevokedNotice([token.sessionId]));
-          afterCommit(() => revokedSessions.add(token.sessionId));
           return { error: 'reused' as const };
         }
         const endsAt = sessionEnd(token.sessionCreatedAt.getTime());
@@ -423,9 +417,10 @@ export function createAuthService(deps: AuthServiceDeps) {
           email: token.email,
           role: token.role!,
         };
-        return { tokens: await tokenObject(token.sessionId, owner, refresh) };
+        return { tokens: await tokenObject(token.sessionId, owner, token.amr, refresh) };
       });
       if ('tokens' in outcome && outcome.tokens) return outcome.tokens;
+      if (outcome.error === 'mfa') throw mfaRequired('login');
       throw outcome.error === 'reused'
         ? new UnauthorizedError(
             'refresh_token_reused',
@@ -442,17 +437,14 @@ export function createAuthService(deps: AuthServiceDeps) {
         );
       }
       const sessionId = principal.sessionId;
-      await uow.write(context, async ({ dal: { auth }, audit, notify, afterCommit }) => {
-        await auth.revokeSession(sessionId, 'logout');
-        await audit({
+      await uow.write(context, async (scope) => {
+        await guard.revokeSessionIn(scope, sessionId, 'logout');
+        await scope.audit({
           action: 'auth.logout',
           customerId: principal.customerId,
           targetType: 'auth_session',
           targetId: sessionId,
         });
-        await notify(sessionsRevokedNotice([sessionId]));
-        // Refused here at once; other instances hear of it by the notice.
-        afterCommit(() => revokedSessions.add(sessionId));
       });
     },
 
@@ -491,14 +483,13 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /**
-     * The signature, issuer, type and expiry are checked in memory, and so is
-     * revocation while the push channel is up: no database read per request.
+     * The signature, issuer, type and expiry are checked in memory, and so are
+     * revocation and require_mfa while the push channel is up: no database
+     * read per request.
      */
     async authenticateAccessToken(token: string): Promise<Principal> {
       const claims = await accessTokens.verify(token);
-      if (await revokedSessions.isRevoked(claims.sid)) {
-        throw new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
-      }
+      await guard.assertLive(claims);
       let email = emails.get(claims.sub);
       if (email === undefined) {
         email = await authDal.findUserEmail(claims.sub);
@@ -556,21 +547,22 @@ export function createAuthService(deps: AuthServiceDeps) {
     async start(): Promise<void> {
       await accessTokens.start();
       unlisten = await deps.listen({
-        sessionRevoked: (sessionId) => revokedSessions.add(sessionId),
+        sessionRevoked: guard.sessionRevoked,
+        mfaRequirementChanged: guard.mfaRequirementChanged,
         loginUnlocked: (name) => deps.throttle.forgetLocally(name),
         signingKeysChanged: () => {
           accessTokens.reload().catch((err) => deps.onBackgroundError?.(err, 'could not reload signing keys'));
         },
         connectedChanged: (connected) => {
-          void revokedSessions.setConnected(connected);
+          void guard.setConnected(connected);
         },
       });
-      await revokedSessions.ready();
+      await guard.ready();
     },
 
     async stop(): Promise<void> {
       await Promise.all(backgroundWrites);
-      await revokedSessions.setConnected(false);
+      await guard.setConnected(false);
       // The database may already be gone; there is nothing left to unsubscribe from then.
       await unlisten?.().catch(() => {});
     },

@@ -40,17 +40,17 @@ export const USERS_DOCS = operationDocs('users', {
   startTotp: {
     summary: 'Start two-factor codes (TOTP)',
     description:
-      'A new secret and its otpauth:// URL (RFC 6238: SHA-1, 6 digits, 30 seconds), not yet active: POST /v1/users/me/mfa/totp/verify with a first code turns it on. Already on: 409 mfa_already_enabled. With an API key: 403 forbidden.',
+      "A step-up: the body carries the caller's `current_password` (also with the session of an MFA_SETUP challenge); a missing or wrong one is 401 invalid_credentials and counts as a failed login (429 too_many_login_attempts beyond the limit). Then a new secret and its otpauth:// URL (RFC 6238: SHA-1, 6 digits, 30 seconds), not yet active: POST /v1/users/me/mfa/totp/verify with a first code turns it on. Already on: 409 mfa_already_enabled. With an API key: 403 forbidden.",
   },
   verifyTotp: {
     summary: 'Turn two-factor codes on',
     description:
-      'The first code of the secret from POST /v1/users/me/mfa/totp turns TOTP on; the answer carries 10 single-use recovery codes, shown only here. A wrong code is 400 invalid_code and counts as a failed login. From then on a login answers the challenge SOFTWARE_TOKEN_MFA. Recorded as user.mfa_enabled.',
+      "The first code of the secret from POST /v1/users/me/mfa/totp turns TOTP on; the answer carries 10 single-use recovery codes, shown only here. Every other session of the user ends at once on every instance (the caller's own goes on). A wrong code is 400 invalid_code and counts as a failed login. From then on a login answers the challenge SOFTWARE_TOKEN_MFA. Recorded as user.mfa_enabled.",
   },
   disableTotp: {
     summary: 'Turn two-factor codes off',
     description:
-      'With a current code or a recovery code (each good once); a wrong one is 400 invalid_code and counts as a failed login. Recorded as user.mfa_disabled.',
+      "A step-up: the body carries the caller's `current_password` (missing or wrong: 401 invalid_credentials, counted as a failed login) and a current code or a recovery code (each good once; a wrong one is 400 invalid_code and counts as a failed login). Every other session of the user ends at once on every instance (the caller's own goes on). Recorded as user.mfa_disabled.",
   },
   getCustomer: {
     summary: "The caller's customer",
@@ -59,6 +59,6 @@ export const USERS_DOCS = operationDocs('users', {
   updateCustomer: {
     summary: "Change the caller's customer",
     description:
-      '`require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.',
+      "`require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.",
   },
 });

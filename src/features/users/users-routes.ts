@@ -21,9 +21,11 @@ import {
   CreatedUser,
   CreateUserBody,
   CustomerSettings,
+  DisableTotpBody,
   ForgotPasswordBody,
   ListUsersQuery,
   RecoveryCodes,
+  StartTotpBody,
   TemporaryPassword,
   TotpEnrolment,
   UpdateCustomerBody,
@@ -156,13 +158,29 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/users/me/mfa/totp', {
     onRequest: app.authenticate,
+    // No body is a missing password: 401 and a failed login, as the contract says, rather than a 400.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     config: { anyRole: true, mfaSetup: true },
     schema: {
       ...USERS_DOCS.startTotp,
       security: SECURITY_BEARER,
-      response: { 200: Ref(TotpEnrolment), ...mfaProblems('mfa_already_enabled') },
+      body: Ref(StartTotpBody),
+      response: {
+        200: Ref(TotpEnrolment),
+        ...mfaProblems('invalid_credentials', 'too_many_login_attempts', 'mfa_already_enabled'),
+      },
     },
-    handler: async (request, reply) => reply.headers(noStore).send(await users.startTotp(principalOf(request))),
+    handler: async (request, reply) => {
+      const enrolment = await users.startTotp(
+        principalOf(request),
+        request.body.current_password,
+        changeContext(request),
+        request.ip,
+      );
+      return reply.headers(noStore).send(enrolment);
+    },
   });
 
   app.post('/v1/users/me/mfa/totp/verify', {
@@ -191,11 +209,14 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       ...USERS_DOCS.disableTotp,
       security: SECURITY_BEARER,
-      body: Ref(CodeBody),
-      response: { 204: NoContent, ...mfaProblems('invalid_code', 'too_many_login_attempts') },
+      body: Ref(DisableTotpBody),
+      response: {
+        204: NoContent,
+        ...mfaProblems('invalid_credentials', 'invalid_code', 'too_many_login_attempts'),
+      },
     },
     handler: async (request, reply) => {
-      await users.disableTotp(principalOf(request), request.body.code, changeContext(request), request.ip);
+      await users.disableTotp(principalOf(request), request.body, changeContext(request), request.ip);
       return reply.code(204).send(null);
     },
   });

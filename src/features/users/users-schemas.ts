@@ -193,17 +193,50 @@ export const ConfirmForgotPasswordBody = Component(
   ),
 );
 
+const Code = Text({
+  minLength: 1,
+  maxLength: 64,
+  description: 'A 6-digit TOTP code (or, to turn it off, a recovery code)',
+});
+
 export const CodeBody = Component(
   'CodeRequest',
   Type.Object(
-    {
-      code: Text({
-        minLength: 1,
-        maxLength: 64,
-        description: 'A 6-digit TOTP code (or, to turn it off, a recovery code)',
-      }),
-    },
+    { code: Code },
     { additionalProperties: false, description: 'A two-factor code', examples: [{ code: '123456' }] },
+  ),
+);
+
+/** Optional in the schema so that a missing one is answered like a wrong one: 401, counted as a failed login. */
+const CurrentPassword = Type.Optional(
+  Text({
+    minLength: 1,
+    maxLength: 1024,
+    description: "The caller's current password: required, missing or wrong is 401 invalid_credentials",
+  }),
+);
+
+export const StartTotpBody = Component(
+  'TotpEnrolmentRequest',
+  Type.Object(
+    { current_password: CurrentPassword },
+    {
+      additionalProperties: false,
+      description: 'The current password, to enrol two-factor codes',
+      examples: [{ current_password: 'correct horse battery staple' }],
+    },
+  ),
+);
+
+export const DisableTotpBody = Component(
+  'TotpDisableRequest',
+  Type.Object(
+    { code: Code, current_password: CurrentPassword },
+    {
+      additionalProperties: false,
+      description: 'The current password and a two-factor code (or a recovery code), to turn them off',
+      examples: [{ code: '123456', current_password: 'correct horse battery staple' }],
+    },
   ),
 );
 

@@ -5,18 +5,19 @@
  */
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import type { Principal, Role, UserType } from '../../lib/principal.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import type { AuditEvent } from '../audit/audit-dal.js';
 import { keyChangeNotice, type KeyCaches } from '../api-keys/key-change-feed.js';
 import { type AuthDals, type AuthService, normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
-import { newRecoveryCodes, newTotpSecret, otpauthUrl, recoveryCodeHash, totpStep } from '../auth/totp.js';
 import type { MailDal } from '../mail/mail-dal.js';
 import { forgotPasswordMail, temporaryPasswordMail } from '../mail/mail-messages.js';
+import { assertLogin, createCurrentPasswordCheck } from './current-password.js';
+import { createOwnTotp } from './own-totp.js';
+import { auditUser } from './user-audit.js';
 import { assertStrongPassword } from './password-policy.js';
 import type { UserChanges, UserRow, UsersDal } from './users-dal.js';
 
@@ -81,15 +82,11 @@ function assertAdmin(caller: Principal): void {
     throw insufficientRole('Only the access token of an ADMIN manages users; API keys never do.');
 }
 
-/** The caller's own login: a token, never a key. */
-function assertLogin(caller: Principal): void {
-  if (caller.auth !== 'token')
-    throw new ForbiddenError('forbidden', "This is a login user's own setting: use its access token.");
-}
-
 export function createUsersService(deps: UsersServiceDeps) {
   const { uow, usersDal, auth, hasher } = deps;
   const now = deps.now ?? (() => new Date());
+  const assertCurrentPassword = createCurrentPasswordCheck(deps);
+  const ownTotp = createOwnTotp({ ...deps, assertCurrentPassword, now });
 
   async function found(customerId: string, id: string, dal: UsersDal = usersDal): Promise<UserRow> {
     const row = await dal.lock(customerId, id);
@@ -103,9 +100,6 @@ export function createUsersService(deps: UsersServiceDeps) {
     await scope.dal.mail.enqueue(mail);
     scope.afterCommit(deps.mailQueued);
   }
-
-  const auditUser = (action: string, row: { id: string; customerId: string }, details: Record<string, unknown> = {}) =>
-    ({ action, customerId: row.customerId, targetType: 'user', targetId: row.id, details }) satisfies AuditEvent;
 
   /** A temporary password for `row`: FORCE_CHANGE_PASSWORD, sessions and two-factor codes ended, mailed. */
   async function resetTo(scope: WriteScope<UsersDals>, row: UserRow, hash: string, password: string) {
@@ -159,18 +153,13 @@ export function createUsersService(deps: UsersServiceDeps) {
     return { temporary_password: password };
   }
 
-  /** The user's TOTP code or one of its recovery codes, spent; false when neither. */
-  async function spendCode(dal: UsersDal, userId: string, secret: string, code: string, recovery: boolean) {
-    const step = totpStep(secret, code, now().getTime());
-    if (step !== null && (await dal.acceptTotpStep(userId, step))) return true;
-    return recovery && (await dal.useRecoveryCode(userId, recoveryCodeHash(code)));
-  }
-
   const invalidCode = () => new BadRequestError('invalid_code');
 
   const backgroundWork = new Set<Promise<void>>();
 
   return {
+    ...ownTotp,
+
     async list(
       caller: Principal,
       query: PageRequest & { email?: string | undefined; merchantId?: string | undefined; type?: UserType | undefined },
@@ -250,13 +239,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       address: string,
     ): Promise<void> {
       assertLogin(caller);
-      await auth.countAttempt(caller.email, address);
-      const ok = await hasher.verify(() => usersDal.passwordHash(caller.userId), input.current_password);
-      if (!ok) {
-        auth.recordFailure(context, { id: caller.userId, customerId: caller.customerId }, address);
-        throw new UnauthorizedError('invalid_credentials', 'The current password is not correct.');
-      }
-      await auth.countSuccess(caller.email, address);
+      await assertCurrentPassword(caller, input.current_password, context, address);
       await assertStrongPassword(input.new_password, caller.email);
       const hash = await hasher.hash(input.new_password);
       await uow.write(context, async (scope) => {
@@ -312,61 +295,18 @@ export function createUsersService(deps: UsersServiceDeps) {
       });
     },
 
-    /** POST /v1/users/me/mfa/totp: a new secret, not yet active. */
-    async startTotp(caller: Principal) {
-      assertLogin(caller);
-      const current = await usersDal.totp(caller.userId);
-      if (current?.enabled) throw new ConflictError('mfa_already_enabled');
-      const secret = newTotpSecret();
-      await usersDal.setPendingTotp(caller.userId, secret);
-      return { secret, otpauth_url: otpauthUrl(secret, caller.email, deps.totpIssuer) };
-    },
-
-    /** POST /v1/users/me/mfa/totp/verify: the first code turns it on; the recovery codes are shown once. */
-    async verifyTotp(caller: Principal, code: string, context: ChangeContext, address: string) {
-      assertLogin(caller);
-      await auth.countAttempt(caller.email, address);
-      const recoveryCodes = newRecoveryCodes();
-      const ok = await uow.write(context, async (scope) => {
-        const current = await scope.dal.users.totp(caller.userId);
-        if (!current?.secret || current.enabled) return false;
-        if (!(await spendCode(scope.dal.users, caller.userId, current.secret, code, false))) return false;
-        await scope.dal.users.setTotpEnabled(caller.userId, true);
-        await scope.dal.users.replaceRecoveryCodes(caller.userId, recoveryCodes.map(recoveryCodeHash));
-        await scope.audit(auditUser('user.mfa_enabled', { id: caller.userId, customerId: caller.customerId }));
-        return true;
-      });
-      if (!ok) throw invalidCode();
-      await auth.countSuccess(caller.email, address);
-      return { recovery_codes: recoveryCodes };
-    },
-
-    /** DELETE /v1/users/me/mfa/totp: turned off with a code (or a recovery code). */
-    async disableTotp(caller: Principal, code: string, context: ChangeContext, address: string): Promise<void> {
-      assertLogin(caller);
-      await auth.countAttempt(caller.email, address);
-      const ok = await uow.write(context, async (scope) => {
-        const current = await scope.dal.users.totp(caller.userId);
-        if (!current?.secret || !current.enabled) return false;
-        if (!(await spendCode(scope.dal.users, caller.userId, current.secret, code, true))) return false;
-        await scope.dal.users.setTotpEnabled(caller.userId, false);
-        await scope.audit(auditUser('user.mfa_disabled', { id: caller.userId, customerId: caller.customerId }));
-        return true;
-      });
-      if (!ok) throw invalidCode();
-      await auth.countSuccess(caller.email, address);
-    },
-
     async customer(caller: Principal) {
       const row = (await usersDal.customer(caller.customerId))!;
       return { id: row.id, name: row.name, require_mfa: row.requireMfa };
     },
 
+    /** PATCH /v1/customers/me: require_mfa on ends the customer's logins made without a one-time code, the caller's too. */
     async updateCustomer(caller: Principal, changes: { require_mfa: boolean }, context: ChangeContext) {
       assertAdmin(caller);
-      await uow.write(context, async ({ dal, audit }) => {
-        await dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
-        await audit({
+      await uow.write(context, async (scope) => {
+        await scope.dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
+        await auth.setRequireMfaIn(scope, caller.customerId, changes.require_mfa);
+        await scope.audit({
           action: 'customer.updated',
           customerId: caller.customerId,
           targetType: 'customer',
