@@ -144,8 +144,23 @@ export const UpdateUserBody = Component(
 export const TemporaryPassword = Component(
   'TemporaryPassword',
   Type.Object(
-    { temporary_password: Type.String({ description: 'Shown only here; changed at the next login' }) },
-    { description: 'A new temporary password', examples: [{ temporary_password: 'q7Vd0-Lx3mTz9KpW2sYb' }] },
+    {
+      temporary_password: Nullable(
+        Type.String(),
+        'Shown only here and changed at the next login; null when it was only mailed (delivered_by email)',
+      ),
+      delivered_by: Type.Union([Type.Literal('response'), Type.Literal('email')], {
+        description:
+          'response: this answer carries the password (with SMTP_URL set it is mailed too); email: only mailed, since the user had two-factor codes, which the reset turned off',
+      }),
+    },
+    {
+      description: 'A new temporary password, or where it went',
+      examples: [
+        { temporary_password: 'q7Vd0-Lx3mTz9KpW2sYb', delivered_by: 'response' },
+        { temporary_password: null, delivered_by: 'email' },
+      ],
+    },
   ),
 );
 
