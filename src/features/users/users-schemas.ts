@@ -131,12 +131,18 @@ export const UpdateUserBody = Component(
       description: Type.Optional(Nullable(Description)),
       role: Type.Optional(RoleSchema),
       enabled: Type.Optional(Type.Boolean()),
+      revoke_keys: Type.Optional(
+        Type.Boolean({
+          description:
+            'With enabled: false only: also revoke every API key the user created (and the keys those created)',
+        }),
+      ),
     },
     {
       additionalProperties: false,
       minProperties: 1,
       description: 'What changes (at least one field); what is left out stays',
-      examples: [{ name: 'Ana Gómez', role: 'VIEWER' }, { enabled: false }],
+      examples: [{ name: 'Ana Gómez', role: 'VIEWER' }, { enabled: false }, { enabled: false, revoke_keys: true }],
     },
   ),
 );

@@ -5,11 +5,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthorizedError,
+  ValidationError,
+} from '../../errors.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import type { Principal, Role, UserType } from '../../lib/principal.js';
+import type { ApiKeysDal } from '../api-keys/api-keys-dal.js';
 import { keyChangeNotice, type KeyCaches } from '../api-keys/key-change-feed.js';
+import { revokeKeysCreatedByIn } from '../api-keys/key-revocation.js';
 import { type AuthDals, type AuthService, normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { newRecoveryCodes, newTotpSecret, otpauthUrl, recoveryCodeHash, totpStep } from '../auth/totp.js';
@@ -25,6 +34,7 @@ export interface UsersDals extends AuthDals {
   users: UsersDal;
   mail: MailDal;
   resetLimits: ResetLimitsDal;
+  apiKeys: ApiKeysDal;
 }
 
 export interface UsersServiceDeps {
@@ -214,8 +224,17 @@ export function createUsersService(deps: UsersServiceDeps) {
       return create(caller.customerId, input, context);
     },
 
-    async update(caller: Principal, id: string, changes: UserChanges, context: ChangeContext) {
+    /** PATCH /v1/users/{id}; `revoke_keys` (with `enabled: false` only) also revokes the keys the user created. */
+    async update(
+      caller: Principal,
+      id: string,
+      input: UserChanges & { revoke_keys?: boolean },
+      context: ChangeContext,
+    ) {
       assertAdmin(caller);
+      const { revoke_keys: revokeKeys = false, ...changes } = input;
+      if (revokeKeys && changes.enabled !== false)
+        throw new ValidationError([{ field: 'revoke_keys', message: 'is taken only with enabled: false' }]);
       return uow.write(context, async (scope) => {
         const { dal, audit, emit, notify, afterCommit } = scope;
         const row = await found(caller.customerId, id, dal.users);
@@ -233,6 +252,7 @@ export function createUsersService(deps: UsersServiceDeps) {
         if (row.login && (roleChanged || disabled))
           await auth.revokeSessionsIn(scope, row.id, roleChanged ? 'role_changed' : 'disabled');
         if (row.login && row.enabled !== after.enabled) await voidPendingCredentials(scope, row.id);
+        const revokedKeys = revokeKeys ? await revokeKeysCreatedByIn(scope, row, deps.keyCaches) : 0;
         if (!row.login && row.enabled !== after.enabled) {
           // The user's keys are refused (or accepted again) at once on every instance.
           const hashes = await dal.users.keyHashes(row.id);
@@ -243,8 +263,14 @@ export function createUsersService(deps: UsersServiceDeps) {
         }
         const changed = Object.fromEntries(Object.entries(changes).filter(([key]) => key !== 'enabled'));
         if (Object.keys(changed).length > 0) await audit(auditUser('user.updated', row, changed));
-        if (row.enabled !== after.enabled)
-          await audit(auditUser(after.enabled ? 'user.enabled' : 'user.disabled', row));
+        if (row.enabled !== after.enabled || revokeKeys)
+          await audit(
+            auditUser(
+              after.enabled ? 'user.enabled' : 'user.disabled',
+              row,
+              revokeKeys ? { revoked_keys: revokedKeys } : {},
+            ),
+          );
         const record = userRecord(after);
         await emit({ type: 'USER_UPDATED', customerId: row.customerId, data: record });
         return record;
