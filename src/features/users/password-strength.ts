@@ -6,7 +6,6 @@
  * open only while a check is under way.
  */
 import { Worker } from 'node:worker_threads';
-import { ServiceUnavailableError } from '../../errors.js';
 
 export interface Strength {
   /** zxcvbn's score, 0..4. */
@@ -16,8 +15,6 @@ export interface Strength {
 }
 
 const WORKER_URL = new URL('./password-strength-worker.mjs', import.meta.url);
-/** Checks waiting at most: beyond, 503 rather than a queue nobody will wait for. */
-const MAX_PENDING = 64;
 
 let worker: Worker | undefined;
 let nextId = 0;
@@ -48,10 +45,13 @@ function started(): Worker {
   return w;
 }
 
-/** Measures `password` (already bounded by the caller) against zxcvbn's lists and `userInputs`. */
+/**
+ * Measures `password` (already bounded by the caller) against zxcvbn's lists and
+ * `userInputs`. Unbounded queue on purpose: every caller has passed a costlier
+ * check first (a token and the current password, a challenge session, a right
+ * reset code), so nobody can queue checks faster than those let through.
+ */
 export function measureStrength(password: string, userInputs: string[]): Promise<Strength> {
-  if (pending.size >= MAX_PENDING)
-    throw new ServiceUnavailableError('server_busy', 'Too many passwords are being checked; retry shortly.');
   const w = started();
   const id = nextId++;
   return new Promise<Strength>((resolve, reject) => {
