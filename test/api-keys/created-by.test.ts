@@ -10,10 +10,10 @@ import { auditEvents, domainEvents } from '../../src/db/schema.js';
 import { bearer, json, secondInstance, useTestApp } from '../helpers/app.js';
 import { createKey, listKeys, rollKey, whoAmI } from '../helpers/api-keys.js';
 import { customerSession, issueKey, loginAs } from '../helpers/fixtures.js';
+import { STRONG, userWithRole } from '../helpers/users.js';
 import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
-const STRONG = 'mauve tractor juggles seven owls';
 type App = Awaited<ReturnType<typeof h.app>>;
 const setup = () => customerSession(h);
 
@@ -22,25 +22,7 @@ async function userId(app: App, token: string, email: string): Promise<string> {
   return json(res).users[0].attributes.id;
 }
 
-/** A confirmed MEMBER and its token. */
-async function member(app: App, admin: string, email: string) {
-  const created = json(
-    await app.inject({ method: 'POST', url: '/v1/users', headers: bearer(admin), payload: { email } }),
-  );
-  const first = json(
-    await app.inject({
-      method: 'POST',
-      url: '/v1/login',
-      payload: { user: email, password: created.temporary_password },
-    }),
-  );
-  const done = await app.inject({
-    method: 'POST',
-    url: '/v1/login/challenge',
-    payload: { name: 'NEW_PASSWORD_REQUIRED', session: first.challenge.session, new_password: STRONG },
-  });
-  return { id: created.attributes.id as string, token: json(done).token.access_token as string };
-}
+const member = (app: App, admin: string, email: string) => userWithRole(app, admin, email);
 
 const listed = async (app: App, token: string, id: string, status = 'ENABLED') =>
   json(await listKeys(app, { token }, `?status=${status}&size=100`)).data.find((k: { id: string }) => k.id === id);

@@ -10,29 +10,17 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { SMTPServer } from 'smtp-server';
 import { totpCode } from '../../src/features/auth/totp.js';
 import { bearer, json, secondInstance, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
+import { STRONG, smtpServer, userWithRole } from '../helpers/users.js';
 
 const h = useTestApp();
-const STRONG = 'mauve tractor juggles seven owls';
 const NEWER = 'a quiet violet harbour at noon';
 
 /** A real SMTP server on loopback for the whole file: every message it receives. */
 const received: string[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  onData(stream, _session, callback) {
-    let text = '';
-    stream.on('data', (chunk) => (text += chunk));
-    stream.on('end', () => {
-      received.push(text);
-      callback();
-    });
-  },
-});
+const smtp = smtpServer(received);
 let smtpUrl = '';
 before(async () => {
   smtp.listen(0, '127.0.0.1');
@@ -49,25 +37,7 @@ async function setup(mail = true) {
 }
 type App = Awaited<ReturnType<typeof setup>>['app'];
 
-/** A confirmed login user (its password STRONG), its id and token. */
-async function confirmedUser(app: App, admin: string, email: string) {
-  const created = await app.inject({ method: 'POST', url: '/v1/users', headers: bearer(admin), payload: { email } });
-  assert.equal(created.statusCode, 201, created.body);
-  const first = json(
-    await app.inject({
-      method: 'POST',
-      url: '/v1/login',
-      payload: { user: email, password: json(created).temporary_password },
-    }),
-  );
-  const done = await app.inject({
-    method: 'POST',
-    url: '/v1/login/challenge',
-    payload: { name: 'NEW_PASSWORD_REQUIRED', session: first.challenge.session, new_password: STRONG },
-  });
-  assert.equal(done.statusCode, 200, done.body);
-  return { id: json(created).attributes.id as string, token: json(done).token.access_token as string };
-}
+const confirmedUser = (app: App, admin: string, email: string) => userWithRole(app, admin, email);
 
 /** Mails received for `email` whose text matches `kind`. */
 const mailsOf = (email: string, kind: RegExp) => received.filter((m) => m.includes(`To: ${email}`) && kind.test(m));
