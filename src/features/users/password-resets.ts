@@ -3,7 +3,7 @@
  * then a new password with it. Guessing is bounded per user across every code
  * (10 wrong codes an hour, counted in PostgreSQL for every instance), and so are
  * the mails (3 an hour). Every refusal of a code looks the same, whoever was
- * named, and costs the same keyed hash and comparison.
+ * named, and costs the same hash of the code and comparison.
  */
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
@@ -111,7 +111,7 @@ export function createPasswordResets(deps: PasswordResetsDeps) {
     ): Promise<void> {
       const row = await usersDal.findLoginUser(normaliseEmail(input.user));
       if (!row?.enabled) {
-        // The keyed hash and comparison a known user's code costs; then the same refusal.
+        // The hash and comparison a known user's code costs (resetCodeHash), then the same refusal.
         codeMatches(NO_CODE, NO_USER, input.code);
         throw invalidCode();
       }
