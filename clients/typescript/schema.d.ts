@@ -696,7 +696,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user
-         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). A disable and a re-enable void the user's pending challenge sessions and reset code. `enabled: false, revoke_keys: true` also revokes every ENABLED API key the user created (its `created_by`), and the keys those keys created, as DELETE /v1/api-keys/{id} does: api_key.deleted and API_KEY_REVOKED each, refused at once on every instance; `revoke_keys` without `enabled: false` is 400 validation_failed. Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). A disable and a re-enable void the user's pending challenge sessions and reset code. `enabled: false, revoke_keys: true` also revokes every ENABLED API key the user created (its `created_by`), and the keys those keys created, as DELETE /v1/api-keys/{id} does: api_key.deleted and API_KEY_REVOKED each, refused at once on every instance (`revoke_keys` works without a disable too); recorded in user.updated as `revoked_keys`, the count. Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -3390,7 +3390,7 @@ export interface components {
             /** @description ADMIN: everything, users too; MEMBER: everything but users; VIEWER: reads only */
             role?: "ADMIN" | "MEMBER" | "VIEWER";
             enabled?: boolean;
-            /** @description With enabled: false only: also revoke every API key the user created (and the keys those created) */
+            /** @description true: also revoke every API key the user created (and the keys those created), mostly with enabled: false */
             revoke_keys?: boolean;
         };
         /**

@@ -134,7 +134,7 @@ export const UpdateUserBody = Component(
       revoke_keys: Type.Optional(
         Type.Boolean({
           description:
-            'With enabled: false only: also revoke every API key the user created (and the keys those created)',
+            'true: also revoke every API key the user created (and the keys those created), mostly with enabled: false',
         }),
       ),
     },

@@ -5,14 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
-import {
-  BadRequestError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  UnauthorizedError,
-  ValidationError,
-} from '../../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import type { Principal, Role, UserType } from '../../lib/principal.js';
@@ -224,7 +217,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       return create(caller.customerId, input, context);
     },
 
-    /** PATCH /v1/users/{id}; `revoke_keys` (with `enabled: false` only) also revokes the keys the user created. */
+    /** PATCH /v1/users/{id}; `revoke_keys` also revokes the keys the user created (mostly sent with `enabled: false`). */
     async update(
       caller: Principal,
       id: string,
@@ -233,8 +226,6 @@ export function createUsersService(deps: UsersServiceDeps) {
     ) {
       assertAdmin(caller);
       const { revoke_keys: revokeKeys = false, ...changes } = input;
-      if (revokeKeys && changes.enabled !== false)
-        throw new ValidationError([{ field: 'revoke_keys', message: 'is taken only with enabled: false' }]);
       return uow.write(context, async (scope) => {
         const { dal, audit, emit, notify, afterCommit } = scope;
         const row = await found(caller.customerId, id, dal.users);
@@ -261,16 +252,13 @@ export function createUsersService(deps: UsersServiceDeps) {
             for (const h of hashes) deps.keyCaches.changed(row.customerId, h);
           });
         }
-        const changed = Object.fromEntries(Object.entries(changes).filter(([key]) => key !== 'enabled'));
+        const changed = {
+          ...Object.fromEntries(Object.entries(changes).filter(([key]) => key !== 'enabled')),
+          ...(revokeKeys ? { revoked_keys: revokedKeys } : {}),
+        };
         if (Object.keys(changed).length > 0) await audit(auditUser('user.updated', row, changed));
-        if (row.enabled !== after.enabled || revokeKeys)
-          await audit(
-            auditUser(
-              after.enabled ? 'user.enabled' : 'user.disabled',
-              row,
-              revokeKeys ? { revoked_keys: revokedKeys } : {},
-            ),
-          );
+        if (row.enabled !== after.enabled)
+          await audit(auditUser(after.enabled ? 'user.enabled' : 'user.disabled', row));
         const record = userRecord(after);
         await emit({ type: 'USER_UPDATED', customerId: row.customerId, data: record });
         return record;
