@@ -30,8 +30,9 @@ export async function bundleService(outdir) {
     logLevel: 'warning',
   });
   // Worker threads loaded by URL next to the bundle (src/features/auth/argon2-pool.ts,
-  // src/db/pglite-rpc.ts), so they are copied, not bundled.
+  // src/db/pglite-rpc.ts, src/features/users/password-strength.ts), so they are copied, not bundled.
   copyFileSync(`${root}src/features/auth/argon2-worker.mjs`, `${outdir}/argon2-worker.mjs`);
+  copyFileSync(`${root}src/features/users/password-strength-worker.mjs`, `${outdir}/password-strength-worker.mjs`);
   copyFileSync(`${root}src/db/pglite-worker.mjs`, `${outdir}/pglite-worker.mjs`);
   return `${outdir}/feegate.mjs`;
 }

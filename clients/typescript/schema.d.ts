@@ -696,7 +696,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user
-         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). A disable and a re-enable void the user's pending challenge sessions and reset code. `enabled: false, revoke_keys: true` also revokes every ENABLED API key the user created (its `created_by`), and the keys those keys created, as DELETE /v1/api-keys/{id} does: api_key.deleted and API_KEY_REVOKED each, refused at once on every instance (`revoke_keys` works without a disable too); recorded in user.updated as `revoked_keys`, the count. Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -712,7 +712,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a login user's password
-         * @description A new temporary password, shown only here (and mailed with SMTP_URL): status FORCE_CHANGE_PASSWORD, every session ended on every instance, two-factor codes turned off. Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         * @description A new temporary password: status FORCE_CHANGE_PASSWORD, every session ended on every instance, pending challenge sessions and reset code voided, two-factor codes turned off. With SMTP_URL set the user is mailed a notice with the password; for a user that had two-factor codes it is then only mailed (`temporary_password: null, delivered_by: email`), so an ADMIN's token never yields a login without the user's second factor. Otherwise the answer carries it (`delivered_by: response`). Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
          */
         post: operations["resetUserPassword"];
         delete?: never;
@@ -732,7 +732,7 @@ export interface paths {
         put?: never;
         /**
          * Change your own password
-         * @description Any login user's access token, whatever its role. A wrong current_password is 401 invalid_credentials and counts as a failed login of the user name and address (429 too_many_login_attempts beyond the limit, so parallel guesses never get more). The new password: 12..256 characters, not in zxcvbn's list of common passwords nor too easy to guess, not containing the e-mail (400 weak_password and the reason). Every other session of the user ends; this one goes on. With an API key: 403 forbidden.
+         * @description Any login user's access token, whatever its role. A wrong current_password is 401 invalid_credentials and counts as a failed login of the user name and address (429 too_many_login_attempts beyond the limit, so parallel guesses never get more). The new password, normalised with NFKC (as at login): 12..256 characters (invisible ones not counted), not only spaces or invisible characters, not in zxcvbn's list of common passwords nor too easy to guess (its first 100 characters are measured), not containing the e-mail (400 weak_password and the reason). Every other session of the user ends; this one goes on. With an API key: 403 forbidden.
          */
         post: operations["changeOwnPassword"];
         delete?: never;
@@ -752,7 +752,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password reset code
-         * @description Always 202 with no body, at once, whether the user exists, is disabled, is an integration user or not: the look-up happens after the answer. For an enabled login user, with SMTP_URL set, a 6-digit code good for 15 minutes and 5 attempts is mailed (a new request replaces it). Without SMTP_URL nothing is sent: the operator resets the password (`feegate users reset-password`).
+         * @description Always 202 with no body, at once, whether the user exists, is disabled, is an integration user or not: the look-up happens after the answer. For an enabled login user, with SMTP_URL set, a 6-digit code good for 15 minutes and 5 attempts is mailed (a new request replaces it), at most 3 mails per user in any hour: beyond, nothing is sent and the live code stays. Without SMTP_URL nothing is sent: the operator resets the password (`feegate users reset-password`).
          */
         post: operations["forgotPassword"];
         delete?: never;
@@ -772,7 +772,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with the mailed code
-         * @description A wrong, spent or expired code, or an unknown or disabled user: 400 invalid_code. The new password follows the rule of POST /v1/users/me/password (400 weak_password). Success ends every session of the user on every instance.
+         * @description The code is checked before anything about the password: a wrong, spent or expired code, or an unknown, disabled or integration user, is the same 400 invalid_code after the same work. At most 10 wrong codes per user in any hour, across all its codes (a new code does not restart the count, every instance shares it): beyond, every code, the right one too, is invalid_code until the hour has passed. The new password follows the rule of POST /v1/users/me/password (400 weak_password; the code stays good). Success ends every session of the user on every instance; two-factor codes stay on.
          */
         post: operations["confirmForgotPassword"];
         delete?: never;
@@ -1278,6 +1278,11 @@ export interface components {
          *       "rate_limit": {
          *         "limit": 600,
          *         "window_seconds": 60
+         *       },
+         *       "created_by": {
+         *         "type": "user",
+         *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+         *         "email": "ana@acme.example"
          *       }
          *     }
          */
@@ -1324,6 +1329,18 @@ export interface components {
                 /** @description Length of the window in seconds */
                 window_seconds: number;
             } | null;
+            /** @description null for keys created before creators were recorded */
+            created_by: {
+                /** @description user: a login user; api_key: an API key; operator: the command line */
+                type: "user" | "api_key" | "operator";
+                /**
+                 * Format: uuid
+                 * @description The login user's or the API key's id; null for the operator
+                 */
+                id: string | null;
+                /** @description The login user's e-mail, or that of the API key's user; null for the operator */
+                email: string | null;
+            } | null;
         };
         /**
          * @description An API key as listed: masked
@@ -1348,6 +1365,11 @@ export interface components {
          *       "rate_limit": {
          *         "limit": 600,
          *         "window_seconds": 60
+         *       },
+         *       "created_by": {
+         *         "type": "user",
+         *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+         *         "email": "ana@acme.example"
          *       }
          *     }
          */
@@ -1396,6 +1418,18 @@ export interface components {
                 limit: number;
                 /** @description Length of the window in seconds */
                 window_seconds: number;
+            } | null;
+            /** @description null for keys created before creators were recorded */
+            created_by: {
+                /** @description user: a login user; api_key: an API key; operator: the command line */
+                type: "user" | "api_key" | "operator";
+                /**
+                 * Format: uuid
+                 * @description The login user's or the API key's id; null for the operator
+                 */
+                id: string | null;
+                /** @description The login user's e-mail, or that of the API key's user; null for the operator */
+                email: string | null;
             } | null;
         };
         /**
@@ -1460,6 +1494,11 @@ export interface components {
          *           "rate_limit": {
          *             "limit": 600,
          *             "window_seconds": 60
+         *           },
+         *           "created_by": {
+         *             "type": "user",
+         *             "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+         *             "email": "ana@acme.example"
          *           }
          *         }
          *       ],
@@ -3340,6 +3379,10 @@ export interface components {
          * @example {
          *       "enabled": false
          *     }
+         * @example {
+         *       "enabled": false,
+         *       "revoke_keys": true
+         *     }
          */
         UpdateUserRequest: {
             name?: string | null;
@@ -3347,16 +3390,25 @@ export interface components {
             /** @description ADMIN: everything, users too; MEMBER: everything but users; VIEWER: reads only */
             role?: "ADMIN" | "MEMBER" | "VIEWER";
             enabled?: boolean;
+            /** @description true: also revoke every API key the user created (and the keys those created), mostly with enabled: false */
+            revoke_keys?: boolean;
         };
         /**
-         * @description A new temporary password
+         * @description A new temporary password, or where it went
          * @example {
-         *       "temporary_password": "q7Vd0-Lx3mTz9KpW2sYb"
+         *       "temporary_password": "q7Vd0-Lx3mTz9KpW2sYb",
+         *       "delivered_by": "response"
+         *     }
+         * @example {
+         *       "temporary_password": null,
+         *       "delivered_by": "email"
          *     }
          */
         TemporaryPassword: {
-            /** @description Shown only here; changed at the next login */
-            temporary_password: string;
+            /** @description Shown only here and changed at the next login; null when it was only mailed (delivered_by email) */
+            temporary_password: string | null;
+            /** @description response: this answer carries the password (with SMTP_URL set it is mailed too); email: only mailed, since the user had two-factor codes, which the reset turned off */
+            delivered_by: "response" | "email";
         };
         /**
          * @description The current password and the new one (12..256 characters)
@@ -7377,6 +7429,11 @@ export interface operations {
                      *           "rate_limit": {
                      *             "limit": 600,
                      *             "window_seconds": 60
+                     *           },
+                     *           "created_by": {
+                     *             "type": "user",
+                     *             "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+                     *             "email": "ana@acme.example"
                      *           }
                      *         }
                      *       ],
@@ -7534,6 +7591,11 @@ export interface operations {
                      *       "rate_limit": {
                      *         "limit": 600,
                      *         "window_seconds": 60
+                     *       },
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+                     *         "email": "ana@acme.example"
                      *       }
                      *     }
                      */
@@ -7861,6 +7923,11 @@ export interface operations {
                      *       "rate_limit": {
                      *         "limit": 600,
                      *         "window_seconds": 60
+                     *       },
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+                     *         "email": "ana@acme.example"
                      *       }
                      *     }
                      */
@@ -8040,6 +8107,11 @@ export interface operations {
                      *       "rate_limit": {
                      *         "limit": 600,
                      *         "window_seconds": 60
+                     *       },
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
+                     *         "email": "ana@acme.example"
                      *       }
                      *     }
                      */
@@ -10139,7 +10211,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A new temporary password */
+            /** @description A new temporary password, or where it went */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10147,7 +10219,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "temporary_password": "q7Vd0-Lx3mTz9KpW2sYb"
+                     *       "temporary_password": "q7Vd0-Lx3mTz9KpW2sYb",
+                     *       "delivered_by": "response"
                      *     }
                      */
                     "application/json": components["schemas"]["TemporaryPassword"];

@@ -15,6 +15,7 @@ import { createPaymentPlansDal } from '../features/payment-plans/payment-plans-d
 import { createWebhooksDal } from '../features/webhooks/webhooks-dal.js';
 import { createUsersDal } from '../features/users/users-dal.js';
 import { createMailDal } from '../features/mail/mail-dal.js';
+import { createResetLimitsDal } from '../features/users/reset-limits-dal.js';
 import type { Database, Db } from './database.js';
 import { createUnitOfWork } from './unit-of-work.js';
 
@@ -33,6 +34,7 @@ function bindDals(on: Db, driver: Database['driver']) {
     scheduledChanges: createScheduledChangesDal(on),
     users: createUsersDal(on),
     mail: createMailDal(on),
+    resetLimits: createResetLimitsDal(on),
   };
 }
 

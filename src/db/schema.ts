@@ -200,6 +200,19 @@ export const passwordResetCodes = pgTable('password_reset_codes', {
 });
 
 /**
+ * The instants of a user's wrong reset codes and reset mails within the last
+ * hour (src/features/users/reset-limits-dal.ts): shared by every instance, and
+ * kept apart from the code, so a new code never restarts the count.
+ */
+export const passwordResetLimits = pgTable('password_reset_limits', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  wrongCodes: timestamp('wrong_codes', { withTimezone: true }).array().notNull().default(sql`'{}'`),
+  mails: timestamp('mails', { withTimezone: true }).array().notNull().default(sql`'{}'`),
+});
+
+/**
  * Mail waiting to be sent (src/features/mail/mail-dal.ts): written in the
  * transaction that asks for it, sent by a background worker, deleted once sent
  * (it may hold a temporary password or a code), retried with a growing pause.
@@ -252,6 +265,11 @@ export const apiKeys = pgTable(
     rollChainId: uuid('roll_chain_id'),
     // The expires_at that API_KEY_EXPIRING was sent for: once per expiry, again if it is moved.
     expiryWarnedFor: timestamp('expiry_warned_for', { withTimezone: true, precision: 3 }),
+    // Who created the key (migration 0016): a login user, an API key or the operator
+    // (id and e-mail null); all three null for keys made before it was recorded.
+    createdByType: text('created_by_type').$type<'user' | 'api_key' | 'operator'>(),
+    createdById: uuid('created_by_id'),
+    createdByEmail: text('created_by_email'),
   },
   (t) => [
     foreignKey({ name: 'api_keys_replaced_by_fk', columns: [t.replacedBy], foreignColumns: [t.id] }),
@@ -267,6 +285,11 @@ export const apiKeys = pgTable(
       foreignColumns: [merchants.id, merchants.customerId],
     }),
     index('api_keys_user_status_idx').on(t.userId, t.status),
+    check(
+      'api_keys_created_by_type',
+      sql`${t.createdByType} IS NULL OR ${t.createdByType} IN ('user', 'api_key', 'operator')`,
+    ),
+    index('api_keys_created_by_idx').on(t.createdById).where(sql`${t.createdById} IS NOT NULL`),
     // Listings read a page in index order: one partial index per kind of listing,
     // since `merchant_id IS NULL` cannot serve as an equality in a shared index.
     index('api_keys_customer_listing_idx')

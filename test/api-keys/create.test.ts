@@ -22,6 +22,7 @@ describe('POST /v1/api-keys: happy', () => {
       'access',
       'api_key',
       'create_date',
+      'created_by',
       'customer_id',
       'expires_at',
       'id',

@@ -31,6 +31,7 @@ describe('GET /v1/api-keys: happy', () => {
       'access',
       'api_key',
       'create_date',
+      'created_by',
       'customer_id',
       'expires_at',
       'id',

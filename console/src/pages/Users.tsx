@@ -14,6 +14,8 @@ export function UsersPage() {
   const admin = currentRole() === 'ADMIN';
   const [listing, reload] = useLoad(() => unwrap(client.GET('/v1/users', { params: { query: { size: 100 } } })), []);
   const [revealed, setRevealed] = useState<{ email: string; password: string }>();
+  // A user with two-factor codes gets a reset's temporary password by mail only (delivered_by: email).
+  const [mailedTo, setMailedTo] = useState<string>();
   const [adding, setAdding] = useState(false);
   const [resetting, setResetting] = useState<User>();
   const [error, setError] = useState<string>();
@@ -46,6 +48,11 @@ export function UsersPage() {
           note={`Temporary password of ${revealed.email}: give it to them now, it is shown only once. They choose their own at the first sign-in.`}
           onDone={() => setRevealed(undefined)}
         />
+      )}
+      {mailedTo && (
+        <p role="status">
+          The temporary password of {mailedTo} was mailed to them only, since they had two-factor codes (now off).
+        </p>
       )}
       {error && <ErrorNote message={error} />}
       {listing.state === 'loading' && <Loading what="users" />}
@@ -165,7 +172,8 @@ export function UsersPage() {
               const { temporary_password } = await unwrap(
                 client.POST('/v1/users/{id}/reset-password', { params: { path: { id: resetting.attributes.id } } }),
               );
-              setRevealed({ email: resetting.attributes.email, password: temporary_password });
+              if (temporary_password === null) setMailedTo(resetting.attributes.email);
+              else setRevealed({ email: resetting.attributes.email, password: temporary_password });
               reload();
             } catch (e) {
               setError(describeError(e));

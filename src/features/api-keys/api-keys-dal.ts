@@ -1,6 +1,6 @@
 /** Queries of API keys and their integration users. Every function takes an optional transaction. */
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/database.js';
+import { type Db, queryRows } from '../../db/database.js';
 import { apiKeys, merchants, users } from '../../db/schema.js';
 import type { UserType } from '../../lib/principal.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
@@ -32,6 +32,21 @@ export interface KeyLifecycle {
   rateLimitWindowSeconds: number | null;
 }
 
+/** Who created a key (migration 0016): all null for keys made before it was recorded. */
+export interface KeyCreator {
+  createdByType: 'user' | 'api_key' | 'operator' | null;
+  /** The login user or the API key; null for the operator. */
+  createdById: string | null;
+  /** The login user's e-mail, or the e-mail of the API key's user; null for the operator. */
+  createdByEmail: string | null;
+}
+
+const creatorColumns = {
+  createdByType: apiKeys.createdByType,
+  createdById: apiKeys.createdById,
+  createdByEmail: apiKeys.createdByEmail,
+};
+
 /** What PATCH may change (access never: a key's access is fixed at its birth). */
 export type KeyChanges = Partial<Pick<KeyLifecycle, 'name' | 'expiresAt' | 'rateLimit' | 'rateLimitWindowSeconds'>>;
 
@@ -62,6 +77,7 @@ const keyColumns = {
   updatedAt: apiKeys.updatedAt,
   lastUsedAt: apiKeys.lastUsedAt,
   ...lifecycleColumns,
+  ...creatorColumns,
 };
 
 export interface ApiKeyRow {
@@ -77,7 +93,7 @@ export interface ApiKeyRow {
   lastUsedAt: Date | null;
 }
 
-export type ApiKeyRecordRow = ApiKeyRow & KeyLifecycle;
+export type ApiKeyRecordRow = ApiKeyRow & KeyLifecycle & KeyCreator;
 
 export function createApiKeysDal(db: Db) {
   return {
@@ -118,7 +134,8 @@ export function createApiKeysDal(db: Db) {
         displayPrefix: string;
         last4: string;
         rollChainId?: string;
-      } & KeyLifecycle,
+      } & KeyLifecycle &
+        KeyCreator,
     ) {
       const [row] = await db
         .insert(apiKeys)
@@ -236,6 +253,7 @@ export function createApiKeysDal(db: Db) {
           replacedBy: apiKeys.replacedBy,
           rollChainId: apiKeys.rollChainId,
           ...lifecycleColumns,
+          ...creatorColumns,
         })
         .from(apiKeys)
         .innerJoin(users, eq(users.id, apiKeys.userId))
@@ -263,6 +281,29 @@ export function createApiKeysDal(db: Db) {
         .where(eq(apiKeys.id, id))
         .returning({ expiresAt: apiKeys.expiresAt });
       return row!.expiresAt!;
+    },
+
+    /**
+     * Locks the ENABLED keys a user created, and those created in turn by any of
+     * them, however deep (a key made with a key is still the user's doing); for an
+     * integration user, the keys its own keys created.
+     */
+    async lockEnabledCreatedBy(customerId: string, userId: string) {
+      return queryRows<{ id: string; customerId: string; keyHash: string }>(
+        db,
+        sql`WITH RECURSIVE created(id) AS (
+              SELECT k.id FROM api_keys k
+              WHERE k.customer_id = ${customerId}
+                AND ((k.created_by_type = 'user' AND k.created_by_id = ${userId})
+                  OR (k.created_by_type = 'api_key'
+                      AND k.created_by_id IN (SELECT o.id FROM api_keys o WHERE o.user_id = ${userId})))
+              UNION
+              SELECT k.id FROM api_keys k JOIN created c ON k.created_by_type = 'api_key' AND k.created_by_id = c.id
+            )
+            SELECT a.id, a.customer_id AS "customerId", a.key_hash AS "keyHash" FROM api_keys a
+            WHERE a.id IN (SELECT id FROM created) AND a.status = 'ENABLED'
+            ORDER BY a.id FOR UPDATE OF a`,
+      );
     },
 
     async markDeleted(id: string): Promise<void> {

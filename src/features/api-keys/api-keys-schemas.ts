@@ -51,6 +51,23 @@ const lifecycleFields = {
   rate_limit: Nullable(RateLimit, 'null: no limit of its own'),
 };
 
+/** Who created the key, so that disabling a user can revoke what it made. */
+const CreatedBy = Nullable(
+  Type.Object({
+    type: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('operator')], {
+      description: 'user: a login user; api_key: an API key; operator: the command line',
+    }),
+    id: Nullable(Uuid, "The login user's or the API key's id; null for the operator"),
+    email: Nullable(Type.String(), "The login user's e-mail, or that of the API key's user; null for the operator"),
+  }),
+  'null for keys created before creators were recorded',
+);
+const CREATED_BY_EXAMPLE = {
+  type: 'user',
+  id: '8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f',
+  email: 'ana@acme.example',
+};
+
 const CUSTOMER_ID = '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const MERCHANT_ID = 'b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e';
 const KEY_ID = '3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90';
@@ -104,6 +121,7 @@ export const CreatedApiKey = Component(
       status: Status,
       create_date: Timestamp,
       ...lifecycleFields,
+      created_by: CreatedBy,
     },
     {
       description: 'A new API key, with the full key shown this once',
@@ -118,6 +136,7 @@ export const CreatedApiKey = Component(
           status: 'ENABLED',
           create_date: '2026-11-23T07:30:00.000Z',
           ...LIFECYCLE_EXAMPLE,
+          created_by: CREATED_BY_EXAMPLE,
         },
       ],
     },
@@ -136,6 +155,7 @@ const LISTED_EXAMPLE = {
   update_date: '2026-11-23T07:30:00.000Z',
   last_used_at: '2026-11-23T08:02:11.412Z',
   ...LIFECYCLE_EXAMPLE,
+  created_by: CREATED_BY_EXAMPLE,
 };
 
 export const ListedApiKey = Component(
@@ -153,6 +173,7 @@ export const ListedApiKey = Component(
       update_date: Timestamp,
       last_used_at: Nullable(Timestamp, 'null until first use; shows a use within 5 s'),
       ...lifecycleFields,
+      created_by: CreatedBy,
     },
     { description: 'An API key as listed: masked', examples: [LISTED_EXAMPLE] },
   ),

@@ -7,12 +7,21 @@ import { sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import { normaliseEmail } from '../auth/auth-service.js';
 import type { Principal, UserType } from '../../lib/principal.js';
-import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour, maskApiKey } from './api-key-format.js';
-import type { ApiKeyRecordRow, ApiKeysDal, ApiKeyStatus, KeyChanges, KeyLifecycle } from './api-keys-dal.js';
+import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour } from './api-key-format.js';
+import { createdRecord, lifecycleRecord, listedRecord, masked } from './api-key-records.js';
+import type {
+  ApiKeyRecordRow,
+  ApiKeysDal,
+  ApiKeyStatus,
+  KeyChanges,
+  KeyCreator,
+  KeyLifecycle,
+} from './api-keys-dal.js';
 import { MAX_KEY_LIFETIME_YEARS } from './api-keys-schemas.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { LastUseRecorder } from './last-use-recorder.js';
 import { type KeyCaches, keyChangeNotice } from './key-change-feed.js';
+import { revokeKeyIn } from './key-revocation.js';
 import { assertWithin, callerGrant, type Grant, grantOf, type GrantField } from './key-grants.js';
 
 export type { ApiKeyStatus };
@@ -94,54 +103,13 @@ function lifecycleOf(settings: KeySettings, inherited: Grant | null = null): Key
 
 const ALL_GRANT_FIELDS: readonly GrantField[] = ['expires_at', 'rate_limit', 'access'];
 
-function lifecycleRecord(key: KeyLifecycle) {
-  return {
-    name: key.name,
-    expires_at: key.expiresAt?.toISOString() ?? null,
-    access: key.access,
-    rate_limit: key.rateLimit === null ? null : { limit: key.rateLimit, window_seconds: key.rateLimitWindowSeconds! },
-  };
-}
+/** The caller who creates a key: its login user, or its API key (named with its user's e-mail). */
+const creatorOf = (caller: Principal): KeyCreator =>
+  caller.auth === 'api_key'
+    ? { createdByType: 'api_key', createdById: caller.apiKeyId, createdByEmail: caller.email }
+    : { createdByType: 'user', createdById: caller.userId, createdByEmail: caller.email };
 
-function createdRecord(
-  key: { id: string; status: 'ENABLED' | 'DELETED'; createdAt: Date },
-  apiKey: string,
-  owner: { email: string; type: UserType; customerId: string; merchantId: string | null },
-  lifecycle: KeyLifecycle,
-) {
-  return {
-    id: key.id,
-    api_key: apiKey,
-    user: owner.email,
-    user_type: owner.type,
-    customer_id: owner.customerId,
-    ...(owner.merchantId ? { merchant_id: owner.merchantId } : {}),
-    status: key.status,
-    create_date: key.createdAt.toISOString(),
-    ...lifecycleRecord(lifecycle),
-  };
-}
-
-/** A new key's record as events carry it: the key masked, as listings show it. */
-function masked(record: ReturnType<typeof createdRecord>) {
-  return { ...record, api_key: maskApiKey(API_KEY_PREFIX, lastFour(record.api_key)) };
-}
-
-function listedRecord(row: ApiKeyRecordRow) {
-  return {
-    id: row.id,
-    api_key: maskApiKey(row.displayPrefix, row.last4),
-    user: row.email,
-    user_type: row.merchantId ? ('MERCHANT' as const) : ('CUSTOMER' as const),
-    customer_id: [row.customerId],
-    ...(row.merchantId ? { merchant_id: [row.merchantId] } : {}),
-    status: row.status,
-    create_date: row.createdAt.toISOString(),
-    update_date: row.updatedAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    ...lifecycleRecord(row),
-  };
-}
+const OPERATOR_CREATOR: KeyCreator = { createdByType: 'operator', createdById: null, createdByEmail: null };
 
 /** The caller may see the key: its customer's, and for merchant callers its merchant's. No caller: the operator. */
 function isVisible(key: { customerId: string; merchantId: string | null }, caller: Principal | null): boolean {
@@ -199,6 +167,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     owner: { email: string; customerId: string; merchantId: string | null },
     lifecycle: KeyLifecycle,
     context: ChangeContext,
+    creator: KeyCreator,
   ) {
     const type: UserType = owner.merchantId ? 'MERCHANT' : 'CUSTOMER';
     const apiKey = generateApiKey();
@@ -224,8 +193,9 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
         displayPrefix: API_KEY_PREFIX,
         last4: lastFour(apiKey),
         ...lifecycle,
+        ...creator,
       });
-      const record = createdRecord(key, apiKey, { ...owner, type }, lifecycle);
+      const record = createdRecord(key, apiKey, { ...owner, type }, lifecycle, creator);
       await audit({
         action: 'api_key.created',
         customerId: owner.customerId,
@@ -255,6 +225,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
         { email: normaliseEmail(request.user), customerId: caller.customerId, merchantId },
         lifecycle,
         context,
+        creatorOf(caller),
       );
     },
 
@@ -267,7 +238,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       if (owner.merchantId && !(await merchantsDal.belongsToCustomer(owner.customerId, owner.merchantId))) {
         throw new NotFoundError('merchant_not_found');
       }
-      return issue({ ...owner, email: normaliseEmail(owner.email) }, lifecycleOf(settings), context);
+      return issue({ ...owner, email: normaliseEmail(owner.email) }, lifecycleOf(settings), context, OPERATOR_CREATOR);
     },
 
     /** The operator's `feegate keys list`: every key of a customer (or of one of its merchants), every status, newest first. */
@@ -359,6 +330,12 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           rateLimit: old.rateLimit,
           rateLimitWindowSeconds: old.rateLimitWindowSeconds,
         };
+        // A roll replaces a key: its successor keeps the creator, so revoking a creator's keys takes the whole chain.
+        const creator: KeyCreator = {
+          createdByType: old.createdByType,
+          createdById: old.createdById,
+          createdByEmail: old.createdByEmail,
+        };
         const key = await apiKeys.insertKey({
           userId: old.userId,
           customerId: old.customerId,
@@ -368,6 +345,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           last4: lastFour(apiKey),
           rollChainId: old.rollChainId ?? old.id,
           ...lifecycle,
+          ...creator,
         });
         const oldExpiresAt = await apiKeys.markRolled(old.id, key.id, gracePeriodSeconds);
         const type: UserType = old.merchantId ? 'MERCHANT' : 'CUSTOMER';
@@ -400,6 +378,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           apiKey,
           { email: old.email, type, customerId: old.customerId, merchantId: old.merchantId },
           lifecycle,
+          creator,
         );
         await emit({
           type: 'API_KEY_ROLLED',
@@ -440,23 +419,10 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
     /** Idempotent; refused at once by every instance (NOTIFY is sent by the same transaction). No caller: the operator's `keys revoke`. */
     async remove(caller: Principal | null, keyId: string, context: ChangeContext): Promise<void> {
-      await uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
-        const key = await lockVisible(keyId, caller, apiKeys);
+      await uow.write(context, async (scope) => {
+        const key = await lockVisible(keyId, caller, scope.dal.apiKeys);
         if (key.status === 'DELETED') return;
-        await apiKeys.markDeleted(key.id);
-        await audit({
-          action: 'api_key.deleted',
-          customerId: key.customerId,
-          targetType: 'api_key',
-          targetId: key.id,
-        });
-        await emit({
-          type: 'API_KEY_REVOKED',
-          customerId: key.customerId,
-          data: listedRecord((await apiKeys.findRecord(key.id))!),
-        });
-        await notify(keyChangeNotice(key.customerId, key.keyHash));
-        afterCommit(() => caches.changed(key.customerId, key.keyHash));
+        await revokeKeyIn(scope, key, caches);
       });
     },
 

@@ -260,6 +260,14 @@ export function createAuthDal(db: Db) {
       return row;
     },
 
+    /** Every pending challenge session of a user ends (an ADMIN's reset, a disable or a re-enable). */
+    async voidChallenges(userId: string): Promise<void> {
+      await db
+        .update(loginChallenges)
+        .set({ usedAt: sql`now()` })
+        .where(and(eq(loginChallenges.userId, userId), isNull(loginChallenges.usedAt)));
+    },
+
     /** A challenge session is good once, whatever its answer. */
     async spendChallenge(sessionHash: string): Promise<void> {
       await db.update(loginChallenges).set({ usedAt: sql`now()` }).where(eq(loginChallenges.sessionHash, sessionHash));

@@ -6,6 +6,7 @@
  */
 import { ClientClosedRequestError, ServiceUnavailableError } from '../../errors.js';
 import { type Argon2PoolOptions, createArgon2Pool } from './argon2-pool.js';
+import { normalisePassword, passwordSpellings } from './password-text.js';
 
 const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum in the typings)
 export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -88,11 +89,18 @@ export function createPasswordHasher(options: PasswordHasherOptions): PasswordHa
     }
   }
 
+  /** Whether any spelling of `password` made `phc`; a stored hash argon2 cannot read matches no password. */
+  async function anySpelling(phc: string, password: string): Promise<boolean> {
+    for (const spelling of passwordSpellings(password)) {
+      if (await pool.verify(phc, spelling).catch(() => false)) return true;
+    }
+    return false;
+  }
+
   return {
     // Hashing new passwords is operator work (import), not the login path: not gated.
-    hash: (password) => pool.hash(password, ARGON2_OPTIONS),
-    // A stored hash argon2 cannot read matches no password.
-    matches: (storedHash, password) => pool.verify(storedHash, password).catch(() => false),
+    hash: (password) => pool.hash(normalisePassword(password), ARGON2_OPTIONS),
+    matches: anySpelling,
     async verify(storedHash, password, clientGone) {
       if (!dummyHash) {
         dummyHash = pool.hash('feegate-dummy-password', ARGON2_OPTIONS);
@@ -101,12 +109,9 @@ export function createPasswordHasher(options: PasswordHasherOptions): PasswordHa
       }
       return gated(async () => {
         const phc = await storedHash();
-        try {
-          const ok = await pool.verify(phc ?? (await dummyHash!), password);
-          return ok && phc !== null;
-        } catch {
-          return false;
-        }
+        // An unknown user tries as many spellings as a known one, against the dummy: same time.
+        const ok = await anySpelling(phc ?? (await dummyHash!.catch(() => '')), password);
+        return ok && phc !== null;
       }, clientGone);
     },
     assertCapacity,

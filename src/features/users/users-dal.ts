@@ -228,6 +228,16 @@ export function createUsersDal(db: Db) {
       return row;
     },
 
+    /** The live reset code of a user, locked until the change that spends it commits. */
+    async lockResetCode(userId: string) {
+      const [row] = await db
+        .select({ codeHash: passwordResetCodes.codeHash })
+        .from(passwordResetCodes)
+        .where(and(eq(passwordResetCodes.userId, userId), gt(passwordResetCodes.expiresAt, sql`now()`)))
+        .for('update');
+      return row;
+    },
+
     async deleteResetCode(userId: string): Promise<void> {
       await db.delete(passwordResetCodes).where(eq(passwordResetCodes.userId, userId));
     },

@@ -16,26 +16,26 @@ export const USERS_DOCS = operationDocs('users', {
   },
   updateUser: {
     summary: 'Change a user',
-    description: `Name, description, role and enabled. A change of role, or \`enabled: false\`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. \`enabled: false\` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. ${ADMIN_ONLY}`,
+    description: `Name, description, role and enabled. A change of role, or \`enabled: false\`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. \`enabled: false\` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). A disable and a re-enable void the user's pending challenge sessions and reset code. \`enabled: false, revoke_keys: true\` also revokes every ENABLED API key the user created (its \`created_by\`), and the keys those keys created, as DELETE /v1/api-keys/{id} does: api_key.deleted and API_KEY_REVOKED each, refused at once on every instance (\`revoke_keys\` works without a disable too); recorded in user.updated as \`revoked_keys\`, the count. Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. ${ADMIN_ONLY}`,
   },
   resetUserPassword: {
     summary: "Reset a login user's password",
-    description: `A new temporary password, shown only here (and mailed with SMTP_URL): status FORCE_CHANGE_PASSWORD, every session ended on every instance, two-factor codes turned off. Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. ${ADMIN_ONLY}`,
+    description: `A new temporary password: status FORCE_CHANGE_PASSWORD, every session ended on every instance, pending challenge sessions and reset code voided, two-factor codes turned off. With SMTP_URL set the user is mailed a notice with the password; for a user that had two-factor codes it is then only mailed (\`temporary_password: null, delivered_by: email\`), so an ADMIN's token never yields a login without the user's second factor. Otherwise the answer carries it (\`delivered_by: response\`). Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. ${ADMIN_ONLY}`,
   },
   changeOwnPassword: {
     summary: 'Change your own password',
     description:
-      "Any login user's access token, whatever its role. A wrong current_password is 401 invalid_credentials and counts as a failed login of the user name and address (429 too_many_login_attempts beyond the limit, so parallel guesses never get more). The new password: 12..256 characters, not in zxcvbn's list of common passwords nor too easy to guess, not containing the e-mail (400 weak_password and the reason). Every other session of the user ends; this one goes on. With an API key: 403 forbidden.",
+      "Any login user's access token, whatever its role. A wrong current_password is 401 invalid_credentials and counts as a failed login of the user name and address (429 too_many_login_attempts beyond the limit, so parallel guesses never get more). The new password, normalised with NFKC (as at login): 12..256 characters (invisible ones not counted), not only spaces or invisible characters, not in zxcvbn's list of common passwords nor too easy to guess (its first 100 characters are measured), not containing the e-mail (400 weak_password and the reason). Every other session of the user ends; this one goes on. With an API key: 403 forbidden.",
   },
   forgotPassword: {
     summary: 'Ask for a password reset code',
     description:
-      'Always 202 with no body, at once, whether the user exists, is disabled, is an integration user or not: the look-up happens after the answer. For an enabled login user, with SMTP_URL set, a 6-digit code good for 15 minutes and 5 attempts is mailed (a new request replaces it). Without SMTP_URL nothing is sent: the operator resets the password (`feegate users reset-password`).',
+      'Always 202 with no body, at once, whether the user exists, is disabled, is an integration user or not: the look-up happens after the answer. For an enabled login user, with SMTP_URL set, a 6-digit code good for 15 minutes and 5 attempts is mailed (a new request replaces it), at most 3 mails per user in any hour: beyond, nothing is sent and the live code stays. Without SMTP_URL nothing is sent: the operator resets the password (`feegate users reset-password`).',
   },
   confirmForgotPassword: {
     summary: 'Set a new password with the mailed code',
     description:
-      'A wrong, spent or expired code, or an unknown or disabled user: 400 invalid_code. The new password follows the rule of POST /v1/users/me/password (400 weak_password). Success ends every session of the user on every instance.',
+      'The code is checked before anything about the password: a wrong, spent or expired code, or an unknown, disabled or integration user, is the same 400 invalid_code after the same work. At most 10 wrong codes per user in any hour, across all its codes (a new code does not restart the count, every instance shares it): beyond, every code, the right one too, is invalid_code until the hour has passed. The new password follows the rule of POST /v1/users/me/password (400 weak_password; the code stays good). Success ends every session of the user on every instance; two-factor codes stay on.',
   },
   startTotp: {
     summary: 'Start two-factor codes (TOTP)',

@@ -131,12 +131,18 @@ export const UpdateUserBody = Component(
       description: Type.Optional(Nullable(Description)),
       role: Type.Optional(RoleSchema),
       enabled: Type.Optional(Type.Boolean()),
+      revoke_keys: Type.Optional(
+        Type.Boolean({
+          description:
+            'true: also revoke every API key the user created (and the keys those created), mostly with enabled: false',
+        }),
+      ),
     },
     {
       additionalProperties: false,
       minProperties: 1,
       description: 'What changes (at least one field); what is left out stays',
-      examples: [{ name: 'Ana Gómez', role: 'VIEWER' }, { enabled: false }],
+      examples: [{ name: 'Ana Gómez', role: 'VIEWER' }, { enabled: false }, { enabled: false, revoke_keys: true }],
     },
   ),
 );
@@ -144,8 +150,23 @@ export const UpdateUserBody = Component(
 export const TemporaryPassword = Component(
   'TemporaryPassword',
   Type.Object(
-    { temporary_password: Type.String({ description: 'Shown only here; changed at the next login' }) },
-    { description: 'A new temporary password', examples: [{ temporary_password: 'q7Vd0-Lx3mTz9KpW2sYb' }] },
+    {
+      temporary_password: Nullable(
+        Type.String(),
+        'Shown only here and changed at the next login; null when it was only mailed (delivered_by email)',
+      ),
+      delivered_by: Type.Union([Type.Literal('response'), Type.Literal('email')], {
+        description:
+          'response: this answer carries the password (with SMTP_URL set it is mailed too); email: only mailed, since the user had two-factor codes, which the reset turned off',
+      }),
+    },
+    {
+      description: 'A new temporary password, or where it went',
+      examples: [
+        { temporary_password: 'q7Vd0-Lx3mTz9KpW2sYb', delivered_by: 'response' },
+        { temporary_password: null, delivered_by: 'email' },
+      ],
+    },
   ),
 );
 

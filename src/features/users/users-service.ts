@@ -3,27 +3,32 @@
  * changes and resets the users of its customer; every login user changes its
  * own password and two-factor codes; anybody may ask for a forgotten password.
  */
-import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import type { Principal, Role, UserType } from '../../lib/principal.js';
-import { sha256Hex } from '../../lib/secrets.js';
+import type { ApiKeysDal } from '../api-keys/api-keys-dal.js';
 import { keyChangeNotice, type KeyCaches } from '../api-keys/key-change-feed.js';
+import { revokeKeysCreatedByIn } from '../api-keys/key-revocation.js';
 import { type AuthDals, type AuthService, normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { MailDal } from '../mail/mail-dal.js';
-import { forgotPasswordMail, temporaryPasswordMail } from '../mail/mail-messages.js';
+import { passwordResetMail, temporaryPasswordMail } from '../mail/mail-messages.js';
 import { assertLogin, createCurrentPasswordCheck } from './current-password.js';
 import { createOwnTotp } from './own-totp.js';
-import { auditUser } from './user-audit.js';
 import { assertStrongPassword } from './password-policy.js';
+import { createPasswordResets } from './password-resets.js';
+import type { ResetLimitsDal } from './reset-limits-dal.js';
+import { auditUser } from './user-audit.js';
 import type { UserChanges, UserRow, UsersDal } from './users-dal.js';
 
 export interface UsersDals extends AuthDals {
   users: UsersDal;
   mail: MailDal;
+  resetLimits: ResetLimitsDal;
+  apiKeys: ApiKeysDal;
 }
 
 export interface UsersServiceDeps {
@@ -67,9 +72,6 @@ export function userRecord(row: UserRow) {
 }
 export type UserRecord = ReturnType<typeof userRecord>;
 
-const RESET_CODE_TTL_MS = 15 * 60 * 1000;
-const RESET_CODE_ATTEMPTS = 5;
-
 /** A temporary password: 120 random bits, readable, shown once. */
 const temporaryPassword = () => randomBytes(15).toString('base64url');
 
@@ -101,10 +103,19 @@ export function createUsersService(deps: UsersServiceDeps) {
     scope.afterCommit(deps.mailQueued);
   }
 
-  /** A temporary password for `row`: FORCE_CHANGE_PASSWORD, sessions and two-factor codes ended, mailed. */
+  const resets = createPasswordResets({ ...deps, now, queueMail });
+
+  /** An ADMIN's reset, a disable and a re-enable end the user's pending challenges and reset code. */
+  async function voidPendingCredentials(scope: WriteScope<UsersDals>, userId: string) {
+    await scope.dal.auth.voidChallenges(userId);
+    await scope.dal.users.deleteResetCode(userId);
+  }
+
+  /** A temporary password for `row`: FORCE_CHANGE_PASSWORD, sessions, challenges and two-factor codes ended, mailed. */
   async function resetTo(scope: WriteScope<UsersDals>, row: UserRow, hash: string, password: string) {
     await scope.dal.users.setPassword(row.id, hash, true);
     await scope.dal.users.setTotpEnabled(row.id, false);
+    await voidPendingCredentials(scope, row.id);
     await auth.revokeSessionsIn(scope, row.id, 'password_reset');
     await scope.audit(auditUser('user.password_reset', row));
     await scope.emit({
@@ -112,7 +123,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       customerId: row.customerId,
       data: userRecord((await scope.dal.users.find(row.customerId, row.id))!),
     });
-    await queueMail(scope, temporaryPasswordMail(row.email, password));
+    await queueMail(scope, passwordResetMail(row.email, password));
   }
 
   async function create(
@@ -142,20 +153,26 @@ export function createUsersService(deps: UsersServiceDeps) {
     return { ...record, temporary_password: password };
   }
 
-  async function resetPassword(customerId: string, id: string, context: ChangeContext) {
+  /**
+   * A new temporary password. An ADMIN who resets a user with two-factor codes
+   * turns them off, so with a mail server the password goes only to the user's
+   * mailbox: else whoever holds an ADMIN's token would hold that user's login
+   * without its second factor. The operator (`feegate users reset-password`)
+   * always gets it: it holds the database already.
+   */
+  async function resetPassword(customerId: string, id: string, context: ChangeContext, byOperator = false) {
     const password = temporaryPassword();
     const hash = await hasher.hash(password);
-    await uow.write(context, async (scope) => {
+    const hadTotp = await uow.write(context, async (scope) => {
       const row = await found(customerId, id, scope.dal.users);
       if (!row.login) throw userNotFound();
       await resetTo(scope, row, hash, password);
+      return row.totpEnabled;
     });
-    return { temporary_password: password };
+    return hadTotp && deps.mailEnabled && !byOperator
+      ? { temporary_password: null, delivered_by: 'email' as const }
+      : { temporary_password: password, delivered_by: 'response' as const };
   }
-
-  const invalidCode = () => new BadRequestError('invalid_code');
-
-  const backgroundWork = new Set<Promise<void>>();
 
   return {
     ...ownTotp,
@@ -190,8 +207,15 @@ export function createUsersService(deps: UsersServiceDeps) {
       return create(caller.customerId, input, context);
     },
 
-    async update(caller: Principal, id: string, changes: UserChanges, context: ChangeContext) {
+    /** PATCH /v1/users/{id}; `revoke_keys` also revokes the keys the user created (mostly sent with `enabled: false`). */
+    async update(
+      caller: Principal,
+      id: string,
+      input: UserChanges & { revoke_keys?: boolean },
+      context: ChangeContext,
+    ) {
       assertAdmin(caller);
+      const { revoke_keys: revokeKeys = false, ...changes } = input;
       return uow.write(context, async (scope) => {
         const { dal, audit, emit, notify, afterCommit } = scope;
         const row = await found(caller.customerId, id, dal.users);
@@ -208,6 +232,8 @@ export function createUsersService(deps: UsersServiceDeps) {
         const disabled = row.enabled && !after.enabled;
         if (row.login && (roleChanged || disabled))
           await auth.revokeSessionsIn(scope, row.id, roleChanged ? 'role_changed' : 'disabled');
+        if (row.login && row.enabled !== after.enabled) await voidPendingCredentials(scope, row.id);
+        const revokedKeys = revokeKeys ? await revokeKeysCreatedByIn(scope, row, deps.keyCaches) : 0;
         if (!row.login && row.enabled !== after.enabled) {
           // The user's keys are refused (or accepted again) at once on every instance.
           const hashes = await dal.users.keyHashes(row.id);
@@ -216,7 +242,10 @@ export function createUsersService(deps: UsersServiceDeps) {
             for (const h of hashes) deps.keyCaches.changed(row.customerId, h);
           });
         }
-        const changed = Object.fromEntries(Object.entries(changes).filter(([key]) => key !== 'enabled'));
+        const changed = {
+          ...Object.fromEntries(Object.entries(changes).filter(([key]) => key !== 'enabled')),
+          ...(revokeKeys ? { revoked_keys: revokedKeys } : {}),
+        };
         if (Object.keys(changed).length > 0) await audit(auditUser('user.updated', row, changed));
         if (row.enabled !== after.enabled)
           await audit(auditUser(after.enabled ? 'user.enabled' : 'user.disabled', row));
@@ -250,50 +279,8 @@ export function createUsersService(deps: UsersServiceDeps) {
       });
     },
 
-    /**
-     * POST /v1/login/forgot-password: the same answer at once whoever is named;
-     * the look-up, the code and the mail happen after it, in the background.
-     */
-    forgotPassword(user: string, context: ChangeContext): void {
-      const work = (async () => {
-        const row = await usersDal.findLoginUser(normaliseEmail(user));
-        if (!row?.enabled || !deps.mailEnabled) return;
-        const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-        await uow.write({ ...context, actor: { type: 'anonymous', id: null } }, async (scope) => {
-          await scope.dal.users.putResetCode(
-            row.id,
-            sha256Hex(`${row.id}:${code}`),
-            new Date(now().getTime() + RESET_CODE_TTL_MS),
-          );
-          await scope.audit(auditUser('user.password_reset_requested', row));
-          await queueMail(scope, forgotPasswordMail(row.email, code));
-        });
-      })()
-        .catch((err) => deps.onBackgroundError?.(err, 'could not handle a forgotten password'))
-        .finally(() => backgroundWork.delete(work));
-      backgroundWork.add(work);
-    },
-
-    /** POST /v1/login/confirm-forgot-password: a code good for 15 minutes and 5 attempts. */
-    async confirmForgotPassword(
-      input: { user: string; code: string; new_password: string },
-      context: ChangeContext,
-    ): Promise<void> {
-      const row = await usersDal.findLoginUser(normaliseEmail(input.user));
-      if (!row?.enabled) throw invalidCode();
-      await assertStrongPassword(input.new_password, row.email);
-      const live = await usersDal.spendResetAttempt(row.id);
-      const given = Buffer.from(sha256Hex(`${row.id}:${input.code}`));
-      if (!live || live.attempts > RESET_CODE_ATTEMPTS || !timingSafeEqual(Buffer.from(live.codeHash), given))
-        throw invalidCode();
-      const hash = await hasher.hash(input.new_password);
-      await uow.write({ ...context, actor: { type: 'user', id: row.id } }, async (scope) => {
-        await scope.dal.users.deleteResetCode(row.id);
-        await scope.dal.users.setPassword(row.id, hash, false);
-        await auth.revokeSessionsIn(scope, row.id, 'password_reset');
-        await scope.audit(auditUser('user.password_changed', row, { via: 'forgot_password' }));
-      });
-    },
+    forgotPassword: resets.forgotPassword,
+    confirmForgotPassword: resets.confirmForgotPassword,
 
     async customer(caller: Principal) {
       const row = (await usersDal.customer(caller.customerId))!;
@@ -326,7 +313,7 @@ export function createUsersService(deps: UsersServiceDeps) {
     async resetByOperator(email: string) {
       const row = await usersDal.findLoginUser(normaliseEmail(email));
       if (!row) throw new NotFoundError('user_not_found', 'No login user has this e-mail.');
-      return resetPassword(row.customerId, row.id, OPERATOR_CONTEXT);
+      return resetPassword(row.customerId, row.id, OPERATOR_CONTEXT, true);
     },
 
     /** `feegate users list`: every user of a customer, newest first. */
@@ -335,9 +322,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       return rows.map(userRecord);
     },
 
-    async stop(): Promise<void> {
-      await Promise.all(backgroundWork);
-    },
+    stop: resets.stop,
   };
 }
 

@@ -1,0 +1,137 @@
+/**
+ * The forgotten password (docs/api.md, "Forgotten password"): a code by mail,
+ * then a new password with it. Guessing is bounded per user across every code
+ * (10 wrong codes an hour, counted in PostgreSQL for every instance), and so are
+ * the mails (3 an hour). Every refusal of a code looks the same, whoever was
+ * named, and costs the same hash of the code and comparison.
+ */
+import { randomInt, timingSafeEqual } from 'node:crypto';
+import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
+import { BadRequestError } from '../../errors.js';
+import type { ChangeContext } from '../../lib/change-context.js';
+import { sha256Hex } from '../../lib/secrets.js';
+import { type AuthService, normaliseEmail } from '../auth/auth-service.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { Mail } from '../mail/mail-dal.js';
+import { forgotPasswordMail } from '../mail/mail-messages.js';
+import { assertStrongPassword } from './password-policy.js';
+import { auditUser } from './user-audit.js';
+import type { UsersDal } from './users-dal.js';
+import type { UsersDals } from './users-service.js';
+
+const RESET_CODE_TTL_MS = 15 * 60 * 1000;
+/** Attempts at one code; the user's hourly budget below bounds all codes together. */
+const RESET_CODE_ATTEMPTS = 5;
+export const WRONG_CODES_PER_HOUR = 10;
+export const RESET_MAILS_PER_HOUR = 3;
+
+export interface PasswordResetsDeps {
+  uow: UnitOfWork<UsersDals>;
+  usersDal: Pick<UsersDal, 'findLoginUser'>;
+  auth: Pick<AuthService, 'revokeSessionsIn'>;
+  hasher: Pick<PasswordHasher, 'hash'>;
+  mailEnabled: boolean;
+  /** Writes a mail in the unit of work that asks for it. */
+  queueMail(scope: WriteScope<UsersDals>, mail: Mail): Promise<void>;
+  now(): Date;
+  onBackgroundError?(err: unknown, what: string): void;
+}
+
+/** The stored form of a user's reset code. */
+const resetCodeHash = (userId: string, code: string) => sha256Hex(`${userId}:${code}`);
+
+/** Whether `code` is the one `stored` was made from, in constant time. */
+const codeMatches = (stored: string, userId: string, code: string) => {
+  const given = Buffer.from(resetCodeHash(userId, code));
+  const expected = Buffer.from(stored);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+};
+
+/** What an unknown name's code is compared with: the same work, never a match. */
+const NO_USER = '00000000-0000-4000-8000-000000000000';
+const NO_CODE = resetCodeHash(NO_USER, 'none');
+
+const invalidCode = () => new BadRequestError('invalid_code');
+
+export function createPasswordResets(deps: PasswordResetsDeps) {
+  const { uow, usersDal, auth, hasher, now } = deps;
+  const backgroundWork = new Set<Promise<void>>();
+
+  /**
+   * One guess at the user's live code: spent from the hour's budget first (two
+   * at once wait for each other on the budget's row), given back when right.
+   */
+  function checkCode(userId: string, code: string, context: ChangeContext): Promise<boolean> {
+    return uow.write(context, async ({ dal }) => {
+      if (!(await dal.resetLimits.takeGuess(userId, WRONG_CODES_PER_HOUR))) return false;
+      const live = await dal.users.spendResetAttempt(userId);
+      const right =
+        live !== undefined && live.attempts <= RESET_CODE_ATTEMPTS && codeMatches(live.codeHash, userId, code);
+      if (right) await dal.resetLimits.returnGuess(userId);
+      return right;
+    });
+  }
+
+  return {
+    /**
+     * POST /v1/login/forgot-password: the same answer at once whoever is named;
+     * the look-up, the code and the mail happen after it, in the background. A
+     * fourth mail within the hour is not sent, and the live code stays.
+     */
+    forgotPassword(user: string, context: ChangeContext): void {
+      const work = (async () => {
+        const row = await usersDal.findLoginUser(normaliseEmail(user));
+        if (!row?.enabled || !deps.mailEnabled) return;
+        const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+        await uow.write({ ...context, actor: { type: 'anonymous', id: null } }, async (scope) => {
+          if (!(await scope.dal.resetLimits.takeMail(row.id, RESET_MAILS_PER_HOUR))) return;
+          await scope.dal.users.putResetCode(
+            row.id,
+            resetCodeHash(row.id, code),
+            new Date(now().getTime() + RESET_CODE_TTL_MS),
+          );
+          await scope.audit(auditUser('user.password_reset_requested', row));
+          await deps.queueMail(scope, forgotPasswordMail(row.email, code));
+        });
+      })()
+        .catch((err) => deps.onBackgroundError?.(err, 'could not handle a forgotten password'))
+        .finally(() => backgroundWork.delete(work));
+      backgroundWork.add(work);
+    },
+
+    /**
+     * POST /v1/login/confirm-forgot-password: the code is checked before
+     * anything about the password, and an unknown, disabled or integration user
+     * is refused exactly as a wrong code is. A forgotten password never turns
+     * two-factor codes off.
+     */
+    async confirmForgotPassword(
+      input: { user: string; code: string; new_password: string },
+      context: ChangeContext,
+    ): Promise<void> {
+      const row = await usersDal.findLoginUser(normaliseEmail(input.user));
+      if (!row?.enabled) {
+        // The hash and comparison a known user's code costs (resetCodeHash), then the same refusal.
+        codeMatches(NO_CODE, NO_USER, input.code);
+        throw invalidCode();
+      }
+      if (!(await checkCode(row.id, input.code, context))) throw invalidCode();
+      await assertStrongPassword(input.new_password, row.email);
+      const hash = await hasher.hash(input.new_password);
+      await uow.write({ ...context, actor: { type: 'user', id: row.id } }, async (scope) => {
+        // Spent meanwhile (used twice at once, or voided by an ADMIN): refused like any spent code.
+        const live = await scope.dal.users.lockResetCode(row.id);
+        if (!live || !codeMatches(live.codeHash, row.id, input.code)) throw invalidCode();
+        await scope.dal.users.deleteResetCode(row.id);
+        await scope.dal.users.setPassword(row.id, hash, false);
+        await scope.dal.auth.voidChallenges(row.id);
+        await auth.revokeSessionsIn(scope, row.id, 'password_reset');
+        await scope.audit(auditUser('user.password_changed', row, { via: 'forgot_password' }));
+      });
+    },
+
+    async stop(): Promise<void> {
+      await Promise.all(backgroundWork);
+    },
+  };
+}
