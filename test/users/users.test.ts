@@ -10,9 +10,9 @@ import { domainEvents } from '../../src/db/schema.js';
 import { totpCode } from '../../src/features/auth/totp.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
+import { createUser, STRONG, userWithRole } from '../helpers/users.js';
 
 const h = useTestApp();
-const STRONG = 'mauve tractor juggles seven owls';
 
 async function setup(overrides = {}) {
   const app = await h.app(overrides);
@@ -22,31 +22,6 @@ async function setup(overrides = {}) {
 }
 
 type App = Awaited<ReturnType<typeof setup>>['app'];
-
-async function createUser(app: App, admin: string, body: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/v1/users', headers: bearer(admin), payload: body });
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res);
-}
-
-/** A confirmed login user of `role`, and its access token. */
-async function userWithRole(app: App, admin: string, email: string, role: string) {
-  const created = await createUser(app, admin, { email, role });
-  const first = json(
-    await app.inject({
-      method: 'POST',
-      url: '/v1/login',
-      payload: { user: email, password: created.temporary_password },
-    }),
-  );
-  const done = await app.inject({
-    method: 'POST',
-    url: '/v1/login/challenge',
-    payload: { name: 'NEW_PASSWORD_REQUIRED', session: first.challenge.session, new_password: STRONG },
-  });
-  assert.equal(done.statusCode, 200, done.body);
-  return { id: created.attributes.id as string, token: json(done).token.access_token as string };
-}
 
 /** A real SMTP server on loopback that keeps every message it receives in `received`. */
 function smtpServer(received: string[]): SMTPServer {

@@ -1,0 +1,32 @@
+/** Back-office users made through the API, as an ADMIN adds them and they first log in. */
+import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
+import { bearer, json } from './app.js';
+
+/** The password every such user chooses at its first login. */
+export const STRONG = 'mauve tractor juggles seven owls';
+
+export async function createUser(app: FastifyInstance, admin: string, body: Record<string, unknown>) {
+  const res = await app.inject({ method: 'POST', url: '/v1/users', headers: bearer(admin), payload: body });
+  assert.equal(res.statusCode, 201, res.body);
+  return json(res);
+}
+
+/** A confirmed login user of `role`, and its access token. */
+export async function userWithRole(app: FastifyInstance, admin: string, email: string, role: string) {
+  const created = await createUser(app, admin, { email, role });
+  const first = json(
+    await app.inject({
+      method: 'POST',
+      url: '/v1/login',
+      payload: { user: email, password: created.temporary_password },
+    }),
+  );
+  const done = await app.inject({
+    method: 'POST',
+    url: '/v1/login/challenge',
+    payload: { name: 'NEW_PASSWORD_REQUIRED', session: first.challenge.session, new_password: STRONG },
+  });
+  assert.equal(done.statusCode, 200, done.body);
+  return { id: created.attributes.id as string, token: json(done).token.access_token as string };
+}
