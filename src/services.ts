@@ -24,6 +24,7 @@ import { createMerchantsService } from './features/merchants/merchants-service.j
 import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
 import { createWebhookDelivery } from './features/webhooks/webhook-delivery.js';
+import { createTestSendLimit } from './features/webhooks/test-send-limit.js';
 import { createWebhookSender } from './features/webhooks/webhook-sender.js';
 import { createWebhooksService } from './features/webhooks/webhooks-service.js';
 import { createBackgroundWorker } from './lib/background-worker.js';
@@ -166,7 +167,15 @@ export function createServices(config: Config, database: Database, log: ServiceL
   let unlistenScheduled: (() => Promise<void>) | undefined;
   const audit = createAuditService({ auditDal: dal.audit });
   const urlPolicy = { allowHttp: config.webhookAllowHttp, allowedHosts: config.webhookAllowedHosts };
-  const webhooks = createWebhooksService({ uow, dal: dal.webhooks, policy: urlPolicy });
+  const webhooks = createWebhooksService({
+    uow,
+    dal: dal.webhooks,
+    policy: urlPolicy,
+    testSends: createTestSendLimit({
+      counters: counters('webhook-tests', MAX_LOCAL_RATE_COUNTERS),
+      perMinute: config.webhookTestSendsPerCustomerPerMinute,
+    }),
+  });
   const delivery = config.webhookWorker
     ? createWebhookDelivery({
         dal: dal.webhooks,
