@@ -3,8 +3,9 @@
  * delay another customer's deliveries. A customer holds at most half of
  * WEBHOOK_CONCURRENCY in flight; with its 20 subscriptions pointing at a
  * receiver that accepts connections and never answers, and 200 events queued
- * for it, another customer's test event is received within 2 s. Both
- * receivers are on 127.0.0.1, started here.
+ * for it, another customer's test event is received within 2 s, and its
+ * retry is not queued behind them. Both receivers are on 127.0.0.1, started
+ * here.
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -62,6 +63,7 @@ describe('fair webhook delivery', () => {
       webhookAllowedHosts: [dead.host, live.host],
       webhookConcurrency: CONCURRENCY,
       webhookTimeoutSeconds: TIMEOUT_SECONDS,
+      webhookRetrySchedule: [200],
     });
     for (let i = 0; i < 20; i++) await subscribe(app, { token }, `${dead.url}/${i}`, ['WEBHOOK_TEST']);
     // Ten mock payment notifications (the most a minute allows): an event to each of the 20 subscriptions each.
@@ -80,6 +82,9 @@ describe('fair webhook delivery', () => {
     await waitFor(async () => (await queued()) === 200, '200 deliveries queued for the dead receiver');
     await waitFor(() => dead!.open() >= CONCURRENCY / 2, 'the customer holds (at least) its half of the slots');
 
+    // The other customer's receiver fails the first attempt: its retry then waits in the queue behind the 196
+    // deliveries of the first customer that are due, and must be claimed past them.
+    live.respond((got, response) => response.writeHead(live!.received.indexOf(got) === 0 ? 500 : 204).end());
     const other = (await loginAs(app, world.otherLogin)).access_token;
     const theirs = await subscribe(app, { token: other }, live.url, ['WEBHOOK_TEST']);
     const test = await webhookRequest(app, { token: other }, 'POST', `/v1/webhooks/${theirs}/test`);
@@ -87,6 +92,9 @@ describe('fair webhook delivery', () => {
     // The contract's bound, as a deadline: the event arrives well within it unless the dead receiver's attempts hold every slot.
     await live.waitFor(1, 2000);
     assert.equal(JSON.parse(live.received[0]!.body).customer_id, world.otherCustomerId);
+    // Its retry is due after about 200 ms and found by the next claim, the poll's at the latest (every second).
+    await live.waitFor(2, 3000);
+    assert.equal(live.received[1]!.headers['webhook-id'], live.received[0]!.headers['webhook-id']);
 
     assert.equal(dead.accepted(), CONCURRENCY / 2, 'the first customer never had more than half of the slots');
   });
