@@ -24,10 +24,10 @@ import { createMerchantsService } from './features/merchants/merchants-service.j
 import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
 import { createWebhookDelivery } from './features/webhooks/webhook-delivery.js';
-import { createTestSendLimit } from './features/webhooks/test-send-limit.js';
 import { createWebhookSender } from './features/webhooks/webhook-sender.js';
 import { createWebhooksService } from './features/webhooks/webhooks-service.js';
 import { createBackgroundWorker } from './lib/background-worker.js';
+import { createPerMinuteLimit } from './lib/per-minute-limit.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
@@ -171,9 +171,10 @@ export function createServices(config: Config, database: Database, log: ServiceL
     uow,
     dal: dal.webhooks,
     policy: urlPolicy,
-    testSends: createTestSendLimit({
+    testSends: createPerMinuteLimit({
       counters: counters('webhook-tests', MAX_LOCAL_RATE_COUNTERS),
       perMinute: config.webhookTestSendsPerCustomerPerMinute,
+      what: 'test sends',
     }),
   });
   const delivery = config.webhookWorker

@@ -12,8 +12,8 @@ const WINDOW_MS = 60_000;
 export function createPerMinuteLimit(options: {
   counters: SharedCounters;
   perMinute: number;
-  /** What the refusal says, given the limit. */
-  refusal: (perMinute: number) => string;
+  /** What is counted, as the refusal names it: "assignment requests". */
+  what: string;
 }) {
   const { counters, perMinute } = options;
   return {
@@ -24,7 +24,7 @@ export function createPerMinuteLimit(options: {
       if (current <= perMinute) return;
       throw new RateLimitedError(Math.max(1, Math.ceil(ttl / 1000)), {
         max: perMinute,
-        detail: options.refusal(perMinute),
+        detail: `This customer has made ${perMinute} ${options.what} this minute, the most allowed; retry after the number of seconds in Retry-After.`,
       });
     },
   };

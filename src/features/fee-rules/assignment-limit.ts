@@ -11,11 +11,7 @@ import { createPerMinuteLimit, type PerMinuteLimit } from '../../lib/per-minute-
 import type { SharedCounters } from '../../lib/shared-counters.js';
 
 export function createAssignmentLimit(options: { counters: SharedCounters; perMinute: number }) {
-  return createPerMinuteLimit({
-    ...options,
-    refusal: (max) =>
-      `This customer has made ${max} assignment requests this minute, the most allowed; retry after the number of seconds in Retry-After.`,
-  });
+  return createPerMinuteLimit({ ...options, what: 'assignment requests' });
 }
 
 export type AssignmentLimit = PerMinuteLimit;

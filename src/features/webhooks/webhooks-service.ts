@@ -9,9 +9,9 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
+import type { PerMinuteLimit } from '../../lib/per-minute-limit.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
-import type { TestSendLimit } from './test-send-limit.js';
 import { checkUrl, type UrlPolicy, UrlRefusedError } from './webhook-url-policy.js';
 import type { DeliveryRow, DeliveryStatus, SubscriptionRow, SubscriptionStatus, WebhooksDal } from './webhooks-dal.js';
 
@@ -92,7 +92,11 @@ export function createWebhooksService(deps: {
   uow: UnitOfWork<WebhooksDals>;
   dal: WebhooksDal;
   policy: UrlPolicy;
-  testSends: Pick<TestSendLimit, 'take'>;
+  /**
+   * Test sends per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE): one mock payment
+   * notification queues an event for each of up to 20 subscriptions, so a loop of them would fill the queue.
+   */
+  testSends: Pick<PerMinuteLimit, 'take'>;
 }) {
   const { uow, dal, policy, testSends } = deps;
 
