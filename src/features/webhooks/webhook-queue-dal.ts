@@ -115,7 +115,8 @@ async function takeDueIn(tx: Db, request: ClaimRequest): Promise<ClaimResult> {
   const lease = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
   const busy = JSON.stringify([...inFlight].map(([customer_id, n]) => ({ customer_id, n })));
   const capped = toUuidArray([...inFlight].filter(([, n]) => n >= perCustomer).map(([customer]) => customer));
-  // No customer takes more than its cap in one claim, so a scan longer than the cap would only lock rows to drop.
+  // At most a cap's worth of due rows a claim: one customer could take no more, and rows locked only to be
+  // dropped cost writes; a scan that was full and claimed whole has the worker claim again at once (moreDue).
   const scanLimit = Math.min(claimLimit, perCustomer);
   const rows = await queryRows<{
     fanned_out_events: number;
