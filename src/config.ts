@@ -446,7 +446,13 @@ export const SETTINGS = {
     'WEBHOOK_CONCURRENCY',
     integer(1, 1000),
     '64',
-    'delivery attempts in flight at once per instance',
+    'delivery attempts in flight at once per instance; one customer holds at most half of them',
+  ),
+  webhookTestSendsPerCustomerPerMinute: setting(
+    'WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE',
+    integer(0, 100_000),
+    '10',
+    'test sends (POST /v1/webhooks/{id}/test and mock/send-payment-notification) per customer per minute (0 disables)',
   ),
 };
 

@@ -27,6 +27,7 @@ import { createWebhookDelivery } from './features/webhooks/webhook-delivery.js';
 import { createWebhookSender } from './features/webhooks/webhook-sender.js';
 import { createWebhooksService } from './features/webhooks/webhooks-service.js';
 import { createBackgroundWorker } from './lib/background-worker.js';
+import { createPerMinuteLimit } from './lib/per-minute-limit.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
@@ -166,7 +167,16 @@ export function createServices(config: Config, database: Database, log: ServiceL
   let unlistenScheduled: (() => Promise<void>) | undefined;
   const audit = createAuditService({ auditDal: dal.audit });
   const urlPolicy = { allowHttp: config.webhookAllowHttp, allowedHosts: config.webhookAllowedHosts };
-  const webhooks = createWebhooksService({ uow, dal: dal.webhooks, policy: urlPolicy });
+  const webhooks = createWebhooksService({
+    uow,
+    dal: dal.webhooks,
+    policy: urlPolicy,
+    testSends: createPerMinuteLimit({
+      counters: counters('webhook-tests', MAX_LOCAL_RATE_COUNTERS),
+      perMinute: config.webhookTestSendsPerCustomerPerMinute,
+      what: 'test sends',
+    }),
+  });
   const delivery = config.webhookWorker
     ? createWebhookDelivery({
         dal: dal.webhooks,

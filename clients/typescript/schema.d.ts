@@ -540,7 +540,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Events of the listed types are POSTed to notification_url, signed with secret_key (docs/webhooks.md): headers webhook-id (the event id), webhook-timestamp (Unix seconds) and webhook-signature (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed by the secret's UTF-8 bytes). secret_key: 8..256 characters with an upper-case letter and a character that is neither a letter nor a digit; it is never answered, logged or audited. notification_url: https:// (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true), without user name or password, and not a loopback, private, link-local, unique-local, multicast or unspecified address (in any notation: decimal and hex IPv4 forms are read as addresses) nor localhost: else 400 `webhook_url_not_allowed`. Host names are resolved at every delivery, and an attempt whose host resolves to such an address fails without connecting. At most 20 subscriptions per customer (409 `webhook_limit_reached`). Audited as webhook.created. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
+         * @description Events of the listed types are POSTed to notification_url, signed with secret_key (docs/webhooks.md): headers webhook-id (the event id), webhook-timestamp (Unix seconds) and webhook-signature (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed by the secret's UTF-8 bytes). secret_key: 8..256 characters with an upper-case letter and a character that is neither a letter nor a digit; it is never answered, logged or audited. notification_url: https:// (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true), without user name or password, and its host a global unicast address, never one of the IANA special-purpose ranges (loopback, private, link-local, unique-local, multicast, unspecified, IPv4-compatible and IPv4-mapped IPv6, NAT64, 6to4, Teredo, discard-only, documentation...; in any notation: decimal and hex IPv4 forms are read as addresses) nor localhost: else 400 `webhook_url_not_allowed`. Host names are resolved at every delivery, and an attempt whose host resolves to such an address fails without connecting. At most 20 subscriptions per customer (409 `webhook_limit_reached`). Audited as webhook.created. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -560,7 +560,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to every enabled subscription
-         * @description The platform's path: a WEBHOOK_TEST event to each ENABLED subscription of the caller's customer (one event each), delivered like any event. 202 with the event ids (none when the customer has no ENABLED subscription). Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
+         * @description The platform's path: a WEBHOOK_TEST event to each ENABLED subscription of the caller's customer (one event each), delivered like any event. 202 with the event ids (none when the customer has no ENABLED subscription). Test sends, this one and the mock payment notification together, are limited per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE, default 10): beyond it 429 `rate_limited` with Retry-After, and nothing is sent. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
          */
         post: operations["sendMockPaymentNotification"];
         delete?: never;
@@ -608,7 +608,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a subscription
-         * @description A WEBHOOK_TEST event (data: webhook_id, message) is written and delivered to this subscription, whatever its status and notification_type, like any event: signed, retried, listed among its deliveries. 202 with the event id. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         * @description A WEBHOOK_TEST event (data: webhook_id, message) is written and delivered to this subscription, whatever its status and notification_type, like any event: signed, retried, listed among its deliveries. 202 with the event id. Test sends, this one and the mock payment notification together, are limited per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE, default 10): beyond it 429 `rate_limited` with Retry-After, and nothing is sent. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
          */
         post: operations["sendTestEvent"];
         delete?: never;

@@ -11,7 +11,8 @@
  * large bulk assignment holds it for seconds), so a busy server would look dead
  * and lose its lock to the next process. A file created exclusively with the
  * holder's pid needs no heartbeat, and a holder that died (crash, SIGKILL) is
- * seen at once with kill(pid, 0), so a restart after a crash is not refused.
+ * seen at once with kill(pid, 0) and /proc (a zombie is dead too), so a
+ * restart after a crash is not refused.
  */
 import { randomUUID } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -40,13 +41,35 @@ function readOwner(file: string): LockOwner | undefined {
   }
 }
 
+/**
+ * The state letter of /proc/<pid>/stat (Linux), read after the last ')' since
+ * the command name in parentheses may hold spaces and parentheses itself;
+ * undefined where there is no /proc.
+ */
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A zombie (exited, not yet reaped by its parent: state Z, or X while it is
+ * being reaped) still answers kill(pid, 0), yet holds nothing: a server that
+ * crashed under a supervisor that has not reaped it yet must not block its own
+ * restart.
+ */
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    // EPERM: a process of another user holds the pid, alive unless it is a zombie.
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const state = procState(pid);
+  return state !== 'Z' && state !== 'X';
 }
 
 /** Tokens of the locks this process holds. */

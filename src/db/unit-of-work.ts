@@ -6,11 +6,13 @@
  * invalidation) run only once the transaction has committed. Services get a unit
  * of work, never a database handle.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
+import { ServiceUnavailableError } from '../errors.js';
 import { type AuditEvent, recordAudit } from '../features/audit/audit-dal.js';
 import { type DomainEvent, insertEvents } from '../features/events/events-dal.js';
 import type { Actor, ChangeContext } from '../lib/change-context.js';
-import type { Db } from './database-core.js';
+import { type Db, sqlState } from './database-core.js';
 
 /** A message to every instance, delivered by PostgreSQL on commit (LISTEN/NOTIFY); several payloads go in one statement. */
 export interface Notice {
@@ -40,32 +42,65 @@ export interface UnitOfWork<D> {
   snapshot<T>(work: (dal: D) => Promise<T>): Promise<T>;
 }
 
-/** `bind` builds the feature DALs on a transaction; it runs once per unit of work. */
+/**
+ * deadlock_detected and serialization_failure: PostgreSQL rolled the whole
+ * transaction back because of another one, so running it again is safe and
+ * usually succeeds (two ADMINs changing each other at once).
+ */
+const RETRIED_STATES = new Set(['40P01', '40001']);
+export const WRITE_RETRIES = 3;
+/** The first retry waits about this long, each next one twice as long, with jitter: the two sides part. */
+const RETRY_BASE_MS = 20;
+
+/** Whether `err` ended the transaction because of another one; then the attempt may run again. */
+function isConflict(err: unknown): boolean {
+  return RETRIED_STATES.has(sqlState(err) ?? '');
+}
+
+/** `bind` builds the feature DALs on a transaction; it runs once per attempt of a unit of work. */
 export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D): UnitOfWork<D> {
+  /** One attempt: the transaction, then its hooks. Each attempt has its own hooks: a rolled-back one's never run. */
+  async function attempt<T>(context: ChangeContext, work: (scope: WriteScope<D>) => Promise<T>): Promise<T> {
+    const hooks: Array<() => void> = [];
+    const result = await db.transaction((tx) =>
+      work({
+        dal: bind(tx),
+        audit: (event, actor) => recordAudit(tx, actor ? { ...context, actor } : context, event),
+        notify: async ({ channel, payload }) => {
+          // Any text is safe in a JSON array: one parameter however many payloads.
+          if (typeof payload === 'string') await tx.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
+          else if (payload.length > 0)
+            await tx.execute(
+              sql`SELECT pg_notify(${channel}, p) FROM jsonb_array_elements_text(${JSON.stringify(payload)}::jsonb) AS p`,
+            );
+        },
+        emit: async (event) => (await insertEvents(tx, context, [event]))[0]!,
+        emitAll: (events) => insertEvents(tx, context, events),
+        afterCommit: (hook) => {
+          hooks.push(hook);
+        },
+      }),
+    );
+    for (const hook of hooks) hook();
+    return result;
+  }
+
   return {
+    /** A deadlock or serialization failure is retried WRITE_RETRIES times, then answers 503 server_busy, never 500. */
     async write(context, work) {
-      const hooks: Array<() => void> = [];
-      const result = await db.transaction((tx) =>
-        work({
-          dal: bind(tx),
-          audit: (event, actor) => recordAudit(tx, actor ? { ...context, actor } : context, event),
-          notify: async ({ channel, payload }) => {
-            // Any text is safe in a JSON array: one parameter however many payloads.
-            if (typeof payload === 'string') await tx.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
-            else if (payload.length > 0)
-              await tx.execute(
-                sql`SELECT pg_notify(${channel}, p) FROM jsonb_array_elements_text(${JSON.stringify(payload)}::jsonb) AS p`,
-              );
-          },
-          emit: async (event) => (await insertEvents(tx, context, [event]))[0]!,
-          emitAll: (events) => insertEvents(tx, context, events),
-          afterCommit: (hook) => {
-            hooks.push(hook);
-          },
-        }),
-      );
-      for (const hook of hooks) hook();
-      return result;
+      for (let retry = 0; ; retry++) {
+        try {
+          return await attempt(context, work);
+        } catch (err) {
+          if (!isConflict(err)) throw err;
+          if (retry === WRITE_RETRIES)
+            throw new ServiceUnavailableError(
+              'server_busy',
+              'The change collided with concurrent changes of the same data several times; retry shortly.',
+            );
+          await sleep(RETRY_BASE_MS * 2 ** retry * (0.5 + Math.random()));
+        }
+      }
     },
     snapshot(work) {
       return db.transaction((tx) => work(bind(tx)), { isolationLevel: 'repeatable read', accessMode: 'read only' });

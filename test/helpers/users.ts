@@ -1,26 +1,26 @@
-/** Back-office users for tests: a confirmed login user of a role, and a real SMTP server on loopback. */
+/** Back-office users made through the API, as an ADMIN adds them and they first log in; a real SMTP server on loopback. */
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
 import { bearer, json } from './app.js';
 
-/** The password a confirmed user chose. */
+/** The password every such user chooses at its first login. */
 export const STRONG = 'mauve tractor juggles seven owls';
 
-/** A login user of `role`, created by `admin` and confirmed with STRONG: its id and access token. */
+export async function createUser(app: FastifyInstance, admin: string, body: Record<string, unknown>) {
+  const res = await app.inject({ method: 'POST', url: '/v1/users', headers: bearer(admin), payload: body });
+  assert.equal(res.statusCode, 201, res.body);
+  return json(res);
+}
+
+/** A confirmed login user of `role`, created by `admin` and confirmed with STRONG: its id and access token. */
 export async function userWithRole(app: FastifyInstance, admin: string, email: string, role = 'MEMBER') {
-  const created = await app.inject({
-    method: 'POST',
-    url: '/v1/users',
-    headers: bearer(admin),
-    payload: { email, role },
-  });
-  assert.equal(created.statusCode, 201, created.body);
+  const created = await createUser(app, admin, { email, role });
   const first = json(
     await app.inject({
       method: 'POST',
       url: '/v1/login',
-      payload: { user: email, password: json(created).temporary_password },
+      payload: { user: email, password: created.temporary_password },
     }),
   );
   const done = await app.inject({
@@ -29,7 +29,7 @@ export async function userWithRole(app: FastifyInstance, admin: string, email: s
     payload: { name: 'NEW_PASSWORD_REQUIRED', session: first.challenge.session, new_password: STRONG },
   });
   assert.equal(done.statusCode, 200, done.body);
-  return { id: json(created).attributes.id as string, token: json(done).token.access_token as string };
+  return { id: created.attributes.id as string, token: json(done).token.access_token as string };
 }
 
 /** A real SMTP server on loopback that keeps every message it receives in `received`. */

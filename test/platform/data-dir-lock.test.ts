@@ -1,6 +1,7 @@
 /** One process at a time on an embedded data directory (docs/operations.md#embedded-or-postgresql). */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { apiKeys, customers } from '../../src/db/schema.js';
 import { DataDirLockedError } from '../../src/errors.js';
 import { DEMO_CUSTOMERS } from '../../src/features/operator/demo-data.js';
 import { runFeegate } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 let dir: string;
 before(async () => {
@@ -81,6 +83,27 @@ describe('embedded data directory lock', () => {
     await mkdir(dataDir);
     const stale = { pid, host: hostname(), token: 'dead', since: new Date().toISOString() };
     await writeFile(path.join(dataDir, LOCK_FILE), JSON.stringify(stale));
+    const res = await feegate(dataDir, 'migrate');
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(existsSync(path.join(dataDir, LOCK_FILE)), false, 'released on exit');
+  });
+
+  it('takes over the lock of a holder that is a zombie (exited, not yet reaped by its parent)', async (t) => {
+    const dataDir = path.join(dir, 'zombie');
+    await mkdir(dataDir);
+    // The shell starts a child and becomes `sleep`, which never reaps it: the child stays a zombie.
+    const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 60'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    t.after(() => parent.kill('SIGKILL'));
+    const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+    const pid = Number(line.toString().trim());
+    await waitFor(
+      async () => (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.startsWith('Z'),
+      'the child is a zombie',
+    );
+    const zombie = { pid, host: hostname(), token: 'zombie', since: new Date().toISOString() };
+    await writeFile(path.join(dataDir, LOCK_FILE), JSON.stringify(zombie));
     const res = await feegate(dataDir, 'migrate');
     assert.equal(res.code, 0, res.stderr);
     assert.equal(existsSync(path.join(dataDir, LOCK_FILE)), false, 'released on exit');

@@ -9,7 +9,7 @@ import { domainEvents, mailOutbox } from '../../src/db/schema.js';
 import { totpCode } from '../../src/features/auth/totp.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
-import { STRONG, smtpServer, userWithRole } from '../helpers/users.js';
+import { createUser, STRONG, smtpServer, userWithRole } from '../helpers/users.js';
 import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
@@ -24,12 +24,6 @@ async function setup(overrides = {}) {
 }
 
 type App = Awaited<ReturnType<typeof setup>>['app'];
-
-async function createUser(app: App, admin: string, body: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/v1/users', headers: bearer(admin), payload: body });
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res);
-}
 
 async function auditActions(app: App, token: string) {
   const res = await app.inject({ method: 'GET', url: '/v1/audit-events?size=1000', headers: bearer(token) });

@@ -257,11 +257,11 @@ describe('webhook delivery', () => {
     return { r, held };
   }
 
-  it('has at most WEBHOOK_CONCURRENCY attempts in flight; the others wait for a free slot', async () => {
-    const { r, held } = await heldDeliveries(3, 8);
+  it('has at most half of WEBHOOK_CONCURRENCY attempts of one customer in flight; the others wait for a free slot', async () => {
+    const { r, held } = await heldDeliveries(6, 8);
     await r.waitFor(3);
     await sleep(500);
-    assert.equal(r.received.length, 3, 'three attempts under way, five waiting');
+    assert.equal(r.received.length, 3, 'three attempts under way (half of 6), five waiting');
     r.respond((_got, response) => response.writeHead(204).end());
     for (const answer of held.splice(0)) answer();
     await r.waitFor(8);
@@ -275,7 +275,7 @@ describe('webhook delivery', () => {
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
     process.on('warning', onWarning);
     try {
-      const { r, held } = await heldDeliveries(12, 12);
+      const { r, held } = await heldDeliveries(24, 12);
       await r.waitFor(12);
       await sleep(100);
       for (const answer of held.splice(0)) answer();

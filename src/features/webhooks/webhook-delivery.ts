@@ -6,7 +6,10 @@
  * outbox's trigger, a retry) wakes it at once; a poll every second catches
  * what a missed notice or a due retry leaves. At least once: an outcome that
  * cannot be written leaves the delivery's lease to expire, and it is attempted
- * again.
+ * again. Fair: one customer holds at most half of the attempts in flight, so
+ * its slow or dead receivers leave the other half to everyone else; the claim
+ * itself keeps the cap (webhook-queue-dal.ts), this worker counts what each
+ * customer has in flight.
  */
 import { setMaxListeners } from 'node:events';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -15,7 +18,8 @@ import { SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import { webhookAttemptDuration, webhookAttempts } from '../../lib/metrics.js';
 import type { ServiceLog } from '../../services.js';
 import type { WebhookSender } from './webhook-sender.js';
-import type { AttemptResult, ClaimedDelivery, WebhooksDal } from './webhooks-dal.js';
+import type { AttemptResult, ClaimedDelivery } from './webhook-queue-dal.js';
+import type { WebhooksDal } from './webhooks-dal.js';
 import { type WebhooksDals, WEBHOOKS_CHANNEL } from './webhooks-service.js';
 
 /** Events fanned out per statement. */
@@ -40,6 +44,11 @@ export interface DeliveryOptions {
   log: ServiceLog;
 }
 
+/** The most attempts in flight one customer may have: half the instance's, at least one. */
+export function perCustomerCap(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency / 2));
+}
+
 export function jittered(ms: number, random = Math.random): number {
   return Math.round(ms * (1 - JITTER + 2 * JITTER * random()));
 }
@@ -48,6 +57,11 @@ export function createWebhookDelivery(options: DeliveryOptions) {
   const { dal, uow, sender, retrySchedule, concurrency, log } = options;
   /** Long enough for an attempt and writing its outcome; past it another instance may take the delivery. */
   const leaseMs = options.timeoutMs + 30_000;
+  const perCustomer = perCustomerCap(concurrency);
+  /** Attempts in flight by customer id (absent: none). */
+  const inFlightBy = new Map<string, number>();
+  /** Customers that reached their cap with work possibly left: each wakes the worker once half of theirs are done. */
+  const heldAtCap = new Set<string>();
   const shutdown = new AbortController();
   // Each attempt in flight listens for the stop: up to `concurrency` listeners, not a leak to warn of.
   setMaxListeners(concurrency, shutdown.signal);
@@ -136,13 +150,22 @@ export function createWebhookDelivery(options: DeliveryOptions) {
   }
 
   function start(delivery: ClaimedDelivery): void {
+    const customer = delivery.event.customer_id;
+    inFlightBy.set(customer, (inFlightBy.get(customer) ?? 0) + 1);
     const running = attempt(delivery)
       .catch((err) => log.warn({ err }, 'webhook attempt failed unexpectedly'))
       .finally(() => {
         inFlight.delete(running);
-        // Claim again once half the slots are free, if due work was left behind: a batch per claim, not a
-        // statement per finished attempt. New work wakes the worker itself (a notice, the poll).
-        if (moreDue && inFlight.size <= concurrency / 2) worker.wake();
+        const left = inFlightBy.get(customer)! - 1;
+        if (left === 0) inFlightBy.delete(customer);
+        else inFlightBy.set(customer, left);
+        // Claim again once half the slots are free, if due work was left behind, or once a customer held at
+        // its cap has half of its own free: a batch per claim, not a statement per finished attempt. New work
+        // wakes the worker itself (a notice, the poll), which also finds what a cap kept waiting behind it.
+        if (heldAtCap.has(customer) && left <= perCustomer / 2) {
+          heldAtCap.delete(customer);
+          worker.wake();
+        } else if (moreDue && inFlight.size <= concurrency / 2) worker.wake();
       });
     inFlight.add(running);
   }
@@ -167,10 +190,11 @@ export function createWebhookDelivery(options: DeliveryOptions) {
         moreDue = true;
         return false;
       }
-      const { fannedOutEvents, claimed } = await dal.takeDue({ fanOutLimit, claimLimit, leaseMs });
-      if (fannedOutEvents === FAN_OUT_BATCH) fanOutWanted = true;
-      moreDue = claimed.length === claimLimit;
-      for (const delivery of claimed) start(delivery);
+      const result = await dal.takeDue({ fanOutLimit, claimLimit, leaseMs, perCustomer, inFlight: inFlightBy });
+      if (result.fannedOutEvents === FAN_OUT_BATCH) fanOutWanted = true;
+      moreDue = result.moreDue;
+      for (const delivery of result.claimed) start(delivery);
+      for (const [customer, n] of inFlightBy) if (n >= perCustomer) heldAtCap.add(customer);
       return fanOutWanted || (moreDue && inFlight.size < concurrency);
     },
   });

@@ -1,13 +1,14 @@
 /**
  * Where webhooks may go (docs/webhooks.md, "No requests to private networks"):
  * https:// (http:// only when allowed), and only hosts whose every address is
- * public. A URL is checked when a subscription is written (its literal host)
+ * global unicast (global-unicast.ts). A URL is checked when a subscription is written (its literal host)
  * and again at every attempt, after resolving its name; the attempt then
  * connects to the address that was checked, so a DNS answer that changes in
  * between cannot lead it elsewhere. WEBHOOK_ALLOWED_HOSTS names the exceptions.
  */
 import dns from 'node:dns';
 import ipaddr from 'ipaddr.js';
+import { isGlobalUnicast } from './global-unicast.js';
 
 export interface UrlPolicy {
   allowHttp: boolean;
@@ -38,18 +39,6 @@ function isAllowedHost(url: URL, policy: UrlPolicy): boolean {
   return policy.allowedHosts.includes(host) || policy.allowedHosts.includes(`${host}:${port}`);
 }
 
-/**
- * Only public unicast addresses: ipaddr.js names every special range (loopback,
- * private, link-local with 169.254.169.254, unique-local, multicast,
- * unspecified, carrier-grade NAT, 6to4 and NAT64 that could wrap a private
- * IPv4 address...) and calls the rest `unicast`. IPv4-mapped IPv6 is judged as
- * the IPv4 address it carries.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
-}
-
 /** Names that are loopback by definition (RFC 6761): refused without asking DNS. */
 function isLocalName(host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
@@ -76,7 +65,7 @@ export function checkUrl(raw: string, policy: UrlPolicy): { url: URL; allowed: b
   const allowed = isAllowedHost(url, policy);
   if (allowed) return { url, allowed };
   const host = bareHost(url);
-  if (ipaddr.isValid(host) && !isPublicAddress(host))
+  if (ipaddr.isValid(host) && !isGlobalUnicast(host))
     throw new UrlRefusedError(`names a private, loopback or otherwise non-public address (${host})`);
   if (isLocalName(host)) throw new UrlRefusedError(`names a loopback host (${host})`);
   return { url, allowed };
@@ -105,7 +94,7 @@ export async function resolveTarget(url: URL, policy: UrlPolicy): Promise<Resolv
   }
   if (answers.length === 0) throw new UrlRefusedError(`host ${host} does not resolve`);
   if (!allowed) {
-    const refused = answers.find((a) => !isPublicAddress(a.address));
+    const refused = answers.find((a) => !isGlobalUnicast(a.address));
     if (refused) throw new UrlRefusedError(`host ${host} resolves to a non-public address (${refused.address})`);
   }
   return answers[0]!;

@@ -3,12 +3,13 @@
  * write access manage their customer's subscriptions, at most 20; a URL must
  * pass the URL policy; the secret is written once and never answered, logged
  * or audited; a new secret signs beside the old one for 24 hours. Test events
- * and retries are written through the unit of work, and the delivery worker
- * takes them from there.
+ * (limited per customer per minute) and retries are written through the unit
+ * of work, and the delivery worker takes them from there.
  */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
+import type { PerMinuteLimit } from '../../lib/per-minute-limit.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import { checkUrl, type UrlPolicy, UrlRefusedError } from './webhook-url-policy.js';
@@ -87,8 +88,17 @@ export function toDeliveryResource(row: DeliveryRow): DeliveryResource {
 
 const notFound = () => new NotFoundError('webhook_not_found');
 
-export function createWebhooksService(deps: { uow: UnitOfWork<WebhooksDals>; dal: WebhooksDal; policy: UrlPolicy }) {
-  const { uow, dal, policy } = deps;
+export function createWebhooksService(deps: {
+  uow: UnitOfWork<WebhooksDals>;
+  dal: WebhooksDal;
+  policy: UrlPolicy;
+  /**
+   * Test sends per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE): one mock payment
+   * notification queues an event for each of up to 20 subscriptions, so a loop of them would fill the queue.
+   */
+  testSends: Pick<PerMinuteLimit, 'take'>;
+}) {
+  const { uow, dal, policy, testSends } = deps;
 
   /** Subscriptions are the customer's: merchant callers may not use them. */
   function assertMayManage(principal: Principal): void {
@@ -246,12 +256,14 @@ export function createWebhooksService(deps: { uow: UnitOfWork<WebhooksDals>; dal
     /** POST /v1/webhooks/{id}/test: a WEBHOOK_TEST event to this subscription, whatever its status and types. */
     async sendTest(principal: Principal, id: string, context: ChangeContext) {
       await visible(principal, id);
+      await testSends.take(principal.customerId);
       return sendTests(principal.customerId, [id], 'A test event, sent on request.', context);
     },
 
     /** The platform's mock payment notification: a WEBHOOK_TEST event to every ENABLED subscription. */
     async sendMockPaymentNotification(principal: Principal, context: ChangeContext) {
       assertMayManage(principal);
+      await testSends.take(principal.customerId);
       const ids = await dal.listEnabledIds(principal.customerId);
       return sendTests(principal.customerId, ids, 'A mock payment notification.', context);
     },
