@@ -15,6 +15,7 @@ import { CreateApiKeyBody } from './features/api-keys/api-keys-schemas.js';
 import { OPERATOR_CONTEXT } from './lib/change-context.js';
 import { createStrictAjv } from './plugins/validation.js';
 import { Email, Uuid } from './schemas/common.js';
+import { withKeyRing } from './key-ring-file.js';
 import { loadDemoData, openConfiguredDatabase, serve } from './server.js';
 import { createServices } from './services.js';
 
@@ -34,11 +35,14 @@ async function withDatabase<T>(
     services: ReturnType<typeof createServices>;
     database: Awaited<ReturnType<typeof openConfiguredDatabase>>;
   }) => Promise<T>,
+  prepare = true,
 ): Promise<T> {
-  const config = { ...loadConfig(), logLevel: 'warn' };
+  const { config } = withKeyRing({ ...loadConfig(), logLevel: 'warn' });
   const database = await openConfiguredDatabase(config);
   const services = createServices(config, database);
   try {
+    // `secrets check` reports keys the ring lacks rather than refusing to look.
+    if (prepare) await services.secrets.prepare();
     return await work({ config, services, database });
   } finally {
     await services.stop();

@@ -6,10 +6,13 @@
  * table to them. A bad value stops the process with a message naming the
  * variable; rules between variables are checked after the rows (checkTogether).
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from './errors.js';
+import { type KeyRing, KeyRingFormatError, parseKeyRing } from './lib/key-ring.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -162,6 +165,33 @@ const REDIS_URL: Kind<string> = {
   },
 };
 
+/** FEEGATE_SECRET_KEYS: the key ring; a refusal names the variable and the entry, never a key. */
+const KEY_RING: Kind<KeyRing> = {
+  values: 'comma-separated <kid>:<base64 of 32 random bytes>',
+  parse(raw, name) {
+    try {
+      return parseKeyRing(raw);
+    } catch (err) {
+      if (err instanceof KeyRingFormatError) throw new ConfigError(`${name}: ${err.message}`);
+      throw err;
+    }
+  },
+};
+
+/** FEEGATE_SECRET_KEYS_FILE: a file holding the ring as FEEGATE_SECRET_KEYS would (container secrets). */
+const KEY_RING_FILE: Kind<KeyRing> = {
+  values: 'a file with the same content',
+  parse(raw, name) {
+    let content: string;
+    try {
+      content = readFileSync(raw.trim(), 'utf8');
+    } catch (err) {
+      throw new ConfigError(`${name}: cannot read ${raw.trim()} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    return KEY_RING.parse(content, name);
+  },
+};
+
 const PROXY_HOPS = integer(0, 20);
 
 /**
@@ -249,6 +279,16 @@ export const SETTINGS = {
     DIRECTORY,
     './data',
     "the embedded database's directory, opened by one process at a time",
+  ),
+  secretKeys: optional(
+    'FEEGATE_SECRET_KEYS',
+    KEY_RING,
+    'the key ring that encrypts secrets at rest: the first key encrypts, every key decrypts; unset: FEEGATE_SECRET_KEYS_FILE, or on the embedded database <FEEGATE_DATA_DIR>/secret-keys, made at the first start',
+  ),
+  secretKeysFile: optional(
+    'FEEGATE_SECRET_KEYS_FILE',
+    KEY_RING_FILE,
+    'a file holding the key ring instead (not with FEEGATE_SECRET_KEYS)',
   ),
   loadDemoData: derived<'always' | 'on-loopback' | 'never'>(
     'FEEGATE_DEMO',
@@ -461,6 +501,8 @@ function checkTogether(config: Config): void {
       `DATABASE_LOCK_TIMEOUT_MS (${lock}) must not exceed DATABASE_STATEMENT_TIMEOUT_MS (${statement}): the statement would be cancelled first`,
     );
   }
+  if (config.secretKeys && config.secretKeysFile)
+    throw new ConfigError('FEEGATE_SECRET_KEYS and FEEGATE_SECRET_KEYS_FILE are both set: set one of them');
   if (config.metricsPort === config.port) {
     throw new ConfigError(
       `METRICS_PORT must differ from PORT (${config.port}): metrics are never served on the API port`,
@@ -476,8 +518,27 @@ export function loadConfig(env: Env = process.env): Config {
   return config;
 }
 
+/** The key ring the settings name; the embedded database's own is added at start (src/key-ring-file.ts). */
+export function keyRingOf(config: Config): KeyRing {
+  const ring = config.secretKeys ?? config.secretKeysFile;
+  if (!ring) throw new ConfigError(NO_KEY_RING);
+  return ring;
+}
+
+export const NO_KEY_RING =
+  'no key ring: set FEEGATE_SECRET_KEYS or FEEGATE_SECRET_KEYS_FILE (feegate secrets generate-key prints an entry)';
+
+/** The tests' key ring (one fixed key, so that a test and the command line it runs share it); never a deployment's. */
+export const TEST_SECRET_KEYS = `test:${createHash('sha256').update('feegate test key ring').digest('base64')}`;
+
 /** Settings for tests and embedding: defaults with overrides, no environment. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   // No webhook delivery unless a test asks for it: a test reaches only the receivers it starts.
-  return { ...loadConfig({}), logLevel: 'silent', loadDemoData: 'never', webhookWorker: false, ...overrides };
+  return {
+    ...loadConfig({ FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS }),
+    logLevel: 'silent',
+    loadDemoData: 'never',
+    webhookWorker: false,
+    ...overrides,
+  };
 }

@@ -2,6 +2,8 @@
 import { and, eq, gt, isNotNull, isNull, lt, ne, type Placeholder, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
 import { auditEvents, authSessions, authTokens, customers, loginChallenges, users } from '../../db/schema.js';
+import type { SealedValues } from '../../lib/sealed-values.js';
+import { totpCell } from '../users/users-dal.js';
 
 export type ChallengeName = 'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA' | 'MFA_SETUP';
 
@@ -67,7 +69,7 @@ const loginStatements = {
   },
 };
 
-export function createAuthDal(db: Db) {
+export function createAuthDal(db: Db, sealed: SealedValues) {
   // Built on first use: a unit of work binds this DAL to each transaction, and most never log in.
   let prepared:
     | {
@@ -209,7 +211,7 @@ export function createAuthDal(db: Db) {
         )
         .limit(1);
       const [row] = await (lock ? query.for('update', { of: loginChallenges }) : query);
-      return row;
+      return row && { ...row, totpSecret: sealed.open(totpCell(row.userId), row.totpSecret) };
     },
 
     /** A challenge session is good once, whatever its answer. */

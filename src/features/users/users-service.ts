@@ -3,7 +3,7 @@
  * changes and resets the users of its customer; every login user changes its
  * own password and two-factor codes; anybody may ask for a forgotten password.
  */
-import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
@@ -299,10 +299,8 @@ export function createUsersService(deps: UsersServiceDeps) {
       const row = await usersDal.findLoginUser(normaliseEmail(input.user));
       if (!row?.enabled) throw invalidCode();
       await assertStrongPassword(input.new_password, row.email);
-      const live = await usersDal.spendResetAttempt(row.id);
-      const given = Buffer.from(sha256Hex(`${row.id}:${input.code}`));
-      if (!live || live.attempts > RESET_CODE_ATTEMPTS || !timingSafeEqual(Buffer.from(live.codeHash), given))
-        throw invalidCode();
+      const live = await usersDal.spendResetAttempt(row.id, sha256Hex(`${row.id}:${input.code}`));
+      if (!live || live.attempts > RESET_CODE_ATTEMPTS || !live.matches) throw invalidCode();
       const hash = await hasher.hash(input.new_password);
       await uow.write({ ...context, actor: { type: 'user', id: row.id } }, async (scope) => {
         await scope.dal.users.deleteResetCode(row.id);

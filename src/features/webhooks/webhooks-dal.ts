@@ -4,11 +4,13 @@
  * under a lease (`claimed_until`), so several instances never attempt one
  * delivery at once and one that dies mid-attempt leaves it to another.
  */
+import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
 import { queryRows } from '../../db/database.js';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { SealedValues } from '../../lib/sealed-values.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
 export type SubscriptionStatus = 'ENABLED' | 'DISABLED';
@@ -75,7 +77,14 @@ async function preferIndexScans(tx: Db): Promise<void> {
 /** Why deliveries of a disabled subscription stop. */
 const DISABLED_ERROR = 'the subscription was disabled';
 
-export function createWebhooksDal(db: Db) {
+/** A subscription's secrets are stored encrypted, the current and the previous one each bound to its column. */
+const cellOf = (id: string, column: 'secret' | 'previous_secret') => ({
+  table: 'webhook_subscriptions',
+  column,
+  row: id,
+});
+
+export function createWebhooksDal(db: Db, sealed: SealedValues) {
   /**
    * One tick's work in one statement. Claims up to `claimLimit` due
    * deliveries for `leaseMs`: their attempt counted now (so a crash
@@ -161,7 +170,11 @@ export function createWebhooksDal(db: Db) {
           attempts: r.attempts,
           subscriptionId: r.subscription_id,
           url: r.url,
-          secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
+          // Opened once per stored value and instance, not per attempt; one that does not open signs nothing.
+          secrets: [
+            sealed.openCached(cellOf(r.subscription_id, 'secret'), r.secret),
+            sealed.openCached(cellOf(r.subscription_id, 'previous_secret'), r.previous_secret),
+          ].filter((secret) => secret !== null),
           event: {
             id: r.event_id,
             type: r.event_type,
@@ -203,7 +216,12 @@ export function createWebhooksDal(db: Db) {
       notificationTypes: string[];
       secret: string;
     }): Promise<SubscriptionRow> {
-      const [row] = await db.insert(webhookSubscriptions).values(values).returning();
+      // The id is made here: it is bound into the secret's encryption before the row exists.
+      const id = randomUUID();
+      const [row] = await db
+        .insert(webhookSubscriptions)
+        .values({ ...values, id, secret: sealed.seal(cellOf(id, 'secret'), values.secret) })
+        .returning();
       return row!;
     },
 
@@ -241,6 +259,15 @@ export function createWebhooksDal(db: Db) {
 
     /** Applies the changes; disabling fails what is pending, enabling forgets past failures. */
     async update(id: string, changes: SubscriptionChanges): Promise<SubscriptionRow> {
+      // The current secret becomes the previous one: opened and sealed again, bound to its new column.
+      const previous =
+        changes.secret === undefined
+          ? null
+          : await db
+              .select({ secret: webhookSubscriptions.secret })
+              .from(webhookSubscriptions)
+              .where(eq(webhookSubscriptions.id, id))
+              .then(([current]) => sealed.open(cellOf(id, 'secret'), current?.secret ?? null));
       const [row] = await db
         .update(webhookSubscriptions)
         .set({
@@ -252,8 +279,8 @@ export function createWebhooksDal(db: Db) {
           ...(changes.secret === undefined
             ? {}
             : {
-                secret: changes.secret,
-                previousSecret: sql`${webhookSubscriptions.secret}`,
+                secret: sealed.seal(cellOf(id, 'secret'), changes.secret),
+                previousSecret: previous === null ? null : sealed.seal(cellOf(id, 'previous_secret'), previous),
                 previousSecretExpiresAt: sql`now() + make_interval(secs => ${changes.previousSecretSeconds ?? 0})`,
               }),
           updatedAt: sql`now()`,
