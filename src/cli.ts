@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { describeError } from './cli-errors.js';
+import { secretsCommands } from './cli-secrets.js';
 import { loadConfig, SETTINGS } from './config.js';
 import { findInPackage } from './db/database.js';
 import { ImportError, UsageError } from './errors.js';
@@ -342,6 +343,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'add a key that signs access tokens from now on; the old one verifies until its tokens expire',
     run: signingKeysRotateCommand,
   },
+  ...secretsCommands({ options, withDatabase }),
   help: { summary: 'print this help', run: helpCommand },
   'help config': { summary: 'list the configuration variables, their defaults and values', run: helpConfigCommand },
   version: { summary: 'print the version', run: versionCommand },
