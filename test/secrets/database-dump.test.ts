@@ -11,12 +11,11 @@ import { sql } from 'drizzle-orm';
 import { TEST_SECRET_KEYS } from '../../src/config.js';
 import { queryRows } from '../../src/db/database.js';
 import { createSigningKeysDal } from '../../src/features/auth/signing-keys-dal.js';
-import { totpCode } from '../../src/features/auth/totp.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
 import { testSealedValues } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
-import { closedPort, dumpDatabase, privateJwksIn, startTotp } from './helpers.js';
+import { closedPort, dumpDatabase, enableTotp, privateJwksIn, startTotp } from './helpers.js';
 
 const h = useTestApp();
 
@@ -50,16 +49,9 @@ describe('a database dump without the key ring', () => {
       secrets['temporary password'] = json(created).temporary_password;
 
     // TOTP: active for the ADMIN (with its recovery codes), pending for the other customer's owner.
-    const active = await startTotp(app, admin, world.login.password);
-    const verified = await app.inject({
-      method: 'POST',
-      url: '/v1/users/me/mfa/totp/verify',
-      headers: bearer(admin),
-      payload: { code: totpCode(active) },
-    });
-    assert.equal(verified.statusCode, 200, verified.body);
-    secrets['active TOTP secret'] = active;
-    json<{ recovery_codes: string[] }>(verified).recovery_codes.forEach((code, i) => {
+    const active = await enableTotp(app, admin, world.login.password);
+    secrets['active TOTP secret'] = active.secret;
+    active.recoveryCodes.forEach((code, i) => {
       secrets[`recovery code ${i}`] = code;
       secrets[`recovery code ${i} (bare)`] = code.replace('-', '');
     });

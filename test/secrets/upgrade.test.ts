@@ -24,7 +24,7 @@ import { useTestDatabase } from '../helpers/database.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';
 import { testSealedValues } from '../helpers/secrets.js';
 import { deliveringTo, type Receiver, SECRET, startReceiver, subscribe } from '../helpers/webhooks.js';
-import { startTotp } from './helpers.js';
+import { enableTotp, startTotp } from './helpers.js';
 
 const db = useTestDatabase();
 const opened: Array<{ close(): Promise<unknown> }> = [];
@@ -76,15 +76,7 @@ describe('upgrading plain values', () => {
     const { app } = await start(deliveringTo(receiver));
     const world = await seedWorld(app);
     const admin = (await loginAs(app, world.login)).access_token;
-    const totp = await startTotp(app, admin, world.login.password);
-    const enrolled = await app.inject({
-      method: 'POST',
-      url: '/v1/users/me/mfa/totp/verify',
-      headers: bearer(admin),
-      payload: { code: totpCode(totp) },
-    });
-    assert.equal(enrolled.statusCode, 200, enrolled.body);
-    const recovery: string[] = json(enrolled).recovery_codes;
+    const { secret: totp, recoveryCodes: recovery } = await enableTotp(app, admin, world.login.password);
     const hook = await subscribe(app, { token: admin }, receiver.url, ['WEBHOOK_TEST']);
     const [owner] = await rows<{ id: string }>(sql`SELECT id::text FROM users WHERE email = ${world.login.user}`);
     const [other] = await rows<{ id: string }>(sql`SELECT id::text FROM users WHERE email = ${world.otherLogin.user}`);
