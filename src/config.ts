@@ -6,13 +6,13 @@
  * table to them. A bad value stops the process with a message naming the
  * variable; rules between variables are checked after the rows (checkTogether).
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from './errors.js';
-import { type KeyRing, KeyRingFormatError, parseKeyRing } from './lib/key-ring.js';
+import { KEY_RING, KEY_RING_FILE, TEST_SECRET_KEYS } from './config-key-ring.js';
+
+export { keyRingOf, NO_KEY_RING, TEST_SECRET_KEYS } from './config-key-ring.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -56,7 +56,7 @@ export const DATABASE_STATEMENT_TIMEOUT_MS = 60_000;
 export const DATABASE_LOCK_TIMEOUT_MS = 5000;
 
 /** How a variable's text becomes its value, and the values it takes in words (the README's "values" column). */
-interface Kind<T> {
+export interface Kind<T> {
   values: string;
   /** `raw` is the variable as set, never blank; a bad value throws ConfigError naming `name`. */
   parse(raw: string, name: string): T;
@@ -162,33 +162,6 @@ const REDIS_URL: Kind<string> = {
     if (!/^rediss?:\/\/[^\s]+$/.test(raw.trim()))
       throw new ConfigError(`${name} must be a URL such as redis://127.0.0.1:6379`);
     return raw.trim();
-  },
-};
-
-/** FEEGATE_SECRET_KEYS: the key ring; a refusal names the variable and the entry, never a key. */
-const KEY_RING: Kind<KeyRing> = {
-  values: 'comma-separated <kid>:<base64 of 32 random bytes>',
-  parse(raw, name) {
-    try {
-      return parseKeyRing(raw);
-    } catch (err) {
-      if (err instanceof KeyRingFormatError) throw new ConfigError(`${name}: ${err.message}`);
-      throw err;
-    }
-  },
-};
-
-/** FEEGATE_SECRET_KEYS_FILE: a file holding the ring as FEEGATE_SECRET_KEYS would (container secrets). */
-const KEY_RING_FILE: Kind<KeyRing> = {
-  values: 'a file with the same content',
-  parse(raw, name) {
-    let content: string;
-    try {
-      content = readFileSync(raw.trim(), 'utf8');
-    } catch (err) {
-      throw new ConfigError(`${name}: cannot read ${raw.trim()} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    return KEY_RING.parse(content, name);
   },
 };
 
@@ -517,19 +490,6 @@ export function loadConfig(env: Env = process.env): Config {
   checkTogether(config);
   return config;
 }
-
-/** The key ring the settings name; the embedded database's own is added at start (src/key-ring-file.ts). */
-export function keyRingOf(config: Config): KeyRing {
-  const ring = config.secretKeys ?? config.secretKeysFile;
-  if (!ring) throw new ConfigError(NO_KEY_RING);
-  return ring;
-}
-
-export const NO_KEY_RING =
-  'no key ring: set FEEGATE_SECRET_KEYS or FEEGATE_SECRET_KEYS_FILE (feegate secrets generate-key prints an entry)';
-
-/** The tests' key ring (one fixed key, so that a test and the command line it runs share it); never a deployment's. */
-export const TEST_SECRET_KEYS = `test:${createHash('sha256').update('feegate test key ring').digest('base64')}`;
 
 /** Settings for tests and embedding: defaults with overrides, no environment. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
