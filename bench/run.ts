@@ -18,6 +18,7 @@ import * as phases from './phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
+import { generateKeyEntry } from '../src/lib/key-ring.js';
 import { type ServerProcess, startServer } from './server-process.js';
 
 const PHASES = [
@@ -68,9 +69,11 @@ const embedded = values.embedded;
 const log = (message: string) => console.error(`[bench] ${message}`);
 
 const dataDir = embedded ? mkdtempSync(path.join(os.tmpdir(), 'feegate-bench-')) : undefined;
+// One key ring for the run: the seeding and the service read the same secrets.
+const ringEnv = { FEEGATE_SECRET_KEYS: generateKeyEntry() };
 const dbEnv: Record<string, string> = dataDir
-  ? { DATABASE_URL: '', FEEGATE_DATA_DIR: dataDir, FEEGATE_DEMO: 'false' }
-  : { DATABASE_URL: benchDatabaseUrl() };
+  ? { DATABASE_URL: '', FEEGATE_DATA_DIR: dataDir, FEEGATE_DEMO: 'false', ...ringEnv }
+  : { DATABASE_URL: benchDatabaseUrl(), ...ringEnv };
 
 function benchDatabaseUrl(): string {
   const url = new URL(ADMIN_URL);

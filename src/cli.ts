@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { describeError } from './cli-errors.js';
+import { secretsCommands } from './cli-secrets.js';
 import { loadConfig, SETTINGS } from './config.js';
 import { findInPackage } from './db/database.js';
 import { ImportError, UsageError } from './errors.js';
@@ -15,6 +16,7 @@ import { CreateApiKeyBody } from './features/api-keys/api-keys-schemas.js';
 import { OPERATOR_CONTEXT } from './lib/change-context.js';
 import { createStrictAjv } from './plugins/validation.js';
 import { Email, Uuid } from './schemas/common.js';
+import { withKeyRing } from './key-ring-file.js';
 import { loadDemoData, openConfiguredDatabase, serve } from './server.js';
 import { createServices } from './services.js';
 
@@ -34,11 +36,14 @@ async function withDatabase<T>(
     services: ReturnType<typeof createServices>;
     database: Awaited<ReturnType<typeof openConfiguredDatabase>>;
   }) => Promise<T>,
+  prepare = true,
 ): Promise<T> {
-  const config = { ...loadConfig(), logLevel: 'warn' };
+  const { config } = withKeyRing({ ...loadConfig(), logLevel: 'warn' });
   const database = await openConfiguredDatabase(config);
   const services = createServices(config, database);
   try {
+    // `secrets check` reports keys the ring lacks rather than refusing to look.
+    if (prepare) await services.secrets.prepare();
     return await work({ config, services, database });
   } finally {
     await services.stop();
@@ -338,6 +343,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'add a key that signs access tokens from now on; the old one verifies until its tokens expire',
     run: signingKeysRotateCommand,
   },
+  ...secretsCommands({ options, withDatabase }),
   help: { summary: 'print this help', run: helpCommand },
   'help config': { summary: 'list the configuration variables, their defaults and values', run: helpConfigCommand },
   version: { summary: 'print the version', run: versionCommand },

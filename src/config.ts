@@ -10,6 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import proxyAddr from '@fastify/proxy-addr';
 import { ConfigError } from './errors.js';
+import { KEY_RING, KEY_RING_FILE, TEST_SECRET_KEYS } from './config-key-ring.js';
+
+export { keyRingOf, NO_KEY_RING, TEST_SECRET_KEYS } from './config-key-ring.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -53,7 +56,7 @@ export const DATABASE_STATEMENT_TIMEOUT_MS = 60_000;
 export const DATABASE_LOCK_TIMEOUT_MS = 5000;
 
 /** How a variable's text becomes its value, and the values it takes in words (the README's "values" column). */
-interface Kind<T> {
+export interface Kind<T> {
   values: string;
   /** `raw` is the variable as set, never blank; a bad value throws ConfigError naming `name`. */
   parse(raw: string, name: string): T;
@@ -249,6 +252,16 @@ export const SETTINGS = {
     DIRECTORY,
     './data',
     "the embedded database's directory, opened by one process at a time",
+  ),
+  secretKeys: optional(
+    'FEEGATE_SECRET_KEYS',
+    KEY_RING,
+    'the key ring that encrypts secrets at rest: the first key encrypts, every key decrypts; unset: FEEGATE_SECRET_KEYS_FILE, or on the embedded database <FEEGATE_DATA_DIR>/secret-keys, made at the first start',
+  ),
+  secretKeysFile: optional(
+    'FEEGATE_SECRET_KEYS_FILE',
+    KEY_RING_FILE,
+    'a file holding the key ring instead (not with FEEGATE_SECRET_KEYS)',
   ),
   loadDemoData: derived<'always' | 'on-loopback' | 'never'>(
     'FEEGATE_DEMO',
@@ -467,6 +480,8 @@ function checkTogether(config: Config): void {
       `DATABASE_LOCK_TIMEOUT_MS (${lock}) must not exceed DATABASE_STATEMENT_TIMEOUT_MS (${statement}): the statement would be cancelled first`,
     );
   }
+  if (config.secretKeys && config.secretKeysFile)
+    throw new ConfigError('FEEGATE_SECRET_KEYS and FEEGATE_SECRET_KEYS_FILE are both set: set one of them');
   if (config.metricsPort === config.port) {
     throw new ConfigError(
       `METRICS_PORT must differ from PORT (${config.port}): metrics are never served on the API port`,
@@ -485,5 +500,11 @@ export function loadConfig(env: Env = process.env): Config {
 /** Settings for tests and embedding: defaults with overrides, no environment. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   // No webhook delivery unless a test asks for it: a test reaches only the receivers it starts.
-  return { ...loadConfig({}), logLevel: 'silent', loadDemoData: 'never', webhookWorker: false, ...overrides };
+  return {
+    ...loadConfig({ FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS }),
+    logLevel: 'silent',
+    loadDemoData: 'never',
+    webhookWorker: false,
+    ...overrides,
+  };
 }

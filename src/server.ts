@@ -8,11 +8,13 @@ import { BlockList } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { destination, pino, type Logger } from 'pino';
 import { buildApp, loggerOptions } from './app.js';
-import type { Config } from './config.js';
+import { type Config, keyRingOf } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { DEMO_LOGINS, demoDocument } from './features/operator/demo-data.js';
 import type { PasswordHasher } from './features/auth/password-hasher.js';
 import { createDataLayer } from './db/data-layer.js';
+import { withKeyRing } from './key-ring-file.js';
+import { createSealedValues } from './lib/sealed-values.js';
 import { createServices } from './services.js';
 
 /** How long requests in flight may take to finish once a shutdown starts; then the process exits 1. */
@@ -113,7 +115,7 @@ export async function prepareDemoData(
   log: Pick<Logger, 'warn'>,
 ): Promise<string> {
   const loopback = await listensOnLoopback(config.host);
-  const { dal } = createDataLayer(database);
+  const { dal } = createDataLayer(database, createSealedValues(keyRingOf(config), log));
   let banner = '';
   if (
     database.driver === 'pglite' &&
@@ -145,10 +147,16 @@ export async function prepareDemoData(
   return banner;
 }
 
-export async function serve(config: Config): Promise<void> {
+export async function serve(settings: Config): Promise<void> {
+  const { config, generated } = withKeyRing(settings);
   // Synchronous writes: pino's default buffers and loses the last lines when the
   // process exits right after a signal (seen under `npm start` with Ctrl-C).
   const log = pino(loggerOptions(config) as object, destination({ dest: 1, sync: true }));
+  if (generated)
+    log.warn(
+      { file: generated },
+      `generated a key ring in ${generated}: it encrypts the secrets in the database; back it up apart from the database (docs/production.md, "Keys and secrets")`,
+    );
   const database = await openConfiguredDatabase(config, log);
   const app = await buildApp({ config, database, ownsDatabase: true, loggerInstance: log });
   const banner = await prepareDemoData(config, database, app.services.hasher, log);

@@ -3,7 +3,7 @@
  * dependencies. Routes reach them through `app.services`; the command line
  * builds the same object without HTTP.
  */
-import type { Config } from './config.js';
+import { type Config, keyRingOf } from './config.js';
 import type { Database } from './db/database.js';
 import { createApiKeysService } from './features/api-keys/api-keys-service.js';
 import { createKeyCaches } from './features/api-keys/key-change-feed.js';
@@ -32,6 +32,8 @@ import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
 import { createDataLayer } from './db/data-layer.js';
+import { createSecretsService } from './features/secrets/secrets-service.js';
+import { createSealedValues } from './lib/sealed-values.js';
 import { ImportDocument } from './features/operator/import-schema.js';
 import { describeRefusals } from './plugins/problem-details.js';
 import { createStrictAjv } from './plugins/validation.js';
@@ -64,7 +66,9 @@ const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const EXPIRY_SWEEP_INTERVAL_MS = 60 * 1000;
 
 export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
-  const { dal, uow } = createDataLayer(database);
+  const sealed = createSealedValues(keyRingOf(config), log);
+  const { dal, uow } = createDataLayer(database, sealed);
+  const secrets = createSecretsService({ uow, dal: dal.secrets, sealed });
   const hasher = createPasswordHasher({
     concurrency: config.loginConcurrency,
     queueLimit: config.loginQueueLimit,
@@ -214,6 +218,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
   });
   return {
     users,
+    /** Secrets at rest: prepared before anything reads one (start does it). */
+    secrets,
     hasher,
     auth,
     importer,
@@ -231,6 +237,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     webhookQueue: () => dal.webhooks.queueStats(),
     /** Starts background work (pushed revocations, batched writes). */
     async start(): Promise<void> {
+      await secrets.prepare();
       await auth.start();
       await keyCaches.start();
       await timelines.start();

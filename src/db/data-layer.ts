@@ -16,36 +16,39 @@ import { createWebhooksDal } from '../features/webhooks/webhooks-dal.js';
 import { createUsersDal } from '../features/users/users-dal.js';
 import { createMailDal } from '../features/mail/mail-dal.js';
 import { createResetLimitsDal } from '../features/users/reset-limits-dal.js';
+import { createSecretsDal } from '../features/secrets/secrets-dal.js';
+import type { SealedValues } from '../lib/sealed-values.js';
 import type { Database, Db } from './database.js';
 import { createUnitOfWork } from './unit-of-work.js';
 
-/** Every feature DAL, bound to `on` (the pool or a transaction) of a database of `driver`. */
-function bindDals(on: Db, driver: Database['driver']) {
+/** Every feature DAL, bound to `on` (the pool or a transaction) of a database of `driver`; secrets sealed by `sealed`. */
+function bindDals(on: Db, driver: Database['driver'], sealed: SealedValues) {
   return {
     apiKeys: createApiKeysDal(on),
     audit: createAuditDal(on),
-    auth: createAuthDal(on),
-    signingKeys: createSigningKeysDal(on),
+    auth: createAuthDal(on, sealed),
+    signingKeys: createSigningKeysDal(on, sealed),
     feeRules: createFeeRulesDal(on, driver),
     merchants: createMerchantsDal(on),
     import: createImportDal(on),
     paymentPlans: createPaymentPlansDal(on),
-    webhooks: createWebhooksDal(on),
+    webhooks: createWebhooksDal(on, sealed),
     scheduledChanges: createScheduledChangesDal(on),
-    users: createUsersDal(on),
-    mail: createMailDal(on),
+    users: createUsersDal(on, sealed),
+    mail: createMailDal(on, sealed),
     resetLimits: createResetLimitsDal(on),
+    secrets: createSecretsDal(on),
   };
 }
 
 export type Dals = ReturnType<typeof bindDals>;
 
-export function createDataLayer(database: Database) {
+export function createDataLayer(database: Database, sealed: SealedValues) {
   return {
     /** The DALs on the pool: reads, and writes that are one statement of their own. */
-    dal: bindDals(database.db, database.driver),
+    dal: bindDals(database.db, database.driver, sealed),
     /** Changes: one transaction each, with its audit record, notice and event. */
-    uow: createUnitOfWork(database.db, (on) => bindDals(on, database.driver)),
+    uow: createUnitOfWork(database.db, (on) => bindDals(on, database.driver, sealed)),
   };
 }
 

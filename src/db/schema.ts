@@ -156,7 +156,7 @@ export const users = pgTable(
   ],
 );
 
-/** Single-use recovery codes of a user's TOTP, only their SHA-256 stored. */
+/** Single-use recovery codes of a user's TOTP, only an HMAC of their SHA-256 stored (src/lib/sealed-values.ts). */
 export const userRecoveryCodes = pgTable(
   'user_recovery_codes',
   {
@@ -188,7 +188,7 @@ export const loginChallenges = pgTable(
   ],
 );
 
-/** The code of a forgotten password: one live per user, its SHA-256 only, a few attempts. */
+/** The code of a forgotten password: one live per user, an HMAC of its SHA-256 only, a few attempts. */
 export const passwordResetCodes = pgTable('password_reset_codes', {
   userId: uuid('user_id')
     .primaryKey()
@@ -335,7 +335,8 @@ export const signingKeys = pgTable(
     kid: text('kid').primaryKey(),
     algorithm: text('algorithm').notNull(),
     publicJwk: jsonb('public_jwk').notNull().$type<Record<string, unknown>>(),
-    privateJwk: jsonb('private_jwk').notNull().$type<Record<string, unknown>>(),
+    // Encrypted by the key ring (migration 0015): enc:v1:<kid>:… of the JWK's JSON.
+    privateJwk: text('private_jwk').notNull(),
     createdAt: createdAt(),
     retiredAt: timestamp('retired_at', { withTimezone: true, precision: 3 }),
   },
@@ -623,3 +624,10 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_event_idx').on(t.eventId),
   ],
 );
+
+/** The key of the HMAC kept of reset and recovery codes, encrypted by the key ring (migration 0015). */
+export const digestKeys = pgTable('digest_keys', {
+  id: text('id').primaryKey(),
+  key: text('key').notNull(),
+  createdAt: createdAt(),
+});

@@ -4,12 +4,14 @@ import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type JWK, SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { buildApp } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
+import { TEST_SECRET_KEYS, testConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { signingKeys } from '../../src/db/schema.js';
 import { newSigningKey } from '../../src/features/auth/access-tokens.js';
+import { createSigningKeysDal } from '../../src/features/auth/signing-keys-dal.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';
+import { testSealedValues } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
@@ -24,8 +26,8 @@ async function jwks(app: FastifyInstance) {
 
 /** The service's own signing key, read from the database: forgeries signed with it test the claim checks. */
 async function serviceSigningKey() {
-  const [row] = await h.db.current.database.db.select().from(signingKeys).limit(1);
-  return { kid: row!.kid, key: await importJWK(row!.privateJwk as JWK, 'EdDSA') };
+  const [row] = await createSigningKeysDal(h.db.current.database.db, testSealedValues()).listVerifying(new Date(0));
+  return { kid: row!.kid, key: await importJWK(row!.openPrivateJwk()!, 'EdDSA') };
 }
 
 /** A second, independent instance: its own connection pool and LISTEN connection on PostgreSQL. */
@@ -278,13 +280,15 @@ describe('signing-keys rotate', () => {
     const app = await h.app();
     const before = (await jwks(app)).keys.map((k) => k.kid);
     const { run } = await import('../../src/cli.js');
-    const saved = process.env.DATABASE_URL;
-    process.env.DATABASE_URL = url;
+    const saved = { DATABASE_URL: process.env.DATABASE_URL, FEEGATE_SECRET_KEYS: process.env.FEEGATE_SECRET_KEYS };
+    Object.assign(process.env, { DATABASE_URL: url, FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS });
     try {
       assert.equal(await run(['signing-keys', 'rotate']), 0);
     } finally {
-      if (saved === undefined) delete process.env.DATABASE_URL;
-      else process.env.DATABASE_URL = saved;
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
     await waitFor(async () => (await jwks(app)).keys.length === 2, 'the running instance picked up the rotation', {
       timeoutMs: 1000,

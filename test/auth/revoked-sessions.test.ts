@@ -8,6 +8,7 @@ import { createAuthDal } from '../../src/features/auth/auth-dal.js';
 import { createRevokedSessions } from '../../src/features/auth/revoked-sessions.js';
 import { useTestApp } from '../helpers/app.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';
+import { testSealedValues } from '../helpers/secrets.js';
 
 const h = useTestApp();
 
@@ -26,7 +27,7 @@ describe('revoked logins', () => {
     const sid = (token: string) => String(decodeJwt(token).sid);
     const first = sid((await loginAs(app, world.login)).access_token);
     const second = sid((await loginAs(app, world.login)).access_token);
-    const dal = createAuthDal(h.db.current.database.db);
+    const dal = createAuthDal(h.db.current.database.db, testSealedValues());
     let reads = 0;
     const revoked = createRevokedSessions({
       ttlMs: 3_600_000,

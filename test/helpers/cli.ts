@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { bundleService } from '../../scripts/service-bundle.mjs';
+import { TEST_SECRET_KEYS } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 const run = promisify(execFile);
@@ -63,9 +64,15 @@ export function useCliDatabase(prefix: string): CliDatabase {
     state.dir = await mkdtemp(path.join(tmpdir(), prefix));
     if (process.env.TEST_DATABASE_URL) {
       state.pg = await createTestDatabase();
-      state.env = { ...process.env, DATABASE_URL: state.pg.url };
+      state.env = { ...process.env, DATABASE_URL: state.pg.url, FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS };
     } else {
-      state.env = { ...process.env, DATABASE_URL: '', FEEGATE_DATA_DIR: path.join(state.dir, 'data') };
+      // The tests' ring, so that an app a test builds on the same directory reads what the command line wrote.
+      state.env = {
+        ...process.env,
+        DATABASE_URL: '',
+        FEEGATE_DATA_DIR: path.join(state.dir, 'data'),
+        FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS,
+      };
     }
   });
   after(async () => {

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { count } from 'drizzle-orm';
+import { TEST_SECRET_KEYS } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { apiKeys, users } from '../../src/db/schema.js';
 import { DEMO_CUSTOMERS } from '../../src/features/operator/demo-data.js';
@@ -124,6 +125,7 @@ describe('command line: usage and input errors are one line, before any database
   it('an unreachable PostgreSQL server is one line, without the driver error', () =>
     assertOneLineError(['migrate'], /cannot reach the database; check DATABASE_URL/, {
       DATABASE_URL: 'postgres://feegate@127.0.0.1:1/none',
+      FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS,
     }));
 });
 

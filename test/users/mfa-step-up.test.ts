@@ -17,6 +17,7 @@ import { createMfaRequirements } from '../../src/features/auth/mfa-requirements.
 import { totpCode } from '../../src/features/auth/totp.js';
 import { bearer, json, secondInstance, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, type World } from '../helpers/fixtures.js';
+import { testSealedValues } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
@@ -322,7 +323,7 @@ describe('require_mfa refuses logins made without a code', () => {
   it('asks the database only while disconnected, and keeps a change heard during the load', async () => {
     const app = await h.app();
     const world = await seedWorld(app);
-    const dal = createAuthDal(h.db.current.database.db);
+    const dal = createAuthDal(h.db.current.database.db, testSealedValues());
     let reads = 0;
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -18,6 +18,7 @@ import { createDataLayer } from '../../src/db/data-layer.js';
 import { auditEvents, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema.js';
 import { registry } from '../../src/lib/metrics.js';
 import { json, secondInstance, useTestApp } from '../helpers/app.js';
+import { testSealedValues } from '../helpers/secrets.js';
 import { createKey, updateKey } from '../helpers/api-keys.js';
 import { customerSession } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
@@ -214,7 +215,7 @@ describe('webhook delivery', () => {
     const r = await receiver();
     const { app, world, token } = await customerSession(h, deliveringTo(r));
     await subscribe(app, { token }, r.url, ['API_KEY_CREATED', 'WEBHOOK_TEST']);
-    const { uow } = createDataLayer(h.db.current.database);
+    const { uow } = createDataLayer(h.db.current.database, testSealedValues());
     await assert.rejects(
       uow.write({ requestId: 'rolled-back', actor: { type: 'operator', id: null } }, async ({ emit }) => {
         await emit({ type: 'API_KEY_CREATED', customerId: world.customerId, data: { id: 'never' } });

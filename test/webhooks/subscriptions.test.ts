@@ -12,6 +12,7 @@ import { auditEvents, webhookSubscriptions } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { customerSession, issueKey } from '../helpers/fixtures.js';
 import { createWebhook, SECRET, subscribe, webhookRequest, webhooksSnapshot } from '../helpers/webhooks.js';
+import { testSealedValues } from '../helpers/secrets.js';
 
 const h = useTestApp();
 const URL_OK = 'https://hooks.example.com/feegate';
@@ -56,8 +57,15 @@ describe('webhook subscriptions', () => {
       .select()
       .from(webhookSubscriptions)
       .where(eq(webhookSubscriptions.id, hook.id));
-    assert.equal(row!.secret, 'Rotated#Secret9');
-    assert.equal(row!.previousSecret, SECRET, 'the old secret keeps signing beside the new one');
+    // Stored encrypted, each bound to its column and row (docs/production.md, "Keys and secrets").
+    const opened = (column: 'secret' | 'previous_secret', value: string | null) =>
+      testSealedValues().open({ table: 'webhook_subscriptions', column, row: hook.id }, value);
+    assert.equal(opened('secret', row!.secret), 'Rotated#Secret9');
+    assert.equal(
+      opened('previous_secret', row!.previousSecret),
+      SECRET,
+      'the old secret keeps signing beside the new one',
+    );
     const overlap = row!.previousSecretExpiresAt!.getTime() - Date.now();
     assert.ok(overlap > 86_300_000 && overlap <= 86_400_000, `for 24 h (${overlap} ms)`);
 

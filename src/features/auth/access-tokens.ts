@@ -95,6 +95,11 @@ export async function newSigningKey(): Promise<NewSigningKey> {
   return { kid, algorithm: ALGORITHM, publicJwk: { ...publicJwk }, privateJwk: { ...(await exportJWK(privateKey)) } };
 }
 
+/** A private key that did not open (logged by the data layer) signs nothing. */
+async function importSigning(jwk: JWK | null): Promise<CryptoKey | null> {
+  return jwk === null ? null : ((await importJWK(jwk, ALGORITHM)) as CryptoKey);
+}
+
 export function createAccessTokens(deps: AccessTokensDeps) {
   const now = deps.now ?? (() => new Date());
   let ring = new Map<string, RingKey>();
@@ -118,7 +123,7 @@ export function createAccessTokens(deps: AccessTokensDeps) {
             kid: row.kid,
             publicJwk: row.publicJwk as JWK,
             verifyKey: (await importJWK(row.publicJwk as JWK, ALGORITHM)) as CryptoKey,
-            signKey: row.retiredAt === null ? ((await importJWK(row.privateJwk as JWK, ALGORITHM)) as CryptoKey) : null,
+            signKey: row.retiredAt === null ? await importSigning(row.openPrivateJwk()) : null,
             retiredAt: row.retiredAt,
           };
       next.set(row.kid, key);
@@ -138,6 +143,17 @@ export function createAccessTokens(deps: AccessTokensDeps) {
     return key;
   }
 
+  /** Adds a key that signs from now on; the previous one verifies until its tokens expire. */
+  async function rotate(): Promise<string> {
+    const key = await newSigningKey();
+    await deps.uow.write(OPERATOR_CONTEXT, async ({ dal: { signingKeys }, notify }) => {
+      await signingKeys.replaceSigning(key);
+      await notify(signingKeysNotice());
+    });
+    await reload();
+    return key.kid;
+  }
+
   return {
     /** Loads the keys; on an empty table makes the first one (safe when instances start at once). */
     async start(): Promise<void> {
@@ -146,21 +162,13 @@ export function createAccessTokens(deps: AccessTokensDeps) {
         await deps.dal.insertFirst(await newSigningKey());
         await reload();
       }
+      // The signing key's private part did not open (tampered): a new key signs, the old one verifies.
+      if (!signing && [...ring.values()].some((k) => k.retiredAt === null)) await rotate();
       if (!signing) throw new Error('no signing key after creating one');
     },
 
     reload,
-
-    /** Adds a key that signs from now on; the previous one verifies until its tokens expire. */
-    async rotate(): Promise<string> {
-      const key = await newSigningKey();
-      await deps.uow.write(OPERATOR_CONTEXT, async ({ dal: { signingKeys }, notify }) => {
-        await signingKeys.replaceSigning(key);
-        await notify(signingKeysNotice());
-      });
-      await reload();
-      return key.kid;
-    },
+    rotate,
 
     async sign(claims: AccessClaims): Promise<SignedAccessToken> {
       if (!signing) throw new Error('access tokens: start() was not called');

@@ -10,6 +10,8 @@ import {
   loginChallenges,
   users,
 } from '../../db/schema.js';
+import type { SealedValues } from '../../lib/sealed-values.js';
+import { totpCell } from '../users/users-dal.js';
 
 export type ChallengeName = 'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA' | 'MFA_SETUP';
 
@@ -75,7 +77,7 @@ const loginStatements = {
   },
 };
 
-export function createAuthDal(db: Db) {
+export function createAuthDal(db: Db, sealed: SealedValues) {
   // Built on first use: a unit of work binds this DAL to each transaction, and most never log in.
   let prepared:
     | {
@@ -257,7 +259,7 @@ export function createAuthDal(db: Db) {
         )
         .limit(1);
       const [row] = await (lock ? query.for('update', { of: loginChallenges }) : query);
-      return row;
+      return row && { ...row, totpSecret: sealed.open(totpCell(row.userId), row.totpSecret) };
     },
 
     /** Every pending challenge session of a user ends (an ADMIN's reset, a disable or a re-enable). */

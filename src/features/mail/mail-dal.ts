@@ -1,7 +1,9 @@
 /** The mail outbox: messages written by the transaction that asks for them, claimed by the sender. */
+import { randomUUID } from 'node:crypto';
 import { asc, eq, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
 import { mailOutbox } from '../../db/schema.js';
+import type { SealedValues } from '../../lib/sealed-values.js';
 
 export interface Mail {
   recipient: string;
@@ -9,21 +11,36 @@ export interface Mail {
   body: string;
 }
 
-export function createMailDal(db: Db) {
+/** Subject and body are stored encrypted: a waiting mail may hold a temporary password or a code. */
+const cellOf = (id: string, column: 'subject' | 'body') => ({ table: 'mail_outbox', column, row: id });
+
+export function createMailDal(db: Db, sealed: SealedValues) {
   return {
     async enqueue(mail: Mail): Promise<void> {
-      await db.insert(mailOutbox).values(mail);
+      // The id is made here: it is bound into the encryption before the row exists.
+      const id = randomUUID();
+      await db.insert(mailOutbox).values({
+        id,
+        recipient: mail.recipient,
+        subject: sealed.seal(cellOf(id, 'subject'), mail.subject),
+        body: sealed.seal(cellOf(id, 'body'), mail.body),
+      });
     },
 
-    /** The oldest due messages, locked for sending (another instance skips them). */
+    /** The oldest due messages, locked for sending (another instance skips them); subject or body null when they do not open. */
     async claimDue(limit: number) {
-      return db
+      const rows = await db
         .select()
         .from(mailOutbox)
         .where(lte(mailOutbox.nextAttemptAt, sql`now()`))
         .orderBy(asc(mailOutbox.nextAttemptAt))
         .limit(limit)
         .for('update', { skipLocked: true });
+      return rows.map((row) => ({
+        ...row,
+        subject: sealed.open(cellOf(row.id, 'subject'), row.subject),
+        body: sealed.open(cellOf(row.id, 'body'), row.body),
+      }));
     },
 
     /** Sent: the row goes, with the temporary password or code it may hold. */

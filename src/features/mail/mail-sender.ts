@@ -32,6 +32,11 @@ export function createMailSender({ smtpUrl, from, uow, log }: MailSenderOptions)
       uow.write({ requestId: null, actor: { type: 'operator', id: null } }, async ({ dal: { mail } }) => {
         const due = await mail.claimDue(BATCH);
         for (const message of due) {
+          // A mail that does not open (logged by the data layer) cannot be sent: it goes.
+          if (message.subject === null || message.body === null) {
+            await mail.remove(message.id);
+            continue;
+          }
           try {
             await (await transport).sendMail({
               from,

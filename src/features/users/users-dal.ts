@@ -3,6 +3,7 @@ import { and, count, desc, eq, gt, isNull, or, sql, type SQL } from 'drizzle-orm
 import type { Db } from '../../db/database.js';
 import { apiKeys, customers, passwordResetCodes, userRecoveryCodes, users } from '../../db/schema.js';
 import type { Role, UserType } from '../../lib/principal.js';
+import type { SealedValues } from '../../lib/sealed-values.js';
 
 export interface UserFilter {
   customerId: string;
@@ -53,7 +54,10 @@ export type UserRow = {
   updatedAt: Date;
 };
 
-export function createUsersDal(db: Db) {
+/** Where a user's TOTP secret is, encrypted: pending and active alike. */
+export const totpCell = (id: string) => ({ table: 'users', column: 'totp_secret', row: id });
+
+export function createUsersDal(db: Db, sealed: SealedValues) {
   const inCustomer = (customerId: string, id: string) => and(eq(users.customerId, customerId), eq(users.id, id));
 
   return {
@@ -148,19 +152,19 @@ export function createUsersDal(db: Db) {
         .where(eq(users.id, id));
     },
 
-    /** The secret of a user's TOTP: pending until a first code is verified. */
+    /** The secret of a user's TOTP: pending until a first code is verified; null when it does not open. */
     async totp(id: string) {
       const [row] = await db
         .select({ secret: users.totpSecret, enabled: users.totpEnabled })
         .from(users)
         .where(eq(users.id, id));
-      return row;
+      return row && { ...row, secret: sealed.open(totpCell(id), row.secret) };
     },
 
     async setPendingTotp(id: string, secret: string): Promise<void> {
       await db
         .update(users)
-        .set({ totpSecret: secret, totpEnabled: false, totpLastStep: null })
+        .set({ totpSecret: sealed.seal(totpCell(id), secret), totpEnabled: false, totpLastStep: null })
         .where(eq(users.id, id));
     },
 
@@ -186,12 +190,15 @@ export function createUsersDal(db: Db) {
       return rows.length === 1;
     },
 
+    /** `codeHashes` are SHA-256 digests; an HMAC of each is kept. */
     async replaceRecoveryCodes(id: string, codeHashes: string[]): Promise<void> {
       await db.delete(userRecoveryCodes).where(eq(userRecoveryCodes.userId, id));
-      await db.insert(userRecoveryCodes).values(codeHashes.map((codeHash) => ({ userId: id, codeHash })));
+      await db
+        .insert(userRecoveryCodes)
+        .values(codeHashes.map((codeHash) => ({ userId: id, codeHash: sealed.digest(codeHash) })));
     },
 
-    /** Spends a recovery code: false when it is not one of the user's or was used. */
+    /** Spends a recovery code (given as its SHA-256): false when it is not one of the user's or was used. */
     async useRecoveryCode(id: string, codeHash: string): Promise<boolean> {
       const rows = await db
         .update(userRecoveryCodes)
@@ -199,7 +206,7 @@ export function createUsersDal(db: Db) {
         .where(
           and(
             eq(userRecoveryCodes.userId, id),
-            eq(userRecoveryCodes.codeHash, codeHash),
+            eq(userRecoveryCodes.codeHash, sealed.digest(codeHash)),
             isNull(userRecoveryCodes.usedAt),
           ),
         )
@@ -207,8 +214,9 @@ export function createUsersDal(db: Db) {
       return rows.length === 1;
     },
 
-    /** The one live reset code of a user, replacing any earlier one. */
-    async putResetCode(userId: string, codeHash: string, expiresAt: Date): Promise<void> {
+    /** The one live reset code of a user (given as its SHA-256, an HMAC of it kept), replacing any earlier one. */
+    async putResetCode(userId: string, sha256: string, expiresAt: Date): Promise<void> {
+      const codeHash = sealed.digest(sha256);
       await db
         .insert(passwordResetCodes)
         .values({ userId, codeHash, expiresAt })
@@ -218,24 +226,27 @@ export function createUsersDal(db: Db) {
         });
     },
 
-    /** Counts an attempt at a live reset code and answers it (with the count before this one), locked. */
-    async spendResetAttempt(userId: string) {
+    /**
+     * Counts an attempt at a live reset code, locked, and answers whether `sha256`
+     * is its code's digest, with the count before this attempt.
+     */
+    async spendResetAttempt(userId: string, sha256: string) {
       const [row] = await db
         .update(passwordResetCodes)
         .set({ attempts: sql`${passwordResetCodes.attempts} + 1` })
         .where(and(eq(passwordResetCodes.userId, userId), gt(passwordResetCodes.expiresAt, sql`now()`)))
         .returning({ codeHash: passwordResetCodes.codeHash, attempts: passwordResetCodes.attempts });
-      return row;
+      return row && { attempts: row.attempts, matches: sealed.digestMatches(row.codeHash, sha256) };
     },
 
-    /** The live reset code of a user, locked until the change that spends it commits. */
-    async lockResetCode(userId: string) {
+    /** The live reset code of a user, locked until the change that spends it commits, and whether `sha256` is its code. */
+    async lockResetCode(userId: string, sha256: string) {
       const [row] = await db
         .select({ codeHash: passwordResetCodes.codeHash })
         .from(passwordResetCodes)
         .where(and(eq(passwordResetCodes.userId, userId), gt(passwordResetCodes.expiresAt, sql`now()`)))
         .for('update');
-      return row;
+      return row && { matches: sealed.digestMatches(row.codeHash, sha256) };
     },
 
     async deleteResetCode(userId: string): Promise<void> {

@@ -9,6 +9,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
 import { queryRows } from '../../db/database.js';
+import type { SealedValues } from '../../lib/sealed-values.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
 export type QueueStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -110,7 +111,7 @@ export async function failPendingIn(db: Db, subscriptionIds: string[]): Promise<
  * none is given more than `perCustomer`; new deliveries are numbered the same
  * way, after the due ones claimed in the same statement.
  */
-async function takeDueIn(tx: Db, request: ClaimRequest): Promise<ClaimResult> {
+async function takeDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): Promise<ClaimResult> {
   const { fanOutLimit, claimLimit, leaseMs, perCustomer, inFlight } = request;
   const lease = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
   const busy = JSON.stringify([...inFlight].map(([customer_id, n]) => ({ customer_id, n })));
@@ -214,7 +215,11 @@ async function takeDueIn(tx: Db, request: ClaimRequest): Promise<ClaimResult> {
         attempts: r.attempts,
         subscriptionId: r.subscription_id,
         url: r.url,
-        secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
+        // Opened once per stored value and instance, not per attempt; one that does not open signs nothing.
+        secrets: [
+          sealed.openCached(secretCellOf(r.subscription_id, 'secret'), r.secret),
+          sealed.openCached(secretCellOf(r.subscription_id, 'previous_secret'), r.previous_secret),
+        ].filter((secret) => secret !== null),
         event: {
           id: r.event_id,
           type: r.event_type,
@@ -227,13 +232,20 @@ async function takeDueIn(tx: Db, request: ClaimRequest): Promise<ClaimResult> {
   };
 }
 
-export function createWebhookQueueDal(db: Db) {
+/** A subscription's secrets are stored encrypted, the current and the previous one each bound to its column. */
+export const secretCellOf = (id: string, column: 'secret' | 'previous_secret') => ({
+  table: 'webhook_subscriptions',
+  column,
+  row: id,
+});
+
+export function createWebhookQueueDal(db: Db, sealed: SealedValues) {
   return {
     /** The tick's work (`takeDueIn`) in its own transaction, planned without bitmap scans; the attempts start once it has committed. */
     async takeDue(request: ClaimRequest): Promise<ClaimResult> {
       return db.transaction(async (tx) => {
         await preferIndexScans(tx);
-        return takeDueIn(tx, request);
+        return takeDueIn(tx, sealed, request);
       });
     },
 

@@ -124,6 +124,9 @@ export function createWebhookSender(options: { policy: UrlPolicy; timeoutMs: num
     /** `stop` cuts the attempt short when the instance stops. */
     async attempt(attempt: Attempt, stop?: AbortSignal): Promise<AttemptOutcome> {
       const started = performance.now();
+      // Its secret did not open (logged by the data layer): nothing is sent unsigned.
+      if (attempt.secrets.length === 0)
+        return { ok: false, statusCode: null, error: 'the secret does not open: set it again', durationMs: 0 };
       // A timer cleared and a listener removed when the attempt ends: AbortSignal.timeout (and .any over it)
       // would keep each attempt's request reachable for the whole timeout, 5,000 of them at 500 deliveries/s.
       const abort = new AbortController();

@@ -3,11 +3,13 @@
  * The queue the delivery worker claims from is webhook-queue-dal.ts, part of
  * this DAL.
  */
+import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
-import { type QueueStatus, createWebhookQueueDal, failPendingIn } from './webhook-queue-dal.js';
+import { type QueueStatus, createWebhookQueueDal, failPendingIn, secretCellOf } from './webhook-queue-dal.js';
+import type { SealedValues } from '../../lib/sealed-values.js';
 
 export type SubscriptionStatus = 'ENABLED' | 'DISABLED';
 export type DeliveryStatus = QueueStatus;
@@ -24,9 +26,9 @@ export interface SubscriptionChanges {
   previousSecretSeconds?: number;
 }
 
-export function createWebhooksDal(db: Db) {
+export function createWebhooksDal(db: Db, sealed: SealedValues) {
   return {
-    ...createWebhookQueueDal(db),
+    ...createWebhookQueueDal(db, sealed),
 
     /** Serialises a customer's subscription writes, so the limit holds against concurrent creations. */
     async lockCustomer(customerId: string): Promise<void> {
@@ -47,7 +49,12 @@ export function createWebhooksDal(db: Db) {
       notificationTypes: string[];
       secret: string;
     }): Promise<SubscriptionRow> {
-      const [row] = await db.insert(webhookSubscriptions).values(values).returning();
+      // The id is made here: it is bound into the secret's encryption before the row exists.
+      const id = randomUUID();
+      const [row] = await db
+        .insert(webhookSubscriptions)
+        .values({ ...values, id, secret: sealed.seal(secretCellOf(id, 'secret'), values.secret) })
+        .returning();
       return row!;
     },
 
@@ -85,6 +92,15 @@ export function createWebhooksDal(db: Db) {
 
     /** Applies the changes; disabling fails what is pending, enabling forgets past failures. */
     async update(id: string, changes: SubscriptionChanges): Promise<SubscriptionRow> {
+      // The current secret becomes the previous one: opened and sealed again, bound to its new column.
+      const previous =
+        changes.secret === undefined
+          ? null
+          : await db
+              .select({ secret: webhookSubscriptions.secret })
+              .from(webhookSubscriptions)
+              .where(eq(webhookSubscriptions.id, id))
+              .then(([current]) => sealed.open(secretCellOf(id, 'secret'), current?.secret ?? null));
       const [row] = await db
         .update(webhookSubscriptions)
         .set({
@@ -96,8 +112,8 @@ export function createWebhooksDal(db: Db) {
           ...(changes.secret === undefined
             ? {}
             : {
-                secret: changes.secret,
-                previousSecret: sql`${webhookSubscriptions.secret}`,
+                secret: sealed.seal(secretCellOf(id, 'secret'), changes.secret),
+                previousSecret: previous === null ? null : sealed.seal(secretCellOf(id, 'previous_secret'), previous),
                 previousSecretExpiresAt: sql`now() + make_interval(secs => ${changes.previousSecretSeconds ?? 0})`,
               }),
           updatedAt: sql`now()`,
