@@ -4133,7 +4133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4141,7 +4141,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -4255,7 +4255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4263,7 +4263,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -4830,7 +4830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,7 +4838,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -5447,7 +5447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5455,7 +5455,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -7365,7 +7365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7373,7 +7373,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -7718,7 +7718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7726,7 +7726,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -7855,7 +7855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7863,7 +7863,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -8050,7 +8050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8058,7 +8058,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -8234,7 +8234,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8242,7 +8242,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -8671,7 +8671,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8679,7 +8679,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -8802,7 +8802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8810,7 +8810,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -9067,7 +9067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9075,7 +9075,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -9231,7 +9231,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9239,7 +9239,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -9377,7 +9377,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9385,7 +9385,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -9681,7 +9681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9689,7 +9689,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -9999,7 +9999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10007,7 +10007,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -10185,7 +10185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10193,7 +10193,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -10330,7 +10330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10338,7 +10338,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -10462,7 +10462,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10470,7 +10470,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -10829,7 +10829,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10837,7 +10837,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -10961,7 +10961,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10969,7 +10969,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -11102,7 +11102,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11110,7 +11110,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };
@@ -11349,7 +11349,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11357,7 +11357,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "server_busy" | "database_unavailable";
                     };
                 };
             };

@@ -245,8 +245,17 @@ export const AUTHENTICATED: OperationCode[] = [
   'merchant_inactive',
   'rate_limited',
 ];
-/** Codes of an authenticated operation that changes something (a read_only key and a VIEWER may only GET). */
-export const AUTHENTICATED_WRITE: OperationCode[] = [...AUTHENTICATED, 'read_only_key', 'insufficient_role'];
+/**
+ * Codes of an authenticated operation that changes something (a read_only key and a
+ * VIEWER may only GET; a change that keeps losing a deadlock or serialization race
+ * after its retries is 503 server_busy, docs/design.md "One write path").
+ */
+export const AUTHENTICATED_WRITE: OperationCode[] = [
+  ...AUTHENTICATED,
+  'read_only_key',
+  'insufficient_role',
+  'server_busy',
+];
 
 /**
  * The largest page a listing serves. Integrations ask for `size=10000` to take a
