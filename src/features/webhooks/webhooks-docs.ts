@@ -1,6 +1,6 @@
 /** What the OpenAPI document says of the webhook operations; their HTTP is in webhooks-routes.ts. */
 import { operationDocs } from '../../schemas/common.js';
-import type { EventType } from '../events/events-dal.js';
+import type { EventType } from '../events/event-map.js';
 
 const CALLERS =
   ' Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.';

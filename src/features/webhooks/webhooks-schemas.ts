@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Component, Listing, Nullable, PageQuery, Pattern, Text, Timestamp, Uuid } from '../../schemas/common.js';
-import { EVENT_TYPES } from '../events/events-dal.js';
+import { EVENT_TYPES } from '../events/event-map.js';
 
 /** The platform's own operation events: accepted in a subscription, never sent by feegate (it creates no operations). */
 const PLATFORM_EVENT_TYPES = ['OPERATION_CREATED', 'TAXED_OPERATION_CREATED'] as const;
