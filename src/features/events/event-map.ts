@@ -64,7 +64,8 @@ export const EVENT_MAP = {
       webhook_id: { ...Uuid, description: 'The subscription it is sent to' },
       message: Type.String(),
     }),
-    about: 'Sent by POST /v1/webhooks/{id}/test and the mock payment notification, whatever a subscription lists.',
+    about:
+      'webhook_id (the subscription) and message: sent by POST /v1/webhooks/{id}/test and the mock payment notification.',
   },
 } satisfies Record<string, { data: TSchema; about: string }>;
 

@@ -196,7 +196,7 @@ export const WebhookEvent = Component(
         {
           additionalProperties: true,
           description:
-            'The resource as the API answers it (a key masked, never a secret). FEE_RULES_ASSIGNED: merchant_ids (null for /all), payment_plan_ids, assignments_added, assignments_removed. WEBHOOK_TEST: webhook_id and message',
+            "The resource as the API answers it (a key masked, never a secret); each type's schema is in the document's webhooks section",
         },
       ),
     },
