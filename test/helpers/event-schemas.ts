@@ -1,6 +1,7 @@
 /** Events against the map of events (src/features/events/event-map.ts): each one's data against its type's schema. */
 import assert from 'node:assert/strict';
 import { EVENT_MAP, type EventType } from '../../src/features/events/event-map.js';
+import { WebhookEvent } from '../../src/features/webhooks/webhooks-schemas.js';
 import { createStrictAjv } from '../../src/plugins/validation.js';
 import { componentSchemas } from '../../src/schemas/common.js';
 
@@ -24,4 +25,16 @@ export function assertEventsMatchTheirSchemas(events: ReadonlyArray<{ type: stri
     return errors ? [`${event.type}: ${errors}`] : [];
   });
   assert.deepEqual(wrong, [], 'each event matches the schema of its type');
+}
+
+/** Every delivered body is the envelope (WebhookEvent) with its type's data, as the document's webhooks section says. */
+export function assertDeliveredEventsMatch(bodies: readonly string[]): void {
+  if (bodies.length === 0) return;
+  const envelope = ajv.getSchema(WebhookEvent.$id!)!;
+  const events = bodies.map((body) => JSON.parse(body) as { type: string; data: unknown });
+  const wrong = events.flatMap((event) =>
+    envelope(structuredClone(event)) ? [] : [`${event.type}: ${ajv.errorsText(envelope.errors)}`],
+  );
+  assert.deepEqual(wrong, [], 'each delivered body is a WebhookEvent');
+  assertEventsMatchTheirSchemas(events);
 }
