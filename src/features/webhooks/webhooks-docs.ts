@@ -87,7 +87,7 @@ const SIGNATURE_HEADERS = [
 const documented = (schema: TSchema) => (schema.$id ? { $ref: `#/components/schemas/${schema.$id}` } : schema);
 
 /** The body of an event of `type`: the envelope every event shares, its `data` that type's schema. */
-export function eventBodySchema(type: keyof typeof EVENT_MAP, data: TSchema): Record<string, unknown> {
+function eventBodySchema(type: keyof typeof EVENT_MAP, data: TSchema): Record<string, unknown> {
   return {
     allOf: [
       { $ref: '#/components/schemas/WebhookEvent' },
