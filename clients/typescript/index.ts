@@ -11,6 +11,7 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, operations, paths } from './schema.js';
 
 export type { components, operations, paths };
+export { WEBHOOK_EVENT_TYPES } from './event-types.js';
 /** The named schemas of the document: `Schemas['ApiKey']`, `Schemas['Problem']`, ... */
 export type Schemas = components['schemas'];
 export type FeegateClient = Client<paths>;

@@ -862,7 +862,7 @@ export interface webhooks {
         put?: never;
         /**
          * API_KEY_CREATED event
-         * @description POSTed to each ENABLED subscription whose notification_type lists API_KEY_CREATED. data: The new key as GET /v1/api-keys lists it (masked). At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         * @description POSTed to each ENABLED subscription whose notification_type lists API_KEY_CREATED. data: The new key as POST /v1/api-keys answers it, the key masked. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onApiKeyCreated"];
         delete?: never;
@@ -962,7 +962,7 @@ export interface webhooks {
         put?: never;
         /**
          * FEE_RULES_ASSIGNED event
-         * @description POSTed to each ENABLED subscription whose notification_type lists FEE_RULES_ASSIGNED. data: What an assignment changed: merchant_ids (null for /all), payment_plan_ids, assignments_added, assignments_removed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         * @description POSTed to each ENABLED subscription whose notification_type lists FEE_RULES_ASSIGNED. data: What an assignment changed, in the shape of a dry run: counts and the first changed merchants. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onFeeRulesAssigned"];
         delete?: never;
@@ -1002,7 +1002,7 @@ export interface webhooks {
         put?: never;
         /**
          * FEE_RULES_SCHEDULE_APPLIED event
-         * @description POSTed to each ENABLED subscription whose notification_type lists FEE_RULES_SCHEDULE_APPLIED. data: The scheduled change once applied, as the API answers it. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         * @description POSTed to each ENABLED subscription whose notification_type lists FEE_RULES_SCHEDULE_APPLIED. data: The scheduled change once applied, as the API answers it, with the first changed merchants. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onFeeRulesScheduleApplied"];
         delete?: never;
@@ -1022,7 +1022,7 @@ export interface webhooks {
         put?: never;
         /**
          * PAYMENT_PLAN_CREATED event
-         * @description POSTed to each ENABLED subscription whose notification_type lists PAYMENT_PLAN_CREATED. data: The new payment plan, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         * @description POSTed to each ENABLED subscription whose notification_type lists PAYMENT_PLAN_CREATED. data: The new payment plan, as GET /v1/fee-rules lists it. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onPaymentPlanCreated"];
         delete?: never;
@@ -1042,7 +1042,7 @@ export interface webhooks {
         put?: never;
         /**
          * PAYMENT_PLAN_RETIRED event
-         * @description POSTed to each ENABLED subscription whose notification_type lists PAYMENT_PLAN_RETIRED. data: The retired payment plan, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         * @description POSTed to each ENABLED subscription whose notification_type lists PAYMENT_PLAN_RETIRED. data: The retired payment plan, as GET /v1/fee-rules lists it. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onPaymentPlanRetired"];
         delete?: never;
@@ -1062,7 +1062,7 @@ export interface webhooks {
         put?: never;
         /**
          * MERCHANT_CREATED event
-         * @description POSTed to each ENABLED subscription whose notification_type lists MERCHANT_CREATED. data: The new merchant, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         * @description POSTed to each ENABLED subscription whose notification_type lists MERCHANT_CREATED. data: The new merchant, as the API answers it. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onMerchantCreated"];
         delete?: never;
@@ -1082,7 +1082,7 @@ export interface webhooks {
         put?: never;
         /**
          * MERCHANT_UPDATED event
-         * @description POSTed to each ENABLED subscription whose notification_type lists MERCHANT_UPDATED. data: The merchant after the change, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         * @description POSTed to each ENABLED subscription whose notification_type lists MERCHANT_UPDATED. data: The merchant after the change, as the API answers it. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onMerchantUpdated"];
         delete?: never;
@@ -2885,250 +2885,6 @@ export interface components {
             page: components["schemas"]["Page"];
         };
         /**
-         * @description A subscription: where to send which events, and the secret that signs them
-         * @example {
-         *       "notification_url": "https://hooks.example.com/feegate",
-         *       "notification_type": [
-         *         "API_KEY_REVOKED",
-         *         "API_KEY_EXPIRING"
-         *       ],
-         *       "secret_key": "Whsec-Alpha-2026"
-         *     }
-         */
-        CreateWebhookRequest: {
-            /**
-             * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
-             * @example https://hooks.example.com/feegate
-             */
-            notification_url: string;
-            /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
-            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
-            /**
-             * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again
-             * @example Whsec-Alpha-2026
-             */
-            secret_key: string;
-        };
-        /**
-         * @description The fields to change; at least one
-         * @example {
-         *       "status": "DISABLED",
-         *       "notification_type": [
-         *         "API_KEY_REVOKED"
-         *       ]
-         *     }
-         */
-        UpdateWebhookRequest: {
-            /**
-             * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
-             * @example https://hooks.example.com/feegate
-             */
-            notification_url?: string;
-            /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
-            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
-            /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
-            status?: "ENABLED" | "DISABLED";
-            /**
-             * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again. The previous secret keeps signing beside it for 24 hours
-             * @example Whsec-Alpha-2026
-             */
-            secret_key?: string;
-        };
-        /**
-         * @description A webhook subscription; its secret is never answered
-         * @example {
-         *       "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
-         *       "notification_url": "https://hooks.example.com/feegate",
-         *       "notification_type": [
-         *         "API_KEY_REVOKED",
-         *         "API_KEY_EXPIRING"
-         *       ],
-         *       "status": "ENABLED",
-         *       "create_date": "2026-11-24T02:00:00.000Z",
-         *       "update_date": "2026-11-24T02:00:00.000Z"
-         *     }
-         */
-        Webhook: {
-            /**
-             * Format: uuid
-             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
-             */
-            id: string;
-            notification_url: string;
-            notification_type: string[];
-            /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
-            status: "ENABLED" | "DISABLED";
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC, milliseconds, Z
-             */
-            create_date: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC, milliseconds, Z
-             */
-            update_date: string;
-        };
-        /**
-         * @description A page of subscriptions, newest first
-         * @example {
-         *       "data": [
-         *         {
-         *           "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
-         *           "notification_url": "https://hooks.example.com/feegate",
-         *           "notification_type": [
-         *             "API_KEY_REVOKED",
-         *             "API_KEY_EXPIRING"
-         *           ],
-         *           "status": "ENABLED",
-         *           "create_date": "2026-11-24T02:00:00.000Z",
-         *           "update_date": "2026-11-24T02:00:00.000Z"
-         *         }
-         *       ],
-         *       "page": {
-         *         "size": 10,
-         *         "total_elements": 1,
-         *         "total_pages": 1,
-         *         "number": 0
-         *       }
-         *     }
-         */
-        WebhookListing: {
-            data: components["schemas"]["Webhook"][];
-            page: components["schemas"]["Page"];
-        };
-        /**
-         * @description One event sent to one subscription, with its attempts
-         * @example {
-         *       "id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
-         *       "event_id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
-         *       "event_type": "API_KEY_REVOKED",
-         *       "status": "PENDING",
-         *       "attempts": 2,
-         *       "last_attempt_at": "2026-11-24T02:00:05.120Z",
-         *       "last_status_code": 500,
-         *       "last_error": "the receiver answered 500",
-         *       "next_attempt_at": "2026-11-24T02:05:06.000Z",
-         *       "create_date": "2026-11-24T02:00:00.000Z"
-         *     }
-         */
-        WebhookDelivery: {
-            /**
-             * Format: uuid
-             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The event: the webhook-id header, by which receivers deduplicate
-             */
-            event_id: string;
-            event_type: string;
-            /** @description PENDING: an attempt is due or under way; FAILED: every attempt failed (or the subscription was disabled) */
-            status: "PENDING" | "SUCCEEDED" | "FAILED";
-            attempts: number;
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC, milliseconds, Z
-             */
-            last_attempt_at: string | null;
-            /** @description The HTTP status of the last answer; null: none came */
-            last_status_code: number | null;
-            /** @description Why the last attempt failed; null when it succeeded or none was made */
-            last_error: string | null;
-            /**
-             * Format: date-time
-             * @description When the next attempt is due; null unless PENDING
-             */
-            next_attempt_at: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC, milliseconds, Z
-             */
-            create_date: string;
-        };
-        /**
-         * @description A page of deliveries, newest first
-         * @example {
-         *       "data": [
-         *         {
-         *           "id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
-         *           "event_id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
-         *           "event_type": "API_KEY_REVOKED",
-         *           "status": "PENDING",
-         *           "attempts": 2,
-         *           "last_attempt_at": "2026-11-24T02:00:05.120Z",
-         *           "last_status_code": 500,
-         *           "last_error": "the receiver answered 500",
-         *           "next_attempt_at": "2026-11-24T02:05:06.000Z",
-         *           "create_date": "2026-11-24T02:00:00.000Z"
-         *         }
-         *       ],
-         *       "page": {
-         *         "size": 10,
-         *         "total_elements": 1,
-         *         "total_pages": 1,
-         *         "number": 0
-         *       }
-         *     }
-         */
-        WebhookDeliveryListing: {
-            data: components["schemas"]["WebhookDelivery"][];
-            page: components["schemas"]["Page"];
-        };
-        /**
-         * @description Test events accepted for delivery
-         * @example {
-         *       "event_ids": [
-         *         "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b"
-         *       ]
-         *     }
-         */
-        WebhookTestEvents: {
-            /** @description The WEBHOOK_TEST events written, one per subscription; each is delivered at least once */
-            event_ids: string[];
-        };
-        /**
-         * @description An event, as POSTed to a subscription with the Standard Webhooks headers
-         * @example {
-         *       "id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
-         *       "type": "API_KEY_REVOKED",
-         *       "created": "2026-11-24T02:00:00.000Z",
-         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-         *       "request_id": "5b7e1f0a-8c2d-4e3f-9a1b-6c4d2e8f0a17",
-         *       "data": {
-         *         "id": "3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90",
-         *         "api_key": "fgk_****Ab12",
-         *         "status": "DELETED"
-         *       }
-         *     }
-         */
-        WebhookEvent: {
-            /**
-             * Format: uuid
-             * @description The event id, also the webhook-id header: deduplicate by it
-             */
-            id: string;
-            /** @description An event type, upper case as the platform writes it */
-            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC, milliseconds, Z
-             */
-            created: string;
-            /**
-             * Format: uuid
-             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
-             */
-            customer_id: string;
-            /** @description The X-Request-Id of the request that made the change; null for the service itself */
-            request_id: string | null;
-            /** @description The resource as the API answers it (a key masked, never a secret). FEE_RULES_ASSIGNED: merchant_ids (null for /all), payment_plan_ids, assignments_added, assignments_removed. WEBHOOK_TEST: webhook_id and message */
-            data: {
-                [key: string]: unknown;
-            };
-        };
-        /**
          * @description A user of the customer, in the platform's shape
          * @example {
          *       "attributes": {
@@ -3530,6 +3286,250 @@ export interface components {
          */
         UpdateCustomerRequest: {
             require_mfa: boolean;
+        };
+        /**
+         * @description A subscription: where to send which events, and the secret that signs them
+         * @example {
+         *       "notification_url": "https://hooks.example.com/feegate",
+         *       "notification_type": [
+         *         "API_KEY_REVOKED",
+         *         "API_KEY_EXPIRING"
+         *       ],
+         *       "secret_key": "Whsec-Alpha-2026"
+         *     }
+         */
+        CreateWebhookRequest: {
+            /**
+             * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
+             * @example https://hooks.example.com/feegate
+             */
+            notification_url: string;
+            /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
+            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            /**
+             * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again
+             * @example Whsec-Alpha-2026
+             */
+            secret_key: string;
+        };
+        /**
+         * @description The fields to change; at least one
+         * @example {
+         *       "status": "DISABLED",
+         *       "notification_type": [
+         *         "API_KEY_REVOKED"
+         *       ]
+         *     }
+         */
+        UpdateWebhookRequest: {
+            /**
+             * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
+             * @example https://hooks.example.com/feegate
+             */
+            notification_url?: string;
+            /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
+            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
+            status?: "ENABLED" | "DISABLED";
+            /**
+             * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again. The previous secret keeps signing beside it for 24 hours
+             * @example Whsec-Alpha-2026
+             */
+            secret_key?: string;
+        };
+        /**
+         * @description A webhook subscription; its secret is never answered
+         * @example {
+         *       "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+         *       "notification_url": "https://hooks.example.com/feegate",
+         *       "notification_type": [
+         *         "API_KEY_REVOKED",
+         *         "API_KEY_EXPIRING"
+         *       ],
+         *       "status": "ENABLED",
+         *       "create_date": "2026-11-24T02:00:00.000Z",
+         *       "update_date": "2026-11-24T02:00:00.000Z"
+         *     }
+         */
+        Webhook: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            notification_url: string;
+            notification_type: string[];
+            /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
+            status: "ENABLED" | "DISABLED";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            update_date: string;
+        };
+        /**
+         * @description A page of subscriptions, newest first
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+         *           "notification_url": "https://hooks.example.com/feegate",
+         *           "notification_type": [
+         *             "API_KEY_REVOKED",
+         *             "API_KEY_EXPIRING"
+         *           ],
+         *           "status": "ENABLED",
+         *           "create_date": "2026-11-24T02:00:00.000Z",
+         *           "update_date": "2026-11-24T02:00:00.000Z"
+         *         }
+         *       ],
+         *       "page": {
+         *         "size": 10,
+         *         "total_elements": 1,
+         *         "total_pages": 1,
+         *         "number": 0
+         *       }
+         *     }
+         */
+        WebhookListing: {
+            data: components["schemas"]["Webhook"][];
+            page: components["schemas"]["Page"];
+        };
+        /**
+         * @description One event sent to one subscription, with its attempts
+         * @example {
+         *       "id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *       "event_id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+         *       "event_type": "API_KEY_REVOKED",
+         *       "status": "PENDING",
+         *       "attempts": 2,
+         *       "last_attempt_at": "2026-11-24T02:00:05.120Z",
+         *       "last_status_code": 500,
+         *       "last_error": "the receiver answered 500",
+         *       "next_attempt_at": "2026-11-24T02:05:06.000Z",
+         *       "create_date": "2026-11-24T02:00:00.000Z"
+         *     }
+         */
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event: the webhook-id header, by which receivers deduplicate
+             */
+            event_id: string;
+            event_type: string;
+            /** @description PENDING: an attempt is due or under way; FAILED: every attempt failed (or the subscription was disabled) */
+            status: "PENDING" | "SUCCEEDED" | "FAILED";
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            last_attempt_at: string | null;
+            /** @description The HTTP status of the last answer; null: none came */
+            last_status_code: number | null;
+            /** @description Why the last attempt failed; null when it succeeded or none was made */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null unless PENDING
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+        };
+        /**
+         * @description A page of deliveries, newest first
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *           "event_id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+         *           "event_type": "API_KEY_REVOKED",
+         *           "status": "PENDING",
+         *           "attempts": 2,
+         *           "last_attempt_at": "2026-11-24T02:00:05.120Z",
+         *           "last_status_code": 500,
+         *           "last_error": "the receiver answered 500",
+         *           "next_attempt_at": "2026-11-24T02:05:06.000Z",
+         *           "create_date": "2026-11-24T02:00:00.000Z"
+         *         }
+         *       ],
+         *       "page": {
+         *         "size": 10,
+         *         "total_elements": 1,
+         *         "total_pages": 1,
+         *         "number": 0
+         *       }
+         *     }
+         */
+        WebhookDeliveryListing: {
+            data: components["schemas"]["WebhookDelivery"][];
+            page: components["schemas"]["Page"];
+        };
+        /**
+         * @description Test events accepted for delivery
+         * @example {
+         *       "event_ids": [
+         *         "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b"
+         *       ]
+         *     }
+         */
+        WebhookTestEvents: {
+            /** @description The WEBHOOK_TEST events written, one per subscription; each is delivered at least once */
+            event_ids: string[];
+        };
+        /**
+         * @description An event, as POSTed to a subscription with the Standard Webhooks headers
+         * @example {
+         *       "id": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+         *       "type": "API_KEY_REVOKED",
+         *       "created": "2026-11-24T02:00:00.000Z",
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "request_id": "5b7e1f0a-8c2d-4e3f-9a1b-6c4d2e8f0a17",
+         *       "data": {
+         *         "id": "3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90",
+         *         "api_key": "fgk_****Ab12",
+         *         "status": "DELETED"
+         *       }
+         *     }
+         */
+        WebhookEvent: {
+            /**
+             * Format: uuid
+             * @description The event id, also the webhook-id header: deduplicate by it
+             */
+            id: string;
+            /** @description An event type, upper case as the platform writes it */
+            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            created: string;
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            customer_id: string;
+            /** @description The X-Request-Id of the request that made the change; null for the service itself */
+            request_id: string | null;
+            /** @description The resource as the API answers it (a key masked, never a secret); each type's schema is in the document's webhooks section */
+            data: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: never;
@@ -11379,7 +11379,66 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "API_KEY_CREATED";
+                    data?: {
+                        /**
+                         * Format: uuid
+                         * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                         */
+                        id: string;
+                        /** @description Masked: the prefix and the last 4 characters only */
+                        api_key: string;
+                        user: string;
+                        user_type: "CUSTOMER" | "MERCHANT";
+                        /**
+                         * Format: uuid
+                         * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                         */
+                        customer_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Only on MERCHANT keys
+                         */
+                        merchant_id?: string;
+                        /** @description EXPIRED: an ENABLED key whose expires_at has passed */
+                        status: "ENABLED" | "DELETED" | "EXPIRED";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, milliseconds, Z
+                         */
+                        create_date: string;
+                        /** @description null when unset */
+                        name: string | null;
+                        /**
+                         * Format: date-time
+                         * @description null: the key does not expire
+                         */
+                        expires_at: string | null;
+                        /** @description read_only keys may use GET operations only */
+                        access: "full" | "read_only";
+                        /** @description null: no limit of its own */
+                        rate_limit: {
+                            /** @description Requests allowed per window */
+                            limit: number;
+                            /** @description Length of the window in seconds */
+                            window_seconds: number;
+                        } | null;
+                        /** @description null for keys created before creators were recorded */
+                        created_by: {
+                            /** @description user: a login user; api_key: an API key; operator: the command line */
+                            type: "user" | "api_key" | "operator";
+                            /**
+                             * Format: uuid
+                             * @description The login user's or the API key's id; null for the operator
+                             */
+                            id: string | null;
+                            /** @description The login user's e-mail, or that of the API key's user; null for the operator */
+                            email: string | null;
+                        } | null;
+                    };
+                };
             };
         };
         responses: {
@@ -11415,7 +11474,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "API_KEY_UPDATED";
+                    data?: components["schemas"]["ApiKey"];
+                };
             };
         };
         responses: {
@@ -11451,7 +11514,76 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "API_KEY_ROLLED";
+                    data?: {
+                        /**
+                         * Format: uuid
+                         * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                         */
+                        id: string;
+                        /** @description Masked: the prefix and the last 4 characters only */
+                        api_key: string;
+                        user: string;
+                        user_type: "CUSTOMER" | "MERCHANT";
+                        /**
+                         * Format: uuid
+                         * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                         */
+                        customer_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Only on MERCHANT keys
+                         */
+                        merchant_id?: string;
+                        /** @description EXPIRED: an ENABLED key whose expires_at has passed */
+                        status: "ENABLED" | "DELETED" | "EXPIRED";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, milliseconds, Z
+                         */
+                        create_date: string;
+                        /** @description null when unset */
+                        name: string | null;
+                        /**
+                         * Format: date-time
+                         * @description null: the key does not expire
+                         */
+                        expires_at: string | null;
+                        /** @description read_only keys may use GET operations only */
+                        access: "full" | "read_only";
+                        /** @description null: no limit of its own */
+                        rate_limit: {
+                            /** @description Requests allowed per window */
+                            limit: number;
+                            /** @description Length of the window in seconds */
+                            window_seconds: number;
+                        } | null;
+                        /** @description null for keys created before creators were recorded */
+                        created_by: {
+                            /** @description user: a login user; api_key: an API key; operator: the command line */
+                            type: "user" | "api_key" | "operator";
+                            /**
+                             * Format: uuid
+                             * @description The login user's or the API key's id; null for the operator
+                             */
+                            id: string | null;
+                            /** @description The login user's e-mail, or that of the API key's user; null for the operator */
+                            email: string | null;
+                        } | null;
+                        /**
+                         * Format: uuid
+                         * @description The key it replaces
+                         */
+                        rolled_from: string;
+                        /**
+                         * Format: date-time
+                         * @description When the old key stops working (its grace period)
+                         */
+                        rolled_from_expires_at: string;
+                    };
+                };
             };
         };
         responses: {
@@ -11487,7 +11619,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "API_KEY_REVOKED";
+                    data?: components["schemas"]["ApiKey"];
+                };
             };
         };
         responses: {
@@ -11523,7 +11659,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "API_KEY_EXPIRING";
+                    data?: components["schemas"]["ApiKey"];
+                };
             };
         };
         responses: {
@@ -11559,7 +11699,35 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "FEE_RULES_ASSIGNED";
+                    data?: {
+                        /** @description The merchants named; null for /all */
+                        merchant_ids: string[] | null;
+                        payment_plan_ids: string[];
+                        /** @description Target merchants */
+                        merchants: number;
+                        /** @description Target merchants that would gain or lose a plan */
+                        merchants_changed: number;
+                        /** @description Assignments that would be added, over all merchants */
+                        assignments_added: number;
+                        /** @description Assignments that would be removed (replaced), over all merchants */
+                        assignments_removed: number;
+                        /** @description The first 100 changed merchants by id; the counts cover all */
+                        changes: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                             */
+                            merchant_id: string;
+                            /** @description Plan ids the merchant would gain, sorted */
+                            added: string[];
+                            /** @description Plan ids the merchant would lose, sorted */
+                            removed: string[];
+                        }[];
+                    };
+                };
             };
         };
         responses: {
@@ -11595,7 +11763,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "FEE_RULES_SCHEDULED";
+                    data?: components["schemas"]["ScheduledChange"];
+                };
             };
         };
         responses: {
@@ -11631,7 +11803,70 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "FEE_RULES_SCHEDULE_APPLIED";
+                    data?: {
+                        /**
+                         * Format: uuid
+                         * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                         */
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @description When it takes effect; its assignments carry this assigned_at
+                         */
+                        effective_at: string;
+                        /** @description BULK: the merchants named; ALL: every merchant of the customer when it applies */
+                        kind: "BULK" | "ALL";
+                        /** @description The merchants named; null for ALL */
+                        merchant_ids: string[] | null;
+                        payment_plan_ids: string[];
+                        status: "PENDING" | "APPLIED" | "CANCELLED";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, milliseconds, Z
+                         */
+                        create_date: string;
+                        /**
+                         * Format: date-time
+                         * @description When an instance applied it (APPLIED only)
+                         */
+                        applied_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was cancelled (CANCELLED only)
+                         */
+                        cancelled_at: string | null;
+                        /** @description What applying it did (APPLIED only) */
+                        outcome: {
+                            /** @description Target merchants when it applied */
+                            merchants: number;
+                            /** @description Merchants that gained or lost a plan */
+                            merchants_changed: number;
+                            /** @description Assignments added */
+                            assignments_added: number;
+                            /** @description Assignments removed (replaced) */
+                            assignments_removed: number;
+                            /** @description Plans retired since it was scheduled: not assigned */
+                            skipped_payment_plan_ids: string[];
+                            /** @description Merchants named that could no longer be assigned to when it applied */
+                            skipped_merchant_ids: string[];
+                        } | null;
+                        /** @description The first 100 changed merchants by id; the counts cover all */
+                        changes: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                             */
+                            merchant_id: string;
+                            /** @description Plan ids the merchant would gain, sorted */
+                            added: string[];
+                            /** @description Plan ids the merchant would lose, sorted */
+                            removed: string[];
+                        }[];
+                    };
+                };
             };
         };
         responses: {
@@ -11667,7 +11902,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "PAYMENT_PLAN_CREATED";
+                    data?: components["schemas"]["FeeRule"];
+                };
             };
         };
         responses: {
@@ -11703,7 +11942,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "PAYMENT_PLAN_RETIRED";
+                    data?: components["schemas"]["FeeRule"];
+                };
             };
         };
         responses: {
@@ -11739,7 +11982,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "MERCHANT_CREATED";
+                    data?: components["schemas"]["Merchant"];
+                };
             };
         };
         responses: {
@@ -11775,7 +12022,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "MERCHANT_UPDATED";
+                    data?: components["schemas"]["Merchant"];
+                };
             };
         };
         responses: {
@@ -11811,7 +12062,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "USER_CREATED";
+                    data?: components["schemas"]["User"];
+                };
             };
         };
         responses: {
@@ -11847,7 +12102,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "USER_UPDATED";
+                    data?: components["schemas"]["User"];
+                };
             };
         };
         responses: {
@@ -11883,7 +12142,18 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "WEBHOOK_TEST";
+                    data?: {
+                        /**
+                         * Format: uuid
+                         * @description The subscription it is sent to
+                         */
+                        webhook_id: string;
+                        message: string;
+                    };
+                };
             };
         };
         responses: {

@@ -7,6 +7,7 @@ import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { auditEvents, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema.js';
 import { type Credentials, headersFor } from './api-keys.js';
+import { assertDeliveredEventsMatch } from './event-schemas.js';
 import { waitFor } from './wait.js';
 
 export interface Received {
@@ -26,7 +27,7 @@ export interface Receiver {
   received: Received[];
   /** How the next requests are answered (default: 204). */
   respond(responder: Responder): void;
-  /** Waits until `n` requests have arrived. */
+  /** Waits until `n` requests have arrived; each must be an event as the map of events describes it. */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -61,6 +62,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     },
     async waitFor(n, timeoutMs = 5000) {
       await waitFor(() => received.length >= n, `expected ${n} deliveries, got ${received.length}`, { timeoutMs });
+      assertDeliveredEventsMatch(received.map((request) => request.body));
       return received;
     },
     async close() {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EVENT_TYPES } from '../../src/features/events/events-dal.js';
+import { EVENT_TYPES } from '../../src/features/events/event-map.js';
 import { read } from '../helpers/repository-text.js';
 
 /** The backticked upper-case names of the design's passage on the events written today. */

@@ -9,6 +9,7 @@ import { asc } from 'drizzle-orm';
 import { domainEvents } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { createKey, deleteKey, rollKey, updateKey } from '../helpers/api-keys.js';
+import { assertEventsMatchTheirSchemas } from '../helpers/event-schemas.js';
 import { customerSession } from '../helpers/fixtures.js';
 import { bulkAssign, seedCatalogue } from '../helpers/plans.js';
 
@@ -36,6 +37,7 @@ describe('domain events', () => {
         ['API_KEY_REVOKED', world.customerId, rolled.id],
       ],
     );
+    assertEventsMatchTheirSchemas(written);
     const text = JSON.stringify(written);
     assert.ok(!text.includes(key.api_key) && !text.includes(rolled.api_key), 'no event carries a full key');
     assert.ok(
@@ -56,7 +58,9 @@ describe('domain events', () => {
       await createKey(app, { token }, { user: 'full@alpha.test', customer_id: world.customerId });
     const eleventh = await createKey(app, { token }, { user: 'full@alpha.test', customer_id: world.customerId });
     assert.equal(eleventh.statusCode, 409);
-    assert.equal((await events()).length, 10);
+    const written = await events();
+    assert.equal(written.length, 10);
+    assertEventsMatchTheirSchemas(written);
   });
 
   it('writes FEE_RULES_ASSIGNED for an assignment that changes something, and none for one that changes nothing', async () => {
@@ -82,5 +86,6 @@ describe('domain events', () => {
       },
       'visa6 replaces visa3, of the same kind: the dry run shape of what changed',
     );
+    assertEventsMatchTheirSchemas(written);
   });
 });

@@ -41,7 +41,7 @@ describe('unit of work', () => {
   async function change(id: string, scope: WriteScope<ReturnType<typeof bind>>) {
     await scope.dal.renameCustomer(id, 'After');
     await scope.audit({ action: 'customer.renamed', customerId: id, targetType: 'customer', targetId: id });
-    await scope.emit({ type: 'MERCHANT_UPDATED', customerId: id, data: { id } });
+    await scope.emit({ type: 'WEBHOOK_TEST', customerId: id, data: { webhook_id: id, message: 'renamed' } });
   }
 
   it('commits the change, its audit record and its event together, then runs the after-commit hooks', async () => {
@@ -57,7 +57,7 @@ describe('unit of work', () => {
     assert.equal(after.audits.length, 1);
     assert.equal(after.audits[0]!.requestId, 'req-1');
     assert.equal(after.events.length, 1);
-    assert.deepEqual(after.events[0]!.data, { id });
+    assert.deepEqual(after.events[0]!.data, { webhook_id: id, message: 'renamed' });
     assert.equal(after.events[0]!.requestId, 'req-1');
     await waitFor(() => seenByHook.length === 1, 'the after-commit hook ran');
     assert.equal(seenByHook[0]!.events.length, 1, 'the hook runs after the commit, when the event is visible');

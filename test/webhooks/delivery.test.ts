@@ -214,11 +214,15 @@ describe('webhook delivery', () => {
   it('writes no event, and sends nothing, for a change that rolled back', async () => {
     const r = await receiver();
     const { app, world, token } = await customerSession(h, deliveringTo(r));
-    await subscribe(app, { token }, r.url, ['API_KEY_CREATED', 'WEBHOOK_TEST']);
+    const hook = await subscribe(app, { token }, r.url, ['API_KEY_CREATED', 'WEBHOOK_TEST']);
     const { uow } = createDataLayer(h.db.current.database, testSealedValues());
     await assert.rejects(
       uow.write({ requestId: 'rolled-back', actor: { type: 'operator', id: null } }, async ({ emit }) => {
-        await emit({ type: 'API_KEY_CREATED', customerId: world.customerId, data: { id: 'never' } });
+        await emit({
+          type: 'WEBHOOK_TEST',
+          customerId: world.customerId,
+          data: { webhook_id: hook, message: 'never' },
+        });
         throw new Error('the change fails after its event');
       }),
     );

@@ -1,6 +1,6 @@
 /** Webhooks: subscribe (the secret rule shown), list, enable and disable, delete, send a test; a subscription's deliveries, retried by hand. */
 import { useState } from 'react';
-import type { Schemas } from '../../../clients/typescript/index';
+import { type Schemas, WEBHOOK_EVENT_TYPES } from '../../../clients/typescript/index';
 import { ApiError, client, describeError, unwrap } from '../api';
 import { Dialog } from '../dialog';
 import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
@@ -8,23 +8,11 @@ import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
 type Webhook = Schemas['Webhook'];
 type EventType = Schemas['CreateWebhookRequest']['notification_type'][number];
 
-/** The events feegate sends, as a subscription names them (typed by the generated schema). */
-const EVENT_TYPES: EventType[] = [
-  'API_KEY_CREATED',
-  'API_KEY_UPDATED',
-  'API_KEY_ROLLED',
-  'API_KEY_REVOKED',
-  'API_KEY_EXPIRING',
-  'FEE_RULES_ASSIGNED',
-  'FEE_RULES_SCHEDULED',
-  'FEE_RULES_SCHEDULE_APPLIED',
-  'PAYMENT_PLAN_CREATED',
-  'PAYMENT_PLAN_RETIRED',
-  'MERCHANT_CREATED',
-  'MERCHANT_UPDATED',
-  'USER_CREATED',
-  'USER_UPDATED',
-];
+/**
+ * The events a subscription may name, from the OpenAPI document (the generated
+ * client); WEBHOOK_TEST is left out, since it is sent whatever a subscription lists.
+ */
+const EVENT_TYPES: EventType[] = WEBHOOK_EVENT_TYPES.filter((type) => type !== 'WEBHOOK_TEST');
 
 /** The problem's detail, and for a refused field which one and why (the secret rule, the URL policy). */
 function describeRefusal(error: unknown): string {

@@ -1,6 +1,7 @@
 /** What the OpenAPI document says of the webhook operations; their HTTP is in webhooks-routes.ts. */
 import { operationDocs } from '../../schemas/common.js';
-import type { EventType } from '../events/events-dal.js';
+import type { TSchema } from '@sinclair/typebox';
+import { EVENT_MAP } from '../events/event-map.js';
 
 const CALLERS =
   ' Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.';
@@ -73,27 +74,6 @@ export const WEBHOOKS_DOCS = operationDocs('webhooks', {
   },
 });
 
-/** What each event's `data` holds, for the document's `webhooks` section. */
-const EVENT_DATA: Record<EventType, string> = {
-  API_KEY_CREATED: 'The new key as GET /v1/api-keys lists it (masked).',
-  API_KEY_UPDATED: 'The key after the change, as listed.',
-  API_KEY_ROLLED: 'The new key of the roll (masked); the old one keeps working for its grace period.',
-  API_KEY_REVOKED: 'The deleted key, as listed (status DELETED).',
-  API_KEY_EXPIRING: 'The key, as listed, 7 days before its expires_at (once per expiry; again if it is moved).',
-  FEE_RULES_ASSIGNED:
-    'What an assignment changed: merchant_ids (null for /all), payment_plan_ids, assignments_added, assignments_removed.',
-  FEE_RULES_SCHEDULED: 'The scheduled change, as the API answers it.',
-  FEE_RULES_SCHEDULE_APPLIED: 'The scheduled change once applied, as the API answers it.',
-  PAYMENT_PLAN_CREATED: 'The new payment plan, as listed.',
-  PAYMENT_PLAN_RETIRED: 'The retired payment plan, as listed.',
-  MERCHANT_CREATED: 'The new merchant, as listed.',
-  MERCHANT_UPDATED: 'The merchant after the change, as listed.',
-  USER_CREATED: 'The new user, as listed (never a password).',
-  USER_UPDATED: 'The user after the change, as listed.',
-  WEBHOOK_TEST:
-    'webhook_id (the subscription) and message: sent by POST /v1/webhooks/{id}/test and the mock payment notification.',
-};
-
 const SIGNATURE_HEADERS = [
   ['webhook-id', 'The event id: the same on every attempt; deduplicate by it'],
   ['webhook-timestamp', 'Unix seconds of the attempt; refuse one far from your clock (replays)'],
@@ -103,13 +83,27 @@ const SIGNATURE_HEADERS = [
   ],
 ] as const;
 
+/** A named schema (a component) by reference, any other as it is. */
+const documented = (schema: TSchema) => (schema.$id ? { $ref: `#/components/schemas/${schema.$id}` } : schema);
+
+/** The body of an event of `type`: the envelope every event shares, its `data` that type's schema. */
+function eventBodySchema(type: keyof typeof EVENT_MAP, data: TSchema): Record<string, unknown> {
+  return {
+    allOf: [
+      { $ref: '#/components/schemas/WebhookEvent' },
+      { type: 'object', properties: { type: { const: type }, data: documented(data) } },
+    ],
+  };
+}
+
 /**
- * The OpenAPI 3.1 `webhooks` section: one POST per event type that feegate
- * sends, each with the event body and the Standard Webhooks headers.
+ * The OpenAPI 3.1 `webhooks` section: one POST per event type of the map of
+ * events (src/features/events/event-map.ts), each with its body and the
+ * Standard Webhooks headers.
  */
 export function webhookEventsDocument(): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(EVENT_DATA).map(([type, data]) => [
+    Object.entries(EVENT_MAP).map(([type, { data, about }]) => [
       type,
       {
         post: {
@@ -120,7 +114,7 @@ export function webhookEventsDocument(): Record<string, unknown> {
             .join('')}`,
           tags: ['webhooks'],
           summary: `${type} event`,
-          description: `POSTed to each ENABLED subscription whose notification_type lists ${type}. data: ${data} At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.`,
+          description: `POSTed to each ENABLED subscription whose notification_type lists ${type}. data: ${about} At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.`,
           security: [],
           parameters: SIGNATURE_HEADERS.map(([name, description]) => ({
             name,
@@ -131,7 +125,7 @@ export function webhookEventsDocument(): Record<string, unknown> {
           })),
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+            content: { 'application/json': { schema: eventBodySchema(type as keyof typeof EVENT_MAP, data) } },
           },
           responses: {
             '200': { description: 'Received (any 2xx)' },

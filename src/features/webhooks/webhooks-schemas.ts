@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Component, Listing, Nullable, PageQuery, Pattern, Text, Timestamp, Uuid } from '../../schemas/common.js';
-import { EVENT_TYPES } from '../events/events-dal.js';
+import { EVENT_TYPES } from '../events/event-map.js';
 
 /** The platform's own operation events: accepted in a subscription, never sent by feegate (it creates no operations). */
 const PLATFORM_EVENT_TYPES = ['OPERATION_CREATED', 'TAXED_OPERATION_CREATED'] as const;
@@ -196,7 +196,7 @@ export const WebhookEvent = Component(
         {
           additionalProperties: true,
           description:
-            'The resource as the API answers it (a key masked, never a secret). FEE_RULES_ASSIGNED: merchant_ids (null for /all), payment_plan_ids, assignments_added, assignments_removed. WEBHOOK_TEST: webhook_id and message',
+            "The resource as the API answers it (a key masked, never a secret); each type's schema is in the document's webhooks section",
         },
       ),
     },
