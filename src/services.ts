@@ -15,7 +15,7 @@ import { createLoginThrottle, MAX_TRACKED_COUNTS } from './features/auth/login-t
 import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createAuditService } from './features/audit/audit-service.js';
 import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js';
-import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
+import { createCustomerLocks } from './db/customer-locks.js';
 import { createFeeRuleTimelines } from './features/fee-rules/fee-rule-timelines.js';
 import { createFeeRuleCatalogueService } from './features/fee-rules/fee-rule-catalogue-service.js';
 import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
@@ -111,7 +111,11 @@ export function createServices(config: Config, database: Database, log: ServiceL
     intervalMs: config.lastUsedFlushMs,
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
-  const customerLocks = createCustomerLocks({ uow, waitLimitMs: config.databaseStatementTimeoutMs });
+  const customerLocks = createCustomerLocks({
+    uow,
+    tryLock: (scopeDal, customerIds) => scopeDal.feeRules.tryLockCustomers(customerIds),
+    waitLimitMs: config.databaseStatementTimeoutMs,
+  });
   importCheck ??= compileImportCheck();
   const importer = createImportService({
     dal: dal.import,

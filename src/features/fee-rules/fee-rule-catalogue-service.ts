@@ -21,7 +21,7 @@ import type {
 } from '../payment-plans/payment-plans-dal.js';
 import { type PaymentPlanResource, planWith } from '../payment-plans/payment-plans-service.js';
 import type { FeeRulesDals } from './assignment-checks.js';
-import type { CustomerLocks } from './customer-locks.js';
+import type { CustomerLocks } from '../../db/customer-locks.js';
 
 export type FeeRuleResource = Omit<PaymentPlanResource, 'is_selected'> & { owner: PlanOwner; status: PlanStatus };
 

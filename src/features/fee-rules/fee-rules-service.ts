@@ -16,7 +16,7 @@ import type { PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
 import { type PaymentPlanResource, planWith } from '../payment-plans/payment-plans-service.js';
 import { checkAssignment, distinctIds, type FeeRulesDals } from './assignment-checks.js';
 import type { AssignmentLimit } from './assignment-limit.js';
-import type { CustomerLocks } from './customer-locks.js';
+import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { FeeRulesDal, HeldPlanRow, ReplacementPreview } from './fee-rules-dal.js';
 import type { FeeRuleTimelines } from './fee-rule-timelines.js';
 import { projectPendingChanges } from './projected-plans.js';
