@@ -11,8 +11,8 @@ import { type AuthDals, type AuthService, normaliseEmail } from '../auth/auth-se
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { Role } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
-import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
-import type { FeeRulesDals } from '../fee-rules/fee-rules-service.js';
+import type { FeeRulesDal } from '../fee-plans/fee-rules-dal.js';
+import type { FeeRulesDals } from '../fee-plans/fee-rules-service.js';
 import { ImportError } from '../../errors.js';
 import { checkTaxIdentification, type TaxIdentification } from '../merchants/tax-identification.js';
 import type {

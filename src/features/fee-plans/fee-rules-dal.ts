@@ -8,7 +8,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Db, isoUtc, queryRows, sqlState } from '../../db/database.js';
 import { CustomerLockedError } from '../../errors.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
-import type { PlanRow } from '../payment-plans/payment-plans-dal.js';
+import type { PlanRow } from './payment-plans-dal.js';
 
 /** What one run of the replacement rule did, or its dry run would do. */
 export interface ReplacementPreview {
