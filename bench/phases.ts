@@ -32,7 +32,7 @@ import {
   type StormResult,
   stormFactor,
 } from './report.js';
-import { MIN_LEAD_SECONDS } from '../src/features/fee-rules/scheduled-changes-service.js';
+import { MIN_LEAD_SECONDS } from '../src/features/fee-plans/scheduled-changes-service.js';
 import { type SeedData, WIDE_MERCHANTS } from './seed.js';
 import { MAX_PAGE_SIZE } from '../src/schemas/common.js';
 import { startServer } from './server-process.js';

@@ -135,7 +135,7 @@ export class RateLimitedError extends AppError {
 /**
  * Another transaction holds a customer's assignment lock. Not an answer: it
  * ends the transaction that tried, so the write can wait for its turn without
- * holding a connection (src/features/fee-rules/customer-locks.ts).
+ * holding a connection (src/db/customer-locks.ts).
  */
 export class CustomerLockedError extends Error {
   override name = 'CustomerLockedError';

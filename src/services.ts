@@ -14,15 +14,15 @@ import { createAuthService } from './features/auth/auth-service.js';
 import { createLoginThrottle, MAX_TRACKED_COUNTS } from './features/auth/login-throttle.js';
 import { createPasswordHasher } from './features/auth/password-hasher.js';
 import { createAuditService } from './features/audit/audit-service.js';
-import { createAssignmentLimit } from './features/fee-rules/assignment-limit.js';
-import { createCustomerLocks } from './features/fee-rules/customer-locks.js';
-import { createFeeRuleTimelines } from './features/fee-rules/fee-rule-timelines.js';
-import { createFeeRuleCatalogueService } from './features/fee-rules/fee-rule-catalogue-service.js';
-import { createFeeRulesService } from './features/fee-rules/fee-rules-service.js';
-import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-rules/scheduled-changes-service.js';
+import { createAssignmentLimit } from './features/fee-plans/assignment-limit.js';
+import { createCustomerLocks } from './db/customer-locks.js';
+import { createFeeRuleTimelines } from './features/fee-plans/fee-rule-timelines.js';
+import { createFeeRuleCatalogueService } from './features/fee-plans/fee-rule-catalogue-service.js';
+import { createFeeRulesService } from './features/fee-plans/fee-rules-service.js';
+import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-plans/scheduled-changes-service.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
 import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
-import { createPaymentPlansService } from './features/payment-plans/payment-plans-service.js';
+import { createPaymentPlansService } from './features/fee-plans/payment-plans-service.js';
 import { createWebhookDelivery } from './features/webhooks/webhook-delivery.js';
 import { createWebhookSender } from './features/webhooks/webhook-sender.js';
 import { createWebhooksService } from './features/webhooks/webhooks-service.js';
@@ -115,7 +115,11 @@ export function createServices(config: Config, database: Database, log: ServiceL
     intervalMs: config.lastUsedFlushMs,
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
-  const customerLocks = createCustomerLocks({ uow, waitLimitMs: config.databaseStatementTimeoutMs });
+  const customerLocks = createCustomerLocks({
+    uow,
+    tryLock: (scopeDal, customerIds) => scopeDal.feeRules.tryLockCustomers(customerIds),
+    waitLimitMs: config.databaseStatementTimeoutMs,
+  });
   importCheck ??= compileImportCheck();
   const importer = createImportService({
     dal: dal.import,

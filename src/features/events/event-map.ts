@@ -9,9 +9,9 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../../schemas/common.js';
 import { CreatedApiKey, ListedApiKey } from '../api-keys/api-keys-schemas.js';
-import { FeeRule } from '../fee-rules/fee-rule-catalogue-schemas.js';
-import { DryRun } from '../fee-rules/fee-rules-schemas.js';
-import { ScheduledChange } from '../fee-rules/scheduled-changes-schemas.js';
+import { FeeRule } from '../fee-plans/fee-rule-catalogue-schemas.js';
+import { DryRun } from '../fee-plans/fee-rules-schemas.js';
+import { ScheduledChange } from '../fee-plans/scheduled-changes-schemas.js';
 import { Merchant } from '../merchants/merchants-schemas.js';
 import { User } from '../users/users-schemas.js';
 

@@ -12,8 +12,7 @@ import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { ApiKeysDal } from '../api-keys/api-keys-dal.js';
 import { type KeyCaches, keysChangeNotice } from '../api-keys/key-change-feed.js';
-import type { CustomerLocks } from '../fee-rules/customer-locks.js';
-import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
+import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { MerchantChanges, MerchantListRow, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
 import type {
   Country,
@@ -26,11 +25,10 @@ import { checkTaxIdentification, type TaxIdentification } from './tax-identifica
 
 export type { MerchantResource };
 
-/** The DALs a change of merchants writes through (feeRules: the customer's assignment lock). */
+/** The DALs a change of merchants writes through (the customer's assignment lock takes its own). */
 export interface MerchantsDals {
   merchants: MerchantsDal;
   apiKeys: ApiKeysDal;
-  feeRules: FeeRulesDal;
 }
 
 /** Fields a PATCH never takes: who the merchant is and whose, its country (its tax identifier depends on it), and what the service sets. */

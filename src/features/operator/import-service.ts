@@ -10,9 +10,9 @@ import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.j
 import { type AuthDals, type AuthService, normaliseEmail } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { Role } from '../../lib/principal.js';
-import type { CustomerLocks } from '../fee-rules/customer-locks.js';
-import type { FeeRulesDal } from '../fee-rules/fee-rules-dal.js';
-import type { FeeRulesDals } from '../fee-rules/fee-rules-service.js';
+import type { CustomerLocks } from '../../db/customer-locks.js';
+import type { FeeRulesDal } from '../fee-plans/fee-rules-dal.js';
+import type { FeeRulesDals } from '../fee-plans/fee-rules-service.js';
 import { ImportError } from '../../errors.js';
 import { checkTaxIdentification, type TaxIdentification } from '../merchants/tax-identification.js';
 import type {

@@ -19,12 +19,15 @@
  *   statement of the holder may run. Then it answers 503 server_busy.
  * A lock held by this instance is handed to the next in memory as soon as it is
  * released; polling only ever waits for other processes.
+ *
+ * Fee plans, merchants (a change of status) and the import all take it, so it
+ * lives here, knowing no feature: the statement that locks the customers' rows
+ * is handed in by the composition root.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
-import { CustomerLockedError, ServiceUnavailableError } from '../../errors.js';
-import type { ChangeContext } from '../../lib/change-context.js';
-import type { FeeRulesDal } from './fee-rules-dal.js';
+import { CustomerLockedError, ServiceUnavailableError } from '../errors.js';
+import type { ChangeContext } from '../lib/change-context.js';
+import type { UnitOfWork, WriteScope } from './unit-of-work.js';
 
 /** Writes of one customer that may wait behind the one running, per instance. */
 export const WAITING_PER_CUSTOMER = 8;
@@ -32,8 +35,13 @@ const FIRST_PAUSE_MS = 20;
 const LONGEST_PAUSE_MS = 500;
 const RETRY_AFTER_SECONDS = 2;
 
-export interface CustomerLocksDeps<D extends { feeRules: FeeRulesDal }> {
+export interface CustomerLocksDeps<D> {
   uow: UnitOfWork<D>;
+  /**
+   * Locks these customers' rows until the transaction ends without waiting
+   * (CustomerLockedError when another holds one), and counts those that exist.
+   */
+  tryLock: (dal: D, customerIds: string[]) => Promise<number>;
   /** The longest a write waits for its turn and its lock together. */
   waitLimitMs: number;
 }
@@ -45,8 +53,8 @@ const busy = () =>
     RETRY_AFTER_SECONDS,
   );
 
-export function createCustomerLocks<D extends { feeRules: FeeRulesDal }>(deps: CustomerLocksDeps<D>) {
-  const { uow, waitLimitMs } = deps;
+export function createCustomerLocks<D>(deps: CustomerLocksDeps<D>) {
+  const { uow, tryLock, waitLimitMs } = deps;
   /** Customers with a write running here → the writes waiting behind it, in order. */
   const lanes = new Map<string, Array<() => void>>();
 
@@ -88,9 +96,7 @@ export function createCustomerLocks<D extends { feeRules: FeeRulesDal }>(deps: C
   ): Promise<T> {
     for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(2 * pause, LONGEST_PAUSE_MS)) {
       try {
-        return await uow.write(context, async (scope) =>
-          work(scope, await scope.dal.feeRules.tryLockCustomers(customerIds)),
-        );
+        return await uow.write(context, async (scope) => work(scope, await tryLock(scope.dal, customerIds)));
       } catch (err) {
         if (!(err instanceof CustomerLockedError)) throw err;
       }
@@ -135,4 +141,4 @@ export function createCustomerLocks<D extends { feeRules: FeeRulesDal }>(deps: C
   };
 }
 
-export type CustomerLocks<D extends { feeRules: FeeRulesDal }> = ReturnType<typeof createCustomerLocks<D>>;
+export type CustomerLocks<D> = ReturnType<typeof createCustomerLocks<D>>;

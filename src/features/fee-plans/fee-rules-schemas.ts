@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Component, InstantText, Timestamp, Uuid } from '../../schemas/common.js';
-import { PaymentPlan } from '../payment-plans/payment-plans-schemas.js';
+import { PaymentPlan } from './payment-plans-schemas.js';
 import { PREVIEW_CHANGES_LIMIT } from './fee-rules-dal.js';
 import { EffectiveAt } from './scheduled-changes-schemas.js';
 

@@ -12,16 +12,10 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import type { Principal } from '../../lib/principal.js';
-import type {
-  CataloguePlanRow,
-  NewPlan,
-  PaymentPlansDal,
-  PlanOwner,
-  PlanStatus,
-} from '../payment-plans/payment-plans-dal.js';
-import { type PaymentPlanResource, planWith } from '../payment-plans/payment-plans-service.js';
+import type { CataloguePlanRow, NewPlan, PaymentPlansDal, PlanOwner, PlanStatus } from './payment-plans-dal.js';
+import { type PaymentPlanResource, planWith } from './payment-plans-service.js';
 import type { FeeRulesDals } from './assignment-checks.js';
-import type { CustomerLocks } from './customer-locks.js';
+import type { CustomerLocks } from '../../db/customer-locks.js';
 
 export type FeeRuleResource = Omit<PaymentPlanResource, 'is_selected'> & { owner: PlanOwner; status: PlanStatus };
 

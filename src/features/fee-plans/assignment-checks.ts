@@ -6,7 +6,7 @@
  */
 import { NotFoundError, UnprocessableError } from '../../errors.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';
-import type { PaymentPlanKind, PaymentPlansDal } from '../payment-plans/payment-plans-dal.js';
+import type { PaymentPlanKind, PaymentPlansDal } from './payment-plans-dal.js';
 import type { FeeRulesDal } from './fee-rules-dal.js';
 import type { ScheduledChangesDal } from './scheduled-changes-dal.js';
 

@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { auditEvents, customers } from '../../src/db/schema.js';
-import { WAITING_PER_CUSTOMER } from '../../src/features/fee-rules/customer-locks.js';
+import { WAITING_PER_CUSTOMER } from '../../src/db/customer-locks.js';
 import { type Injected, bearer, useTestApp } from '../helpers/app.js';
 import { ON_POSTGRES } from '../helpers/database.js';
 import { loginAs, uuid } from '../helpers/fixtures.js';

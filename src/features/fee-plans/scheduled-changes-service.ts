@@ -15,7 +15,7 @@ import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import type { Principal } from '../../lib/principal.js';
 import { checkAssignment, type FeeRulesDals } from './assignment-checks.js';
 import type { AssignmentLimit } from './assignment-limit.js';
-import type { CustomerLocks } from './customer-locks.js';
+import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { FeeRuleTimelines } from './fee-rule-timelines.js';
 import type {
   DueCandidate,

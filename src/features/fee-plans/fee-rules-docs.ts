@@ -1,6 +1,6 @@
 /** What the OpenAPI document says of the fee rule operations; their HTTP is in fee-rules-routes.ts. */
 import { operationDocs } from '../../schemas/common.js';
-import { WAITING_PER_CUSTOMER } from './customer-locks.js';
+import { WAITING_PER_CUSTOMER } from '../../db/customer-locks.js';
 
 const ERRORS_422 =
   '422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), ' +

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Component, Listing, PageQuery, Pattern, Uuid } from '../../schemas/common.js';
-import { PaymentPlan } from '../payment-plans/payment-plans-schemas.js';
+import { PaymentPlan } from './payment-plans-schemas.js';
 
 /** Operator-defined codes, taken in any case and stored upper-case. */
 const CODE = Pattern('^[A-Za-z0-9_]{1,32}$', 'must be 1..32 letters, digits or _');

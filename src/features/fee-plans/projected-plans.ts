@@ -4,7 +4,7 @@
  * rule, as the worker will apply them (retired plans skipped), each added plan
  * assigned at its change's instant. Small sets (a merchant's plans), so in memory.
  */
-import type { PlanRow, PlanStatus } from '../payment-plans/payment-plans-dal.js';
+import type { PlanRow, PlanStatus } from './payment-plans-dal.js';
 import type { HeldPlanRow } from './fee-rules-dal.js';
 import type { ScheduledChangeRow } from './scheduled-changes-dal.js';
 

@@ -8,7 +8,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Db, isoUtc, queryRows, sqlState } from '../../db/database.js';
 import { CustomerLockedError } from '../../errors.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
-import type { PlanRow } from '../payment-plans/payment-plans-dal.js';
+import type { PlanRow } from './payment-plans-dal.js';
 
 /** What one run of the replacement rule did, or its dry run would do. */
 export interface ReplacementPreview {
@@ -98,7 +98,7 @@ export function createFeeRulesDal(db: Db, driver: 'postgres' | 'pglite') {
      * block the foreign-key checks of rows being inserted for these customers
      * (new merchants, users, API keys). NOWAIT: a customer locked by another
      * transaction throws CustomerLockedError at once rather than waiting with a
-     * pool connection in hand (customer-locks.ts waits without one).
+     * pool connection in hand (db/customer-locks.ts waits without one).
      */
     async tryLockCustomers(customerIds: string[]): Promise<number> {
       try {
