@@ -9,11 +9,11 @@ import type { AccessTokens, AuthMethod } from './access-tokens.js';
 import { type AuthChangeHandlers, loginUnlockedNotice } from './auth-change-feed.js';
 import type { AuthDal, ChallengeName, NewToken } from './auth-dal.js';
 import type { UsersDal } from '../users/users-dal.js';
-import { assertStrongPassword } from '../users/password-policy.js';
-import { newRecoveryCodes, recoveryCodeHash, totpStep } from './totp.js';
+import { assertStrongPassword } from '../credentials/password-policy.js';
+import { newRecoveryCodes, recoveryCodeHash, totpStep } from '../credentials/totp.js';
 import { createSessionGuard, hasSecondFactor, mfaRequired } from './session-guard.js';
 import type { LoginThrottle } from './login-throttle.js';
-import type { PasswordHasher } from './password-hasher.js';
+import type { PasswordHasher } from '../credentials/password-hasher.js';
 import type { Principal, Role, UserType } from '../../lib/principal.js';
 
 export interface TokenObject {
