@@ -4,6 +4,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { normaliseEmail } from '../../lib/email.js';
 import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
 import type { AccessTokens, AuthMethod } from './access-tokens.js';
 import { type AuthChangeHandlers, loginUnlockedNotice } from './auth-change-feed.js';
@@ -87,10 +88,6 @@ const CHALLENGE_PREFIX = 'fgc_';
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 /** E-mails of token callers held in memory (they are not in the token); the oldest go first. */
 const EMAIL_CACHE_SIZE = 50_000;
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 export function createAuthService(deps: AuthServiceDeps) {
   const { uow, authDal, hasher, accessTokens } = deps;
