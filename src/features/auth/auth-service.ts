@@ -9,7 +9,7 @@ import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
 import type { AccessTokens, AuthMethod } from './access-tokens.js';
 import { type AuthChangeHandlers, loginUnlockedNotice } from './auth-change-feed.js';
 import type { AuthDal, ChallengeName, NewToken } from './auth-dal.js';
-import type { UsersDal } from '../users/users-dal.js';
+import type { CredentialsDal } from '../credentials/credentials-dal.js';
 import { assertStrongPassword } from '../credentials/password-policy.js';
 import { newRecoveryCodes, recoveryCodeHash, totpStep } from '../credentials/totp.js';
 import { createSessionGuard, hasSecondFactor, mfaRequired } from './session-guard.js';
@@ -25,10 +25,10 @@ export interface TokenObject {
   refresh_expires_in: number;
 }
 
-/** The DALs a change of logins writes through. */
+/** The DALs a change of logins writes through: its own, and the user's stored credentials (bound as `users`, whose DAL holds them). */
 export interface AuthDals {
   auth: AuthDal;
-  users: UsersDal;
+  users: CredentialsDal;
 }
 
 /** A login that needs one more step: its name and opaque session (docs/api.md, "Challenges"). */
