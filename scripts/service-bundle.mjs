@@ -29,10 +29,10 @@ export async function bundleService(outdir) {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
-  // Worker threads loaded by URL next to the bundle (src/features/auth/argon2-pool.ts,
-  // src/db/pglite-rpc.ts, src/features/users/password-strength.ts), so they are copied, not bundled.
-  copyFileSync(`${root}src/features/auth/argon2-worker.mjs`, `${outdir}/argon2-worker.mjs`);
-  copyFileSync(`${root}src/features/users/password-strength-worker.mjs`, `${outdir}/password-strength-worker.mjs`);
+  // Worker threads loaded by URL next to the bundle (src/features/credentials/argon2-pool.ts,
+  // src/db/pglite-rpc.ts, src/features/credentials/password-strength.ts), so they are copied, not bundled.
+  for (const worker of ['argon2-worker.mjs', 'password-strength-worker.mjs'])
+    copyFileSync(`${root}src/features/credentials/${worker}`, `${outdir}/${worker}`);
   copyFileSync(`${root}src/db/pglite-worker.mjs`, `${outdir}/pglite-worker.mjs`);
   return `${outdir}/feegate.mjs`;
 }

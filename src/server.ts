@@ -11,7 +11,7 @@ import { buildApp, loggerOptions } from './app.js';
 import { type Config, keyRingOf } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { DEMO_LOGINS, demoDocument } from './features/operator/demo-data.js';
-import type { PasswordHasher } from './features/auth/password-hasher.js';
+import type { PasswordHasher } from './features/credentials/password-hasher.js';
 import { createDataLayer } from './db/data-layer.js';
 import { withKeyRing } from './key-ring-file.js';
 import { createSealedValues } from './lib/sealed-values.js';

@@ -12,7 +12,7 @@ import { createAccessTokens } from './features/auth/access-tokens.js';
 import { listenForAuthChanges } from './features/auth/auth-change-feed.js';
 import { createAuthService } from './features/auth/auth-service.js';
 import { createLoginThrottle, MAX_TRACKED_COUNTS } from './features/auth/login-throttle.js';
-import { createPasswordHasher } from './features/auth/password-hasher.js';
+import { createPasswordHasher } from './features/credentials/password-hasher.js';
 import { createAuditService } from './features/audit/audit-service.js';
 import { createAssignmentLimit } from './features/fee-plans/assignment-limit.js';
 import { createCustomerLocks } from './db/customer-locks.js';

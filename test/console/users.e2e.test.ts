@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { openConsole } from '../helpers/console-session.js';
-import { totpCode } from '../../src/features/auth/totp.js';
+import { totpCode } from '../../src/features/credentials/totp.js';
 import { CHROMIUM_MISSING, seriousViolations } from '../helpers/console-browser.js';
 import type { TestDatabase } from '../helpers/database.js';
 import { seedWorld, type World } from '../helpers/fixtures.js';

@@ -12,7 +12,7 @@ import { testConfig } from '../../src/config.js';
 import { queryRows } from '../../src/db/database.js';
 import { apiKeys, users } from '../../src/db/schema.js';
 import { API_KEY_PREFIX, generateApiKey, lastFour } from '../../src/features/api-keys/api-key-format.js';
-import { ARGON2_OPTIONS } from '../../src/features/auth/password-hasher.js';
+import { ARGON2_OPTIONS } from '../../src/features/credentials/password-hasher.js';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { json } from '../helpers/app.js';
 import { createKey, whoAmI } from '../helpers/api-keys.js';

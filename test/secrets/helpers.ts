@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/database.js';
-import { totpCode } from '../../src/features/auth/totp.js';
+import { totpCode } from '../../src/features/credentials/totp.js';
 import { bearer, json } from '../helpers/app.js';
 
 /** Every row of every table of the database (information_schema), as JSON objects with their table. */

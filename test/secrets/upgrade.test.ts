@@ -16,7 +16,7 @@ import { buildApp, loggerOptions } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
 import { queryRows } from '../../src/db/database.js';
 import { createSigningKeysDal } from '../../src/features/auth/signing-keys-dal.js';
-import { recoveryCodeHash, totpCode } from '../../src/features/auth/totp.js';
+import { recoveryCodeHash, totpCode } from '../../src/features/credentials/totp.js';
 import { parseKeyRing } from '../../src/lib/key-ring.js';
 import { sha256Hex } from '../../src/lib/secrets.js';
 import { bearer, json } from '../helpers/app.js';

@@ -14,7 +14,7 @@ import { decodeJwt } from 'jose';
 import { auditEvents, authSessions, users } from '../../src/db/schema.js';
 import { createAuthDal } from '../../src/features/auth/auth-dal.js';
 import { createMfaRequirements } from '../../src/features/auth/mfa-requirements.js';
-import { totpCode } from '../../src/features/auth/totp.js';
+import { totpCode } from '../../src/features/credentials/totp.js';
 import { bearer, json, secondInstance, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, type World } from '../helpers/fixtures.js';
 import { testSealedValues } from '../helpers/secrets.js';

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { totpCode } from '../../src/features/auth/totp.js';
+import { totpCode } from '../../src/features/credentials/totp.js';
 import { bearer, json, secondInstance, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
 import { STRONG, smtpServer, userWithRole } from '../helpers/users.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hash } from '@node-rs/argon2';
 import { sql } from 'drizzle-orm';
-import { ARGON2_OPTIONS } from '../../src/features/auth/password-hasher.js';
+import { ARGON2_OPTIONS } from '../../src/features/credentials/password-hasher.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';
 

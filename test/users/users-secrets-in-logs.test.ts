@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { buildApp, loggerOptions } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { totpCode } from '../../src/features/auth/totp.js';
+import { totpCode } from '../../src/features/credentials/totp.js';
 import { bearer, json } from '../helpers/app.js';
 import { useTestDatabase } from '../helpers/database.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';

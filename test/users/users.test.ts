@@ -6,7 +6,7 @@ import { describe, it, mock } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.js';
 import { domainEvents, mailOutbox } from '../../src/db/schema.js';
-import { totpCode } from '../../src/features/auth/totp.js';
+import { totpCode } from '../../src/features/credentials/totp.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
 import { createUser, STRONG, smtpServer, userWithRole } from '../helpers/users.js';

@@ -5,7 +5,7 @@ import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
 import { parseInstant } from '../../lib/instant.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, SYSTEM_CONTEXT } from '../../lib/change-context.js';
-import { normaliseEmail } from '../auth/auth-service.js';
+import { normaliseEmail } from '../../lib/email.js';
 import type { Principal, UserType } from '../../lib/principal.js';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour } from './api-key-format.js';
 import { createdRecord, lifecycleRecord, listedRecord, masked } from './api-key-records.js';

@@ -11,7 +11,7 @@ import {
   users,
 } from '../../db/schema.js';
 import type { SealedValues } from '../../lib/sealed-values.js';
-import { totpCell } from '../users/users-dal.js';
+import { totpCell } from '../credentials/credentials-dal.js';
 
 export type ChallengeName = 'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA' | 'MFA_SETUP';
 

@@ -4,16 +4,17 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { normaliseEmail } from '../../lib/email.js';
 import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
 import type { AccessTokens, AuthMethod } from './access-tokens.js';
 import { type AuthChangeHandlers, loginUnlockedNotice } from './auth-change-feed.js';
 import type { AuthDal, ChallengeName, NewToken } from './auth-dal.js';
-import type { UsersDal } from '../users/users-dal.js';
-import { assertStrongPassword } from '../users/password-policy.js';
-import { newRecoveryCodes, recoveryCodeHash, totpStep } from './totp.js';
+import type { CredentialsDal } from '../credentials/credentials-dal.js';
+import { assertStrongPassword } from '../credentials/password-policy.js';
+import { newRecoveryCodes, recoveryCodeHash, totpStep } from '../credentials/totp.js';
 import { createSessionGuard, hasSecondFactor, mfaRequired } from './session-guard.js';
 import type { LoginThrottle } from './login-throttle.js';
-import type { PasswordHasher } from './password-hasher.js';
+import type { PasswordHasher } from '../credentials/password-hasher.js';
 import type { Principal, Role, UserType } from '../../lib/principal.js';
 
 export interface TokenObject {
@@ -24,10 +25,10 @@ export interface TokenObject {
   refresh_expires_in: number;
 }
 
-/** The DALs a change of logins writes through. */
+/** The DALs a change of logins writes through: its own, and the user's stored credentials (bound as `users`, whose DAL holds them). */
 export interface AuthDals {
   auth: AuthDal;
-  users: UsersDal;
+  users: CredentialsDal;
 }
 
 /** A login that needs one more step: its name and opaque session (docs/api.md, "Challenges"). */
@@ -87,10 +88,6 @@ const CHALLENGE_PREFIX = 'fgc_';
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 /** E-mails of token callers held in memory (they are not in the token); the oldest go first. */
 const EMAIL_CACHE_SIZE = 50_000;
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 export function createAuthService(deps: AuthServiceDeps) {
   const { uow, authDal, hasher, accessTokens } = deps;

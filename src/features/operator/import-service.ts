@@ -7,8 +7,9 @@
  */
 import type { WriteScope } from '../../db/unit-of-work.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
-import { type AuthDals, type AuthService, normaliseEmail } from '../auth/auth-service.js';
-import type { PasswordHasher } from '../auth/password-hasher.js';
+import { normaliseEmail } from '../../lib/email.js';
+import type { AuthDals, AuthService } from '../auth/auth-service.js';
+import type { PasswordHasher } from '../credentials/password-hasher.js';
 import type { Role } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { FeeRulesDal } from '../fee-plans/fee-rules-dal.js';

@@ -7,7 +7,7 @@ import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import type { Principal } from '../../lib/principal.js';
 import type { AuthService } from '../auth/auth-service.js';
-import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { PasswordHasher } from '../credentials/password-hasher.js';
 import type { UsersDal } from './users-dal.js';
 
 export interface CurrentPasswordDeps {

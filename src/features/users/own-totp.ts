@@ -9,7 +9,7 @@ import type { ChangeContext } from '../../lib/change-context.js';
 import type { Principal } from '../../lib/principal.js';
 import type { AuthDal } from '../auth/auth-dal.js';
 import type { AuthService } from '../auth/auth-service.js';
-import { newRecoveryCodes, newTotpSecret, otpauthUrl, recoveryCodeHash, totpStep } from '../auth/totp.js';
+import { newRecoveryCodes, newTotpSecret, otpauthUrl, recoveryCodeHash, totpStep } from '../credentials/totp.js';
 import { assertLogin, type CurrentPasswordCheck } from './current-password.js';
 import { auditUser } from './user-audit.js';
 import type { UsersDal } from './users-dal.js';

@@ -1,9 +1,10 @@
-/** Queries of back-office users, their second factor, their reset codes and their customer's MFA rule. */
-import { and, count, desc, eq, gt, isNull, or, sql, type SQL } from 'drizzle-orm';
+/** Queries of back-office users (with their credentials: credentials-dal.ts), their reset codes and their customer's MFA rule. */
+import { and, count, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
-import { apiKeys, customers, passwordResetCodes, userRecoveryCodes, users } from '../../db/schema.js';
+import { apiKeys, customers, passwordResetCodes, users } from '../../db/schema.js';
 import type { Role, UserType } from '../../lib/principal.js';
 import type { SealedValues } from '../../lib/sealed-values.js';
+import { createCredentialsDal } from '../credentials/credentials-dal.js';
 
 export interface UserFilter {
   customerId: string;
@@ -54,13 +55,12 @@ export type UserRow = {
   updatedAt: Date;
 };
 
-/** Where a user's TOTP secret is, encrypted: pending and active alike. */
-export const totpCell = (id: string) => ({ table: 'users', column: 'totp_secret', row: id });
-
 export function createUsersDal(db: Db, sealed: SealedValues) {
   const inCustomer = (customerId: string, id: string) => and(eq(users.customerId, customerId), eq(users.id, id));
 
   return {
+    ...createCredentialsDal(db, sealed),
+
     async list(filter: UserFilter, page: { limit: number; offset: number }) {
       const conditions: SQL[] = [eq(users.customerId, filter.customerId)];
       if (filter.email !== undefined) conditions.push(eq(users.email, filter.email));
@@ -101,12 +101,6 @@ export function createUsersDal(db: Db, sealed: SealedValues) {
       return row as UserRow | undefined;
     },
 
-    /** The stored password hash of a login user (a change of password checks the current one). */
-    async passwordHash(id: string): Promise<string | null> {
-      const [row] = await db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, id));
-      return row?.hash ?? null;
-    },
-
     /** A new login user; undefined when its e-mail already names a login user. */
     async insertLoginUser(user: {
       email: string;
@@ -142,76 +136,6 @@ export function createUsersDal(db: Db, sealed: SealedValues) {
         .where(and(eq(users.customerId, customerId), eq(users.role, 'ADMIN'), eq(users.enabled, true)))
         .for('update');
       return rows.map((r) => r.id);
-    },
-
-    /** A new password; `temporary` sets FORCE_CHANGE_PASSWORD. */
-    async setPassword(id: string, passwordHash: string, temporary: boolean): Promise<void> {
-      await db
-        .update(users)
-        .set({ passwordHash, mustChangePassword: temporary, updatedAt: sql`now()` })
-        .where(eq(users.id, id));
-    },
-
-    /** The secret of a user's TOTP: pending until a first code is verified; null when it does not open. */
-    async totp(id: string) {
-      const [row] = await db
-        .select({ secret: users.totpSecret, enabled: users.totpEnabled })
-        .from(users)
-        .where(eq(users.id, id));
-      return row && { ...row, secret: sealed.open(totpCell(id), row.secret) };
-    },
-
-    async setPendingTotp(id: string, secret: string): Promise<void> {
-      await db
-        .update(users)
-        .set({ totpSecret: sealed.seal(totpCell(id), secret), totpEnabled: false, totpLastStep: null })
-        .where(eq(users.id, id));
-    },
-
-    async setTotpEnabled(id: string, enabled: boolean): Promise<void> {
-      await db
-        .update(users)
-        .set(enabled ? { totpEnabled: true } : { totpEnabled: false, totpSecret: null, totpLastStep: null })
-        .where(eq(users.id, id));
-      if (!enabled) await db.delete(userRecoveryCodes).where(eq(userRecoveryCodes.userId, id));
-    },
-
-    /**
-     * Records `step` as the last accepted one when it is later than it: false
-     * when a code of that step (or a later one) was already accepted. One
-     * statement, so two uses of one code at once cannot both win.
-     */
-    async acceptTotpStep(id: string, step: number): Promise<boolean> {
-      const rows = await db
-        .update(users)
-        .set({ totpLastStep: step })
-        .where(and(eq(users.id, id), or(isNull(users.totpLastStep), sql`${users.totpLastStep} < ${step}`)))
-        .returning({ id: users.id });
-      return rows.length === 1;
-    },
-
-    /** `codeHashes` are SHA-256 digests; an HMAC of each is kept. */
-    async replaceRecoveryCodes(id: string, codeHashes: string[]): Promise<void> {
-      await db.delete(userRecoveryCodes).where(eq(userRecoveryCodes.userId, id));
-      await db
-        .insert(userRecoveryCodes)
-        .values(codeHashes.map((codeHash) => ({ userId: id, codeHash: sealed.digest(codeHash) })));
-    },
-
-    /** Spends a recovery code (given as its SHA-256): false when it is not one of the user's or was used. */
-    async useRecoveryCode(id: string, codeHash: string): Promise<boolean> {
-      const rows = await db
-        .update(userRecoveryCodes)
-        .set({ usedAt: sql`now()` })
-        .where(
-          and(
-            eq(userRecoveryCodes.userId, id),
-            eq(userRecoveryCodes.codeHash, sealed.digest(codeHash)),
-            isNull(userRecoveryCodes.usedAt),
-          ),
-        )
-        .returning({ id: userRecoveryCodes.userId });
-      return rows.length === 1;
     },
 
     /** The one live reset code of a user (given as its SHA-256, an HMAC of it kept), replacing any earlier one. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { LOGIN_HASH_CPU_PERCENT, loadConfig } from '../../src/config.js';
-import { createPasswordHasher } from '../../src/features/auth/password-hasher.js';
+import { createPasswordHasher } from '../../src/features/credentials/password-hasher.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SCHED_IDLE = 5;

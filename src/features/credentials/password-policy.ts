@@ -9,7 +9,7 @@
  * characters that pass are plenty.
  */
 import { BadRequestError } from '../../errors.js';
-import { isBlank, normalisePassword, visibleLength } from '../auth/password-text.js';
+import { isBlank, normalisePassword, visibleLength } from './password-text.js';
 import { measureStrength } from './password-strength.js';
 
 export const PASSWORD_MIN_LENGTH = 12;
