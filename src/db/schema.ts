@@ -17,6 +17,7 @@ import {
   pgEnum,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   unique,
@@ -631,3 +632,34 @@ export const digestKeys = pgTable('digest_keys', {
   key: text('key').notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Answers kept for Idempotency-Key retries (migration 0019): in flight while
+ * `status` is null, answered in the transaction of the change it reports; the
+ * body sealed by the key ring (src/features/idempotency/idempotency-dal.ts).
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    id: uuid('id').primaryKey(),
+    customerId: uuid('customer_id')
+      .notNull()
+      .references(() => customers.id, { onDelete: 'cascade' }),
+    caller: text('caller').notNull(),
+    operation: text('operation').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    token: uuid('token').notNull(),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }).notNull(),
+    status: smallint('status'),
+    contentType: text('content_type'),
+    location: text('location'),
+    body: text('body'),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    unique('idempotency_keys_scope_key').on(t.customerId, t.caller, t.operation, t.key),
+    index('idempotency_keys_expires_at_idx').on(t.expiresAt),
+  ],
+);
