@@ -31,6 +31,7 @@ import { consolePlugin } from './plugins/console.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { preRouteErrorsPlugin, serverOptions } from './plugins/pre-route-errors.js';
 import { problemDetailsPlugin } from './plugins/problem-details.js';
+import { idempotencyPlugin, keepRawBody } from './plugins/idempotency.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { validationPlugin } from './plugins/validation.js';
@@ -133,9 +134,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Clients send Content-Type: application/json on every request, DELETE and logout included:
   // an empty body so declared is no body, and an operation that needs one refuses it as validation_failed.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body, done),
-  );
+  // The text is kept for the SHA-256 of an Idempotency-Key request (src/plugins/idempotency.ts).
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
+    if (body === '') return done(null, undefined);
+    keepRawBody(request, body);
+    parseJson(request, body, done);
+  });
 
   const services = createServices(config, database, app.log);
   app.decorate('config', config);
@@ -173,6 +177,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     counters: services.rateLimits,
     anonymousPerMinute: config.rateLimitAnonymousPerMinute,
   });
+  await app.register(idempotencyPlugin, { service: services.idempotency });
   await app.register(healthRoutes);
   await app.register(authRoutes);
   await app.register(merchantsRoutes);

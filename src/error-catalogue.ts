@@ -72,6 +72,10 @@ const CATALOGUE = {
     detail: 'The password is too easy to guess: use 12 to 256 characters that are not a common password or the e-mail.',
   },
   invalid_code: { status: 400, detail: 'The code is not correct, was already used or has expired.' },
+  invalid_idempotency_key: {
+    status: 400,
+    detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+  },
 
   missing_credentials: { status: 401, detail: 'Send Authorization: Bearer <access_token> or X-Api-Key: <key>.' },
   invalid_token: { status: 401, detail: 'The access token is not valid or has expired.' },
@@ -153,6 +157,10 @@ const CATALOGUE = {
     status: 409,
     detail: 'Only a PENDING scheduled change can be cancelled; this one was already applied.',
   },
+  idempotency_key_in_use: {
+    status: 409,
+    detail: 'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
+  },
 
   payload_too_large: { status: 413, detail: 'The body is larger than the limit.' },
   uri_too_long: { status: 414, detail: 'A path segment is longer than 100 characters.', scope: 'any-request' },
@@ -164,6 +172,11 @@ const CATALOGUE = {
   retired_payment_plans: {
     status: 422,
     detail: 'Some payment plans are retired and can no longer be assigned.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    detail:
+      'This Idempotency-Key was used for a different request (method, path, query or body) within 24 hours; use a fresh key.',
   },
   conflicting_payment_plans: {
     status: 422,

@@ -84,6 +84,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** The first request with this Idempotency-Key is still being processed, here or on another instance. */
+export class IdempotencyKeyInUseError extends AppError {
+  constructor() {
+    super('idempotency_key_in_use', { headers: { 'retry-after': '1' } });
+  }
+}
+
 export class UnprocessableError extends AppError {
   constructor(code: CodeOf<422>, detail?: string, extensions: Record<string, unknown> = {}) {
     super(code, { detail, extensions });

@@ -34,6 +34,7 @@ import { createUsersService } from './features/users/users-service.js';
 import { createDataLayer } from './db/data-layer.js';
 import { createSecretsService } from './features/secrets/secrets-service.js';
 import { createSealedValues } from './lib/sealed-values.js';
+import { createIdempotencyService } from './features/idempotency/idempotency-service.js';
 import { ImportDocument } from './features/operator/import-schema.js';
 import { describeRefusals } from './plugins/problem-details.js';
 import { createStrictAjv } from './plugins/validation.js';
@@ -62,6 +63,8 @@ const MAX_LOCAL_RATE_COUNTERS = 100_000;
 const MAX_FEE_RULE_TIMELINES = 10_000;
 const FEE_RULE_TIMELINE_TTL_MS = 60_000;
 const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+/** How often expired Idempotency-Key answers are removed (a batch per tick, more at once while a batch was full). */
+const IDEMPOTENCY_SWEEP_INTERVAL_MS = 60 * 1000;
 /** How often keys about to expire are looked for (API_KEY_EXPIRING). */
 const EXPIRY_SWEEP_INTERVAL_MS = 60 * 1000;
 
@@ -174,6 +177,14 @@ export function createServices(config: Config, database: Database, log: ServiceL
   });
   let unlistenScheduled: (() => Promise<void>) | undefined;
   const audit = createAuditService({ auditDal: dal.audit });
+  // A claim outlives the longest request: a wait for the customer lock, then its longest statement.
+  const idempotency = createIdempotencyService({ uow, leaseMs: 2 * config.databaseStatementTimeoutMs + 10_000 });
+  const idempotencySweep = createBackgroundWorker({
+    name: 'idempotency-expiry',
+    intervalMs: IDEMPOTENCY_SWEEP_INTERVAL_MS,
+    log,
+    tick: () => idempotency.removeExpired(),
+  });
   const urlPolicy = { allowHttp: config.webhookAllowHttp, allowedHosts: config.webhookAllowedHosts };
   const webhooks = createWebhooksService({
     uow,
@@ -237,6 +248,8 @@ export function createServices(config: Config, database: Database, log: ServiceL
     rateLimits,
     audit,
     webhooks,
+    /** Idempotency-Key claims and their answers (src/plugins/idempotency.ts). */
+    idempotency,
     /** Deliveries waiting, and the oldest one's age (metrics). */
     webhookQueue: () => dal.webhooks.queueStats(),
     /** Starts background work (pushed revocations, batched writes). */
@@ -255,10 +268,12 @@ export function createServices(config: Config, database: Database, log: ServiceL
       pruneTimer.unref();
       unlistenScheduled = await database.listen(SCHEDULED_CHANNEL, { onMessage: () => scheduledWorker.wake() });
       scheduledWorker.start();
+      idempotencySweep.start();
     },
     /** Stops background work and flushes what is pending. */
     async stop(): Promise<void> {
       clearInterval(pruneTimer);
+      await idempotencySweep.stop();
       await expirySweep?.stop();
       await delivery?.stop();
       await scheduledWorker.stop();

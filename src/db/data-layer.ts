@@ -17,6 +17,8 @@ import { createUsersDal } from '../features/users/users-dal.js';
 import { createMailDal } from '../features/mail/mail-dal.js';
 import { createResetLimitsDal } from '../features/users/reset-limits-dal.js';
 import { createSecretsDal } from '../features/secrets/secrets-dal.js';
+import { createIdempotencyDal } from '../features/idempotency/idempotency-dal.js';
+import { IdempotencyKeyInUseError } from '../errors.js';
 import type { SealedValues } from '../lib/sealed-values.js';
 import type { Database, Db } from './database.js';
 import { createUnitOfWork } from './unit-of-work.js';
@@ -38,6 +40,7 @@ function bindDals(on: Db, driver: Database['driver'], sealed: SealedValues) {
     mail: createMailDal(on, sealed),
     resetLimits: createResetLimitsDal(on),
     secrets: createSecretsDal(on),
+    idempotency: createIdempotencyDal(on, sealed),
   };
 }
 
@@ -48,7 +51,15 @@ export function createDataLayer(database: Database, sealed: SealedValues) {
     /** The DALs on the pool: reads, and writes that are one statement of their own. */
     dal: bindDals(database.db, database.driver, sealed),
     /** Changes: one transaction each, with its audit record, notice and event. */
-    uow: createUnitOfWork(database.db, (on) => bindDals(on, database.driver, sealed)),
+    uow: createUnitOfWork(
+      database.db,
+      (on) => bindDals(on, database.driver, sealed),
+      // A claim taken over meanwhile (its lease ran out) must not see its change commit: the other request owns the key.
+      async (on, claim, answer) => {
+        if (!(await createIdempotencyDal(on, sealed).answer(claim.id, claim.token, answer)))
+          throw new IdempotencyKeyInUseError();
+      },
+    ),
   };
 }
 

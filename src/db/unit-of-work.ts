@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { ServiceUnavailableError } from '../errors.js';
 import { type AuditEvent, recordAudit } from '../features/audit/audit-dal.js';
 import { insertEvents } from '../features/events/events-dal.js';
-import type { Actor, ChangeContext } from '../lib/change-context.js';
+import type { Actor, ChangeContext, IdempotencyClaim, StoredAnswer } from '../lib/change-context.js';
 import { type Db, sqlState } from './database-core.js';
 
 /** A message to every instance, delivered by PostgreSQL on commit (LISTEN/NOTIFY); several payloads go in one statement. */
@@ -47,7 +47,16 @@ export interface WriteScope<D> {
   emitAll(events: readonly DomainEvent[]): Promise<string[]>;
   /** Runs `hook` once the transaction has committed; never when it rolls back. */
   afterCommit(hook: () => void): void;
+  /**
+   * What the change reports to its caller, when that is not what `work` returns:
+   * with an Idempotency-Key, the request's answer is made of it and stored in this
+   * transaction (docs/design.md, "Idempotent requests").
+   */
+  answer(value: unknown): void;
 }
+
+/** Stores a request's answer in the transaction `on`; fails when the request no longer holds its claim. */
+export type AnswerRecorder = (on: Db, claim: IdempotencyClaim, answer: StoredAnswer) => Promise<void>;
 
 export interface UnitOfWork<D> {
   /** A change: all of `work` commits, or none of it. */
@@ -71,13 +80,20 @@ function isConflict(err: unknown): boolean {
   return RETRIED_STATES.has(sqlState(err) ?? '');
 }
 
-/** `bind` builds the feature DALs on a transaction; it runs once per attempt of a unit of work. */
-export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D): UnitOfWork<D> {
+/**
+ * `bind` builds the feature DALs on a transaction; it runs once per attempt of a
+ * unit of work. `recordAnswer` stores the answer of a request that holds an
+ * Idempotency-Key with its change (without one, the answer is stored as it is sent).
+ */
+export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D, recordAnswer?: AnswerRecorder): UnitOfWork<D> {
   /** One attempt: the transaction, then its hooks. Each attempt has its own hooks: a rolled-back one's never run. */
   async function attempt<T>(context: ChangeContext, work: (scope: WriteScope<D>) => Promise<T>): Promise<T> {
     const hooks: Array<() => void> = [];
-    const result = await db.transaction((tx) =>
-      work({
+    const claim = context.idempotency;
+    let reported: { value: unknown } | undefined;
+    let stored: StoredAnswer | undefined;
+    const result = await db.transaction(async (tx) => {
+      const value = await work({
         dal: bind(tx),
         audit: (event, actor) => recordAudit(tx, actor ? { ...context, actor } : context, event),
         notify: async ({ channel, payload }) => {
@@ -93,8 +109,15 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D): UnitOfWork<D> 
         afterCommit: (hook) => {
           hooks.push(hook);
         },
-      }),
-    );
+        answer: (reportedValue) => {
+          reported = { value: reportedValue };
+        },
+      });
+      if (claim && recordAnswer) stored = claim.answerFor(reported ? reported.value : value) ?? undefined;
+      if (claim && stored) await recordAnswer?.(tx, claim, stored);
+      return value;
+    });
+    if (claim && stored) claim.stored = stored;
     for (const hook of hooks) hook();
     return result;
   }

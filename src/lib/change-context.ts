@@ -6,10 +6,34 @@ export interface Actor {
   id: string | null;
 }
 
+/** An answer as kept for an Idempotency-Key retry, replayed byte for byte. */
+export interface StoredAnswer {
+  status: number;
+  contentType: string | null;
+  location: string | null;
+  body: string;
+}
+
+/**
+ * A request's hold on its Idempotency-Key (docs/design.md, "Idempotent
+ * requests"): the unit of work stores the answer of the request's change in
+ * the change's own transaction, so both commit or neither does.
+ */
+export interface IdempotencyClaim {
+  readonly id: string;
+  readonly token: string;
+  /** The answer the request gives when its change reports `value` (the route's status and serialiser); null when that depends on more. */
+  answerFor(value: unknown): StoredAnswer | null;
+  /** The answer a committed change stored with itself, once one has. */
+  stored: StoredAnswer | undefined;
+}
+
 /** What a service needs to know about the request that asks for a change. */
 export interface ChangeContext {
   requestId: string | null;
   actor: Actor;
+  /** Set when the request sent an Idempotency-Key that it now holds. */
+  idempotency?: IdempotencyClaim;
 }
 
 export function actorOf(principal: Principal): Actor {

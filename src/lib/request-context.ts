@@ -6,6 +6,7 @@ export function changeContext(request: FastifyRequest): ChangeContext {
   return {
     requestId: String(request.id),
     actor: request.principal ? actorOf(request.principal) : { type: 'anonymous', id: null },
+    ...(request.idempotencyClaim ? { idempotency: request.idempotencyClaim } : {}),
   };
 }
 

@@ -1,0 +1,162 @@
+/**
+ * The Idempotency-Key header on every POST and PATCH (contract section 21,
+ * docs/design.md "Idempotent requests"). Before validation, a caller's request
+ * with a key claims it (src/features/idempotency/idempotency-service.ts) or is
+ * answered at once: the stored answer replayed with `Idempotent-Replayed: true`,
+ * 422 `idempotency_key_reused` or 409 `idempotency_key_in_use`. A claimed
+ * request's change stores its answer in its own transaction (the claim rides in
+ * the change context to the unit of work, which renders the answer with the
+ * route's serialiser); an answer no change stored (a 4xx, a dry run) is stored
+ * as it is sent; a 5xx, 429 or an answer nobody reads lets the key go.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { BadRequestError } from '../errors.js';
+import type { HeldClaim, IdempotencyService } from '../features/idempotency/idempotency-service.js';
+import type { IdempotencyClaim, StoredAnswer } from '../lib/change-context.js';
+import { changeContext } from '../lib/request-context.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+/** 1 to 255 printable ASCII characters (space to tilde), as the contract says. */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+const METHODS = new Set(['POST', 'PATCH']);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The raw text of each JSON body, kept by the body parser (app.ts) so that its SHA-256 is of the bytes sent. */
+const rawBodies = new WeakMap<FastifyRequest, string>();
+
+export function keepRawBody(request: FastifyRequest, text: string): void {
+  rawBodies.set(request, text);
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Idempotency-Key this request holds while it runs: its changes store their answer with themselves. */
+    idempotencyClaim: IdempotencyClaim | null;
+  }
+}
+
+/** The claim a request holds while it runs, and whether its answer was settled. */
+const held = new WeakMap<FastifyRequest, { claim: HeldClaim & IdempotencyClaim; settled: boolean }>();
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** What makes two requests the same: method, route, path parameters, query and the SHA-256 of the body. */
+function fingerprintOf(request: FastifyRequest): string {
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+  const body = sha256(rawBodies.get(request) ?? '');
+  return sha256(JSON.stringify([request.method, request.routeOptions.url, request.params, query, body]));
+}
+
+/** The 2xx statuses the route declares, and whether each has a body. */
+function successesOf(request: FastifyRequest): Array<{ status: number; empty: boolean }> {
+  const responses = (request.routeOptions.schema?.response ?? {}) as Record<string, { type?: unknown }>;
+  return Object.entries(responses)
+    .filter(([status]) => /^2\d\d$/.test(status))
+    .map(([status, schema]) => ({ status: Number(status), empty: schema?.type === 'null' }));
+}
+
+/**
+ * How the route answers a change that reports `value`: its one 2xx status,
+ * serialised as the route serialises it. A route that declares several (an
+ * assignment's 201 or 202) is answered as it sends, stored just after the change.
+ */
+function answerMaker(request: FastifyRequest, reply: FastifyReply): (value: unknown) => StoredAnswer | null {
+  const successes = successesOf(request);
+  if (successes.length !== 1) return () => null;
+  const [{ status, empty }] = successes as [{ status: number; empty: boolean }];
+  return (value) =>
+    empty
+      ? { status, contentType: null, location: null, body: '' }
+      : {
+          status,
+          contentType: JSON_TYPE,
+          location: null,
+          body: String(reply.serializeInput(value as Record<string, unknown>, String(status))),
+        };
+}
+
+/** Whether an answer of `status` is kept: 2xx and 4xx, but not a 429 (a retry may pass) nor an answer nobody read. */
+function kept(status: number): boolean {
+  return (status >= 200 && status < 300) || (status >= 400 && status < 500 && ![408, 429, 499].includes(status));
+}
+
+function headerText(reply: FastifyReply, name: string): string | null {
+  const value = reply.getHeader(name);
+  return value === undefined ? null : String(value);
+}
+
+function sameAnswer(a: StoredAnswer | undefined, b: StoredAnswer): boolean {
+  return a?.status === b.status && a.body === b.body && a.contentType === b.contentType && a.location === b.location;
+}
+
+export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service: IdempotencyService }) => {
+  const { service } = opts;
+  app.decorateRequest('idempotencyClaim', null);
+
+  app.addHook('preValidation', async (request, reply) => {
+    if (!METHODS.has(request.method) || !request.routeOptions.url) return;
+    const key = request.headers[IDEMPOTENCY_HEADER];
+    if (key === undefined) return;
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new BadRequestError('invalid_idempotency_key');
+    const principal = request.principal;
+    // Without a caller there is nobody to scope the key to: the request runs as if it had none.
+    if (!principal) return;
+    const scope = {
+      customerId: principal.customerId,
+      caller: principal.auth === 'api_key' ? `api_key:${principal.apiKeyId}` : `user:${principal.userId}`,
+      operation: `${request.method} ${request.routeOptions.url}`,
+      key,
+    };
+    const begun = await service.begin(scope, fingerprintOf(request), changeContext(request));
+    if ('replay' in begun) {
+      const { status, contentType, location, body } = begun.replay;
+      reply.code(status).header(REPLAYED_HEADER, 'true');
+      if (contentType) reply.header('content-type', contentType);
+      if (location) reply.header('location', location);
+      // No body and no type (a 201 or 204 without content) is sent as Fastify sent it: nothing, not an empty text.
+      return contentType === null && body === '' ? reply.send() : reply.send(body);
+    }
+    const answerFor = answerMaker(request, reply);
+    const claim = { ...begun.claim, stored: undefined as StoredAnswer | undefined, answerFor };
+    held.set(request, { claim, settled: false });
+    request.idempotencyClaim = claim;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const holding = held.get(request);
+    if (!holding || holding.settled) return payload;
+    holding.settled = true;
+    const { claim } = holding;
+    const context = changeContext(request);
+    try {
+      const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
+      if (!kept(reply.statusCode) || (payload != null && text === null)) {
+        await service.release(claim, context);
+        return payload;
+      }
+      const answer: StoredAnswer = {
+        status: reply.statusCode,
+        contentType: headerText(reply, 'content-type'),
+        location: headerText(reply, 'location'),
+        body: text ?? '',
+      };
+      // The change stored its answer with itself; anything else (no change, another rendering) is stored now.
+      if (!sameAnswer(claim.stored, answer)) await service.finish(claim, answer, context);
+    } catch (err) {
+      // The answer still goes out; the key stays claimed until its lease ends, then a retry runs again.
+      request.log.warn({ err }, 'could not store the answer of an Idempotency-Key');
+    }
+    return payload;
+  });
+
+  // An answer that was never sent (the connection went first) keeps no claim.
+  app.addHook('onResponse', async (request) => {
+    const holding = held.get(request);
+    if (!holding || holding.settled) return;
+    holding.settled = true;
+    await service.release(holding.claim, changeContext(request)).catch(() => {});
+  });
+});
