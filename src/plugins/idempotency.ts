@@ -32,6 +32,10 @@ export function keepRawBody(request: FastifyRequest, text: string): void {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route whose status depends on what its change reports: that answer (no payload: no body). */
+    answerOf?: (reported: unknown) => { status: number; payload?: unknown };
+  }
   interface FastifyRequest {
     /** The Idempotency-Key this request holds while it runs: its changes store their answer with themselves. */
     idempotencyClaim: IdempotencyClaim | null;
@@ -59,23 +63,32 @@ function successesOf(request: FastifyRequest): Array<{ status: number; empty: bo
 }
 
 /**
- * How the route answers a change that reports `value`: its one 2xx status,
- * serialised as the route serialises it. A route that declares several (an
- * assignment's 201 or 202) is answered as it sends, stored just after the change.
+ * How the route answers a change that reports `value`: its `answerOf`, else
+ * its one 2xx status, serialised as the route serialises it. Otherwise (and
+ * where the change reports no object) the answer is stored as it is sent, just
+ * after the change.
  */
 function answerMaker(request: FastifyRequest, reply: FastifyReply): (value: unknown) => StoredAnswer | null {
+  const { answerOf } = request.routeOptions.config;
+  if (answerOf)
+    return (value) => {
+      const { status, payload } = answerOf(value);
+      return payload === undefined
+        ? { status, contentType: null, location: null, body: '' }
+        : rendered(payload, status);
+    };
   const successes = successesOf(request);
   if (successes.length !== 1) return () => null;
   const [{ status, empty }] = successes as [{ status: number; empty: boolean }];
-  return (value) =>
-    empty
-      ? { status, contentType: null, location: null, body: '' }
-      : {
-          status,
-          contentType: JSON_TYPE,
-          location: null,
-          body: String(reply.serializeInput(value as Record<string, unknown>, String(status))),
-        };
+  return (value) => {
+    if (empty) return { status, contentType: null, location: null, body: '' };
+    // A flag or a count is what the service decides by, not the answer: that is stored as it is sent.
+    return typeof value === 'object' && value !== null ? rendered(value, status) : null;
+  };
+  function rendered(payload: unknown, status: number): StoredAnswer {
+    const body = String(reply.serializeInput(payload as Record<string, unknown>, String(status)));
+    return { status, contentType: JSON_TYPE, location: null, body };
+  }
 }
 
 /** Whether an answer of `status` is kept: 2xx and 4xx, but not a 429 (a retry may pass) nor an answer nobody read. */
@@ -144,7 +157,11 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
         body: text ?? '',
       };
       // The change stored its answer with itself; anything else (no change, another rendering) is stored now.
-      if (!sameAnswer(claim.stored, answer)) await service.finish(claim, answer, context);
+      if (!sameAnswer(claim.stored, answer)) {
+        if (claim.stored && kept(claim.stored.status) && answer.status < 300)
+          request.log.warn({ route: request.routeOptions.url }, 'a change stored another answer than the one sent');
+        await service.finish(claim, answer, context);
+      }
     } catch (err) {
       // The answer still goes out; the key stays claimed until its lease ends, then a retry runs again.
       request.log.warn({ err }, 'could not store the answer of an Idempotency-Key');

@@ -130,4 +130,30 @@ describe('Idempotency-Key: replays', () => {
     assertReplayOf(await send(), first);
     assert.deepEqual(await tally(), before);
   });
+
+  it('a scheduled assignment is replayed as its 202 with the same scheduled change, and schedules one', async () => {
+    const app = await h.app();
+    const { headers, plans, m0 } = await seedCatalogue(app);
+    const effective_at = new Date(Date.now() + 3600_000).toISOString();
+    const withKey = { ...headers, 'idempotency-key': 'schedule-1' } as Record<string, string>;
+    const payload = { merchant_ids: [m0], payment_plan_ids: [plans.visa1Own.id], effective_at };
+    const send = () => app.inject({ method: 'POST', url: '/v1/fee-rules/bulk-assign', headers: withKey, payload });
+    const first = await send();
+    assert.equal(first.statusCode, 202, first.body);
+    const events = await rows(domainEvents);
+    assertReplayOf(await send(), first);
+    assert.equal(await rows(domainEvents), events, 'no second FEE_RULES_SCHEDULED');
+  });
+
+  it('a new user is replayed with the same temporary password, and made once', async () => {
+    const { app, token } = await customerSession(h);
+    const headers = { ...bearer(token), 'idempotency-key': 'user-1' } as Record<string, string>;
+    const send = () => app.inject({ method: 'POST', url: '/v1/users', headers, payload: { email: 'new@alpha.test' } });
+    const first = await send();
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(typeof json(first).temporary_password, 'string');
+    const audits = await rows(auditEvents);
+    assertReplayOf(await send(), first);
+    assert.equal(await rows(auditEvents), audits);
+  });
 });

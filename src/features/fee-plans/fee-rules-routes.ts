@@ -29,8 +29,19 @@ import type { AssignmentAnswer } from './fee-rules-service.js';
 import { ScheduledChangeAccepted } from './scheduled-changes-schemas.js';
 
 /** 201 without a body when the assignment ran; 202 with the scheduled change when it named effective_at. */
+/**
+ * An assignment's answer: 202 with the scheduled change, or 201 without a body.
+ * Also the answer an Idempotency-Key keeps with the change (src/plugins/idempotency.ts),
+ * made of what the change reports: a scheduled change, or what it applied.
+ */
+const answerOf = (reported: unknown) =>
+  typeof reported === 'object' && reported !== null && 'scheduled_change' in reported
+    ? { status: 202, payload: reported }
+    : { status: 201 };
+
 function answered(reply: FastifyReply, answer: AssignmentAnswer) {
-  return 'scheduled_change' in answer ? reply.code(202).send(answer) : reply.code(201).send();
+  const { status, payload } = answerOf(answer);
+  return reply.code(status).send(payload);
 }
 
 export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -38,7 +49,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Before body validation: a merchant caller learns nothing about the body it sent.
   const customerCallersOnly = async (request: FastifyRequest) => feeRules.assertMayAssign(principalOf(request));
   // What both assignment routes share: who may call them and what they answer (`own`: the codes of one alone).
-  const guards = { onRequest: app.authenticate, preValidation: customerCallersOnly };
+  const guards = { onRequest: app.authenticate, preValidation: customerCallersOnly, config: { answerOf } };
   const shared = { security: SECURITY_ANY, querystring: AssignmentQuery };
   const answers = (...own: OperationCode[]) => ({
     200: Ref(DryRun),

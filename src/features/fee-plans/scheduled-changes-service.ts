@@ -141,7 +141,7 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
       context: ChangeContext,
     ): Promise<{ scheduled_change: ScheduledChangeResource }> {
       await assignmentLimit.take(customerId);
-      const row = await uow.write(context, async ({ dal, audit, emit, notify }) => {
+      const row = await uow.write(context, async ({ dal, audit, emit, notify, answer }) => {
         await checkAssignment(customerId, await dal.feeRules.customerExists(customerId), merchantIds, planIds, dal);
         const inserted = await dal.scheduledChanges.insert({
           customerId,
@@ -166,6 +166,7 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
         });
         await emit({ type: 'FEE_RULES_SCHEDULED', customerId, data: { ...resource } });
         await notify({ channel: SCHEDULED_CHANNEL, payload: inserted.id });
+        answer({ scheduled_change: resource });
         return inserted;
       });
       return { scheduled_change: toScheduledResource(row) };

@@ -63,6 +63,7 @@ export function createOwnTotp(deps: OwnTotpDeps) {
         await scope.dal.users.replaceRecoveryCodes(caller.userId, recoveryCodes.map(recoveryCodeHash));
         await auth.revokeSessionsIn(scope, caller.userId, 'mfa_enabled', caller.sessionId ?? undefined);
         await scope.audit(auditUser('user.mfa_enabled', { id: caller.userId, customerId: caller.customerId }));
+        scope.answer({ recovery_codes: recoveryCodes });
         return true;
       });
       if (!ok) throw invalidCode();

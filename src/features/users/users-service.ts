@@ -149,6 +149,7 @@ export function createUsersService(deps: UsersServiceDeps) {
       await scope.audit(auditUser('user.created', row, { email, role: row.role }));
       await scope.emit({ type: 'USER_CREATED', customerId, data: userRecord(row) });
       await queueMail(scope, temporaryPasswordMail(email, password));
+      scope.answer({ ...userRecord(row), temporary_password: password });
       return userRecord(row);
     });
     return { ...record, temporary_password: password };
@@ -164,15 +165,14 @@ export function createUsersService(deps: UsersServiceDeps) {
   async function resetPassword(customerId: string, id: string, context: ChangeContext, byOperator = false) {
     const password = temporaryPassword();
     const hash = await hasher.hash(password);
-    const hadTotp = await uow.write(context, async (scope) => {
+    return uow.write(context, async (scope) => {
       const row = await found(customerId, id, scope.dal.users);
       if (!row.login) throw userNotFound();
       await resetTo(scope, row, hash, password);
-      return row.totpEnabled;
+      return row.totpEnabled && deps.mailEnabled && !byOperator
+        ? { temporary_password: null, delivered_by: 'email' as const }
+        : { temporary_password: password, delivered_by: 'response' as const };
     });
-    return hadTotp && deps.mailEnabled && !byOperator
-      ? { temporary_password: null, delivered_by: 'email' as const }
-      : { temporary_password: password, delivered_by: 'response' as const };
   }
 
   return {
