@@ -3629,7 +3629,10 @@ export interface operations {
     login: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters, checked but not kept: this operation has no caller to scope a key to, so a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3665,7 +3668,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3673,7 +3676,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -3762,7 +3765,10 @@ export interface operations {
     respondToChallenge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters, checked but not kept: this operation has no caller to scope a key to, so a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3799,7 +3805,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, weak_password */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, weak_password, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3807,7 +3813,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "weak_password";
+                        code?: "validation_failed" | "malformed_json" | "weak_password" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -3896,7 +3902,10 @@ export interface operations {
     refreshToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters, checked but not kept: this operation has no caller to scope a key to, so a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3931,7 +3940,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3939,7 +3948,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -4028,7 +4037,10 @@ export interface operations {
     logout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4037,11 +4049,13 @@ export interface operations {
             /** @description No body */
             204: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4049,7 +4063,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -4077,6 +4091,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -4098,6 +4126,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -4150,7 +4190,10 @@ export interface operations {
     logoutEverywhere: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4159,11 +4202,13 @@ export interface operations {
             /** @description No body */
             204: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4171,7 +4216,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -4199,6 +4244,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -4220,6 +4279,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -4618,7 +4689,10 @@ export interface operations {
     createMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4667,6 +4741,8 @@ export interface operations {
             /** @description A merchant of a customer */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4714,7 +4790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4722,7 +4798,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -4762,15 +4838,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: merchant_code_conflict */
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_code_conflict";
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -4795,6 +4873,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -5006,7 +5096,10 @@ export interface operations {
     updateMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
@@ -5055,6 +5148,8 @@ export interface operations {
             /** @description A merchant of a customer */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5102,7 +5197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5110,7 +5205,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -5150,15 +5245,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: merchant_code_conflict */
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_code_conflict";
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -5183,6 +5280,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -5235,7 +5344,10 @@ export interface operations {
     createMerchantV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5284,6 +5396,8 @@ export interface operations {
             /** @description A merchant of a customer */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5331,7 +5445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5339,7 +5453,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -5379,15 +5493,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: merchant_code_conflict */
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_code_conflict";
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -5412,6 +5528,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -5464,7 +5592,10 @@ export interface operations {
     updateMerchantV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
@@ -5513,6 +5644,8 @@ export interface operations {
             /** @description A merchant of a customer */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5560,7 +5693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5568,7 +5701,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -5608,15 +5741,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: merchant_code_conflict */
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_code_conflict";
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -5641,6 +5776,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -5849,7 +5996,10 @@ export interface operations {
                 /** @description true: answer 200 with what the assignment would change, and change nothing (no audit record either). Same checks and errors as the real call. */
                 dry_run?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5873,6 +6023,8 @@ export interface operations {
             /** @description What the assignment would change; nothing was written */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5902,6 +6054,8 @@ export interface operations {
             /** @description Assigned; no body */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5909,6 +6063,8 @@ export interface operations {
             /** @description The change was checked and scheduled */
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5935,7 +6091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledChangeAccepted"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, merchant_ids_required */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, merchant_ids_required, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5943,7 +6099,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "merchant_ids_required";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "merchant_ids_required" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -5983,6 +6139,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -6007,7 +6177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed but refers to unknown or conflicting resources. code: inactive_merchants, unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans */
+            /** @description Well-formed but refers to unknown or conflicting resources. code: inactive_merchants, unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans, idempotency_key_reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6015,7 +6185,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "inactive_merchants" | "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans";
+                        code?: "inactive_merchants" | "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans" | "idempotency_key_reused";
                     };
                 };
             };
@@ -6071,7 +6241,10 @@ export interface operations {
                 /** @description true: answer 200 with what the assignment would change, and change nothing (no audit record either). Same checks and errors as the real call. */
                 dry_run?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6092,6 +6265,8 @@ export interface operations {
             /** @description What the assignment would change; nothing was written */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6121,6 +6296,8 @@ export interface operations {
             /** @description Assigned; no body */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6128,6 +6305,8 @@ export interface operations {
             /** @description The change was checked and scheduled */
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6154,7 +6333,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledChangeAccepted"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6162,7 +6341,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -6202,6 +6381,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -6226,7 +6419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed but refers to unknown or conflicting resources. code: unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans */
+            /** @description Well-formed but refers to unknown or conflicting resources. code: unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans, idempotency_key_reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6234,7 +6427,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans";
+                        code?: "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans" | "idempotency_key_reused";
                     };
                 };
             };
@@ -6426,7 +6619,10 @@ export interface operations {
                 /** @description true: answer 200 with what the assignment would change, and change nothing (no audit record either). Same checks and errors as the real call. */
                 dry_run?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
@@ -6449,6 +6645,8 @@ export interface operations {
             /** @description What the assignment would change; nothing was written */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6478,6 +6676,8 @@ export interface operations {
             /** @description Assigned; no body */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6485,6 +6685,8 @@ export interface operations {
             /** @description The change was checked and scheduled */
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6511,7 +6713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledChangeAccepted"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6519,7 +6721,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -6559,6 +6761,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -6583,7 +6799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed but refers to unknown or conflicting resources. code: inactive_merchants, unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans */
+            /** @description Well-formed but refers to unknown or conflicting resources. code: inactive_merchants, unknown_payment_plans, unknown_merchants, retired_payment_plans, conflicting_payment_plans, idempotency_key_reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6591,7 +6807,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "inactive_merchants" | "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans";
+                        code?: "inactive_merchants" | "unknown_payment_plans" | "unknown_merchants" | "retired_payment_plans" | "conflicting_payment_plans" | "idempotency_key_reused";
                     };
                 };
             };
@@ -6786,7 +7002,10 @@ export interface operations {
     createFeeRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6809,6 +7028,8 @@ export interface operations {
             /** @description A payment plan (fee rule) of the catalogue, with whose it is and whether it is assignable */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6828,7 +7049,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeRule"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6836,7 +7057,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -6876,15 +7097,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: payment_plan_exists */
+            /** @description Conflict with the current state. code: payment_plan_exists, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "payment_plan_exists";
+                        code?: "payment_plan_exists" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -6909,6 +7132,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -7545,7 +7780,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7572,6 +7810,8 @@ export interface operations {
             /** @description A new API key, with the full key shown this once */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7602,7 +7842,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7610,7 +7850,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -7650,15 +7890,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: user_conflict, api_key_limit_reached */
+            /** @description Conflict with the current state. code: user_conflict, api_key_limit_reached, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "user_conflict" | "api_key_limit_reached";
+                        code?: "user_conflict" | "api_key_limit_reached" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -7683,6 +7925,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -7872,7 +8126,10 @@ export interface operations {
     updateApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
@@ -7898,6 +8155,8 @@ export interface operations {
             /** @description An API key as listed: masked */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7934,7 +8193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7942,7 +8201,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -7982,15 +8241,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: api_key_not_enabled */
+            /** @description Conflict with the current state. code: api_key_not_enabled, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "api_key_not_enabled";
+                        code?: "api_key_not_enabled" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -8015,6 +8276,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -8067,7 +8340,10 @@ export interface operations {
     rollApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
@@ -8088,6 +8364,8 @@ export interface operations {
             /** @description A new API key, with the full key shown this once */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8118,7 +8396,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8126,7 +8404,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -8166,15 +8444,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: api_key_not_enabled */
+            /** @description Conflict with the current state. code: api_key_not_enabled, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "api_key_not_enabled";
+                        code?: "api_key_not_enabled" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -8199,6 +8479,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -8525,7 +8817,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8548,6 +8843,8 @@ export interface operations {
             /** @description A webhook subscription; its secret is never answered */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8567,7 +8864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, webhook_url_not_allowed */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, webhook_url_not_allowed, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8575,7 +8872,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "webhook_url_not_allowed";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "webhook_url_not_allowed" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -8603,15 +8900,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: webhook_limit_reached */
+            /** @description Conflict with the current state. code: webhook_limit_reached, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "webhook_limit_reached";
+                        code?: "webhook_limit_reached" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -8636,6 +8935,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -8688,7 +8999,10 @@ export interface operations {
     sendMockPaymentNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8697,6 +9011,8 @@ export interface operations {
             /** @description Test events accepted for delivery */
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8710,7 +9026,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestEvents"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8718,7 +9034,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -8746,6 +9062,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -8767,6 +9097,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -9084,7 +9426,10 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
@@ -9108,6 +9453,8 @@ export interface operations {
             /** @description A webhook subscription; its secret is never answered */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9127,7 +9474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, webhook_url_not_allowed */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, webhook_url_not_allowed, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9135,7 +9482,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "webhook_url_not_allowed";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "webhook_url_not_allowed" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -9175,6 +9522,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -9196,6 +9557,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -9248,7 +9621,10 @@ export interface operations {
     sendTestEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
@@ -9260,6 +9636,8 @@ export interface operations {
             /** @description Test events accepted for delivery */
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9273,7 +9651,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestEvents"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9281,7 +9659,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -9321,6 +9699,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -9342,6 +9734,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -9543,7 +9947,10 @@ export interface operations {
     retryWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
@@ -9557,6 +9964,8 @@ export interface operations {
             /** @description One event sent to one subscription, with its attempts */
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9577,7 +9986,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9585,7 +9994,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -9625,6 +10034,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -9646,6 +10069,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -9843,7 +10278,10 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9863,6 +10301,8 @@ export interface operations {
             /** @description The new user and its temporary password */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9895,7 +10335,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedUser"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9903,7 +10343,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -9931,15 +10371,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: user_conflict */
+            /** @description Conflict with the current state. code: user_conflict, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "user_conflict";
+                        code?: "user_conflict" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -9964,6 +10406,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -10016,7 +10470,10 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
@@ -10038,6 +10495,8 @@ export interface operations {
             /** @description A user of the customer, in the platform's shape */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10069,7 +10528,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10077,7 +10536,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10117,15 +10576,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: user_conflict, last_admin */
+            /** @description Conflict with the current state. code: user_conflict, last_admin, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "user_conflict" | "last_admin";
+                        code?: "user_conflict" | "last_admin" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -10150,6 +10611,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -10202,7 +10675,10 @@ export interface operations {
     resetUserPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
                 id: string;
@@ -10214,6 +10690,8 @@ export interface operations {
             /** @description A new temporary password, or where it went */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10226,7 +10704,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemporaryPassword"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10234,7 +10712,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10274,6 +10752,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -10295,6 +10787,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -10347,7 +10851,10 @@ export interface operations {
     changeOwnPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10366,11 +10873,13 @@ export interface operations {
             /** @description No body */
             204: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, weak_password */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, weak_password, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10378,7 +10887,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "weak_password";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "weak_password" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10406,6 +10915,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -10427,6 +10950,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -10479,7 +11014,10 @@ export interface operations {
     forgotPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters, checked but not kept: this operation has no caller to scope a key to, so a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10501,7 +11039,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10509,7 +11047,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10586,7 +11124,10 @@ export interface operations {
     confirmForgotPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters, checked but not kept: this operation has no caller to scope a key to, so a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10610,7 +11151,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_code, weak_password */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_code, weak_password, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10618,7 +11159,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "invalid_code" | "weak_password";
+                        code?: "validation_failed" | "malformed_json" | "invalid_code" | "weak_password" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10695,7 +11236,10 @@ export interface operations {
     startTotp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10713,6 +11257,8 @@ export interface operations {
             /** @description A new TOTP secret, active once a first code is verified */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10725,7 +11271,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpEnrolment"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10733,7 +11279,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10761,15 +11307,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: mfa_already_enabled */
+            /** @description Conflict with the current state. code: mfa_already_enabled, idempotency_key_in_use */
             409: {
                 headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "mfa_already_enabled";
+                        code?: "mfa_already_enabled" | "idempotency_key_in_use";
                     };
                 };
             };
@@ -10794,6 +11342,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -10978,7 +11538,10 @@ export interface operations {
     verifyTotp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10996,6 +11559,8 @@ export interface operations {
             /** @description Two-factor codes are on */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11010,7 +11575,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodes"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_code */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_code, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11018,7 +11583,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_code";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_code" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -11046,6 +11611,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -11067,6 +11646,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -11226,7 +11817,10 @@ export interface operations {
     updateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11244,6 +11838,8 @@ export interface operations {
             /** @description The caller's customer */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11257,7 +11853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11265,7 +11861,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -11293,6 +11889,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
             /** @description Body larger than the configured limit. code: payload_too_large */
             413: {
                 headers: {
@@ -11314,6 +11924,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };

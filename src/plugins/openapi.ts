@@ -33,6 +33,7 @@ import { type ErrorCode, errorEntry } from '../error-catalogue.js';
 import { API_BASE_PATH } from '../lib/base-path.js';
 import { componentSchemas, MAX_PAGE_SIZE } from '../schemas/common.js';
 import { webhookEventsDocument } from '../features/webhooks/webhooks-docs.js';
+import { declareIdempotencyKey } from './openapi-idempotency.js';
 
 const TAGS = [
   {
@@ -125,7 +126,8 @@ function exampleOf(doc: Json, media: Json): void {
 /** What the generator cannot know: public operations, optional defaulted parameters, examples. */
 function finishDocument(doc: Json): Json {
   for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
-    for (const operation of Object.values(operations)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (method === 'post' || method === 'patch') declareIdempotencyKey(operation);
       operation.security ??= [];
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
