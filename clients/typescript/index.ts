@@ -34,7 +34,28 @@ export interface FeegateClientOptions {
   headers?: Record<string, string>;
   /** Another fetch (tests, proxies, retries). */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Sends a fresh `Idempotency-Key` with every POST and PATCH that has none
+   * (default true): a fetch that retries the same request sends the same key,
+   * so a retry after a timeout changes nothing twice.
+   */
+  idempotencyKeys?: boolean;
 }
+
+/** A fresh key: 128 random bits as hex (crypto.getRandomValues works in every browser context, randomUUID does not). */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Sets a fresh Idempotency-Key on POST and PATCH requests that do not carry one. */
+export const idempotencyKeys: Middleware = {
+  onRequest({ request }) {
+    if ((request.method === 'POST' || request.method === 'PATCH') && !request.headers.has('idempotency-key'))
+      request.headers.set('idempotency-key', newIdempotencyKey());
+    return request;
+  },
+};
 
 async function resolve(credential: Credential | undefined): Promise<string | undefined> {
   return typeof credential === 'function' ? credential() : credential;
@@ -63,5 +84,6 @@ export function createFeegateClient(baseUrl: string, options: FeegateClientOptio
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   if (options.accessToken !== undefined || options.apiKey !== undefined) client.use(authentication(options));
+  if (options.idempotencyKeys !== false) client.use(idempotencyKeys);
   return client;
 }

@@ -4,7 +4,7 @@
  * memory. Failures become ApiError carrying the problem's `detail` (never a
  * stack) and, on 429/503, when to retry.
  */
-import { createFeegateClient, type Schemas } from '../../clients/typescript/index';
+import { createFeegateClient, newIdempotencyKey, type Schemas } from '../../clients/typescript/index';
 
 export { MAX_PAGE_SIZE } from '../../clients/typescript/index';
 
@@ -33,11 +33,44 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-export const client = createFeegateClient(window.location.origin);
+export const client = createFeegateClient(window.location.origin, { idempotencyKeys: false });
 client.use({
   onRequest({ request }) {
     if (accessToken) request.headers.set('authorization', `Bearer ${accessToken}`);
     return request;
+  },
+});
+
+/**
+ * The Idempotency-Key of each submission whose outcome is not known yet (in
+ * flight, or lost to a failed connection, a 5xx, a 429 or a 409 in use), by
+ * method, URL and body: a double click or a retry after such an error sends the
+ * same key, so the change is made once; a new or changed submission gets a fresh one.
+ */
+const unsettled = new Map<string, string>();
+const submissionOf = new WeakMap<Request, string>();
+/** Answers the service keeps for the key (2xx, 4xx other than 409 in use and 429): the submission is settled. */
+const settles = (status: number) => status < 500 && status !== 429 && status !== 409;
+const MAX_UNSETTLED = 100;
+
+client.use({
+  async onRequest({ request }) {
+    if (!['POST', 'PATCH'].includes(request.method) || request.headers.has('idempotency-key')) return request;
+    const submission = `${request.method} ${request.url} ${await request.clone().text()}`;
+    let key = unsettled.get(submission);
+    if (!key) {
+      key = newIdempotencyKey();
+      if (unsettled.size >= MAX_UNSETTLED) unsettled.delete(unsettled.keys().next().value!);
+      unsettled.set(submission, key);
+    }
+    submissionOf.set(request, submission);
+    request.headers.set('idempotency-key', key);
+    return request;
+  },
+  onResponse({ request, response }) {
+    const submission = submissionOf.get(request);
+    if (submission !== undefined && settles(response.status)) unsettled.delete(submission);
+    return response;
   },
 });
 
