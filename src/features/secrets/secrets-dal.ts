@@ -24,6 +24,7 @@ export const SECRET_COLUMNS: readonly SecretColumn[] = [
   { table: 'webhook_subscriptions', column: 'previous_secret', row: 'id', kind: 'encrypted' },
   { table: 'mail_outbox', column: 'subject', row: 'id', kind: 'encrypted' },
   { table: 'mail_outbox', column: 'body', row: 'id', kind: 'encrypted' },
+  { table: 'idempotency_keys', column: 'body', row: 'id', kind: 'encrypted' },
   { table: 'password_reset_codes', column: 'code_hash', row: 'user_id', kind: 'digest' },
   { table: 'user_recovery_codes', column: 'code_hash', row: 'user_id', kind: 'digest' },
 ];
