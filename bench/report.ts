@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type { WebhookRound, WebhookRun } from './webhooks.js';
+import type { IdempotentCreation } from './idempotency.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
 
@@ -108,6 +109,8 @@ export interface BenchReport {
   scheduledAll?: ScheduledAllResult;
   /** Webhook delivery: 10,000 events to a receiver on loopback (bench/webhooks.ts). */
   webhooks?: WebhookRun;
+  /** POST /v1/api-keys without and with Idempotency-Key, rounds alternating (bench/idempotency.ts). */
+  idempotentCreation?: IdempotentCreation;
   peakRssBytes?: number;
   /** What the service logged during the run (LOG_LEVEL=warn), by level and message. */
   serverLog?: Record<string, number>;
@@ -125,6 +128,8 @@ export const BUDGETS = {
   bulk100kSecondsPostgres: 8,
   bulkOverFloor: 1.5,
   scheduledOverImmediate: 1.1,
+  /** A key creation with Idempotency-Key against one without, in the same run (contract section 21). */
+  idempotentCreationRatio: 0.8,
   bulkDryRun100kSecondsPostgres: 4,
   peakRssMb: 160,
   /**
@@ -357,6 +362,18 @@ export function lines(report: BenchReport): Line[] {
     });
   }
 
+  if (report.idempotentCreation) {
+    const { without, with: keyed, ratio } = report.idempotentCreation;
+    out.push({
+      measure: '8. POST /v1/api-keys with Idempotency-Key / without',
+      result:
+        `${num(keyed.perSec)} vs ${num(without.perSec)} creations/s, ` +
+        `p50 ${ms(keyed.p50)} vs ${ms(without.p50)}, p99 ${ms(keyed.p99)} vs ${ms(without.p99)}`,
+      ratio: ratio.toFixed(2),
+      budget: `>= ${BUDGETS.idempotentCreationRatio.toFixed(2)} x without`,
+      verdict: check(ratio >= BUDGETS.idempotentCreationRatio),
+    });
+  }
   if (report.webhooks) {
     const { burst, steady } = report.webhooks;
     const gated = report.driver === 'postgres';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -16,6 +16,7 @@ import { parseOptions, refuse, wholeNumber } from './command-line.js';
 import { EndpointFailed } from './load.js';
 import * as phases from './phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
+import { idempotentKeyCreation } from './idempotency.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { generateKeyEntry } from '../src/lib/key-ring.js';
@@ -33,6 +34,7 @@ const PHASES = [
   'scheduled',
   'webhooks',
   'ratelimit',
+  'idempotency',
 ] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -169,6 +171,12 @@ async function main(): Promise<BenchReport> {
       report.listing = await phase('3. listing: GET /v1/api-keys?size=10 with X-Api-Key', () =>
         phases.listing(ctx, keys),
       );
+  }
+  if (wanted('idempotency')) {
+    report.idempotentCreation = await phase(
+      '8. key creation: POST /v1/api-keys without and with Idempotency-Key (each key deleted once made)',
+      () => idempotentKeyCreation(ctx),
+    );
   }
   if (wanted('bearer')) {
     report.bearerAuth = await phase('2b. bearer authentication: GET /v1/users/me with an access token (JWT)', () =>

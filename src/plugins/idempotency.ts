@@ -132,10 +132,17 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
       // No body and no type (a 201 or 204 without content) is sent as Fastify sent it: nothing, not an empty text.
       return contentType === null && body === '' ? reply.send() : reply.send(body);
     }
-    const answerFor = answerMaker(request, reply);
-    const claim = { ...begun.claim, stored: undefined as StoredAnswer | undefined, answerFor };
-    held.set(request, { claim, settled: false });
-    request.idempotencyClaim = claim;
+    const answerOf = answerMaker(request, reply);
+    const holding = {
+      claim: { ...begun.claim, stored: undefined as StoredAnswer | undefined, answerFor },
+      settled: false,
+    };
+    // Once the answer went out, a late write of the request (one in the background) stores nothing over it.
+    function answerFor(value: unknown): StoredAnswer | null {
+      return holding.settled ? null : answerOf(value);
+    }
+    held.set(request, holding);
+    request.idempotencyClaim = holding.claim;
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

@@ -155,8 +155,10 @@ export function createAuthService(deps: AuthServiceDeps) {
    */
   const backgroundWrites = new Set<Promise<void>>();
   function recordInBackground(context: ChangeContext, event: AuditEvent): void {
+    // Not the request's change: it must not store the request's answer (Idempotency-Key).
+    const { requestId, actor } = context;
     const write = uow
-      .write(context, ({ audit }) => audit(event))
+      .write({ requestId, actor }, ({ audit }) => audit(event))
       .catch((err) => deps.onBackgroundError?.(err, 'could not record a failed login in the audit trail'))
       .finally(() => backgroundWrites.delete(write));
     backgroundWrites.add(write);
