@@ -11,7 +11,8 @@ import {
 } from '../../src/db/schema.js';
 import { type Injected, bearer, json, useTestApp } from '../helpers/app.js';
 import { keysSnapshot } from '../helpers/api-keys.js';
-import { customerSession, issueKey } from '../helpers/fixtures.js';
+import { customerSession, issueKey, loginAs } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 import { seedCatalogue } from '../helpers/plans.js';
 
 const h = useTestApp();
@@ -155,5 +156,27 @@ describe('Idempotency-Key: replays', () => {
     const audits = await rows(auditEvents);
     assertReplayOf(await send(), first);
     assert.equal(await rows(auditEvents), audits);
+  });
+
+  it('a refused step-up (401) is replayed as the same 401, not as the 204 its background audit write could have stored', async () => {
+    const { app, world, token } = await customerSession(h);
+    const headers = { ...bearer(token), 'idempotency-key': 'wrong-password' } as Record<string, string>;
+    const payload = { current_password: 'not-the-password', new_password: 'a quiet violet harbour at noon' };
+    const send = () => app.inject({ method: 'POST', url: '/v1/users/me/password', headers, payload });
+    const first = await send();
+    assert.equal(first.statusCode, 401, first.body);
+    // The failure's audit record is written in the background: once it is there, the stored answer is still the 401.
+    await waitFor(
+      async () =>
+        (
+          await database()
+            .db.select({ n: count() })
+            .from(auditEvents)
+            .where(like(auditEvents.action, 'auth.login_failed'))
+        )[0]!.n > 0,
+      'the failed step-up was never recorded',
+    );
+    assertReplayOf(await send(), first);
+    assert.equal((await loginAs(app, world.login)).access_token.length > 0, true, 'the password is unchanged');
   });
 });
