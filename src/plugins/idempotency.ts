@@ -157,11 +157,13 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
         await service.release(claim, context);
         return payload;
       }
+      // A 204 goes out without body or type, whatever the payload: kept as it goes out.
+      const bodiless = reply.statusCode === 204;
       const answer: StoredAnswer = {
         status: reply.statusCode,
-        contentType: headerText(reply, 'content-type'),
+        contentType: bodiless ? null : headerText(reply, 'content-type'),
         location: headerText(reply, 'location'),
-        body: text ?? '',
+        body: bodiless ? '' : (text ?? ''),
       };
       // The change stored its answer with itself; anything else (no change, another rendering) is stored now.
       if (!sameAnswer(claim.stored, answer)) {

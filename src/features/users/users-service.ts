@@ -91,6 +91,12 @@ export function createUsersService(deps: UsersServiceDeps) {
   const assertCurrentPassword = createCurrentPasswordCheck(deps);
   const ownTotp = createOwnTotp({ ...deps, assertCurrentPassword, now });
 
+  /** The customer's settings as GET and PATCH /v1/customers/me answer them. */
+  async function customerSettings(customerId: string, dal: UsersDal = usersDal) {
+    const row = (await dal.customer(customerId))!;
+    return { id: row.id, name: row.name, require_mfa: row.requireMfa };
+  }
+
   async function found(customerId: string, id: string, dal: UsersDal = usersDal): Promise<UserRow> {
     const row = await dal.lock(customerId, id);
     if (!row) throw userNotFound();
@@ -283,15 +289,12 @@ export function createUsersService(deps: UsersServiceDeps) {
     forgotPassword: resets.forgotPassword,
     confirmForgotPassword: resets.confirmForgotPassword,
 
-    async customer(caller: Principal) {
-      const row = (await usersDal.customer(caller.customerId))!;
-      return { id: row.id, name: row.name, require_mfa: row.requireMfa };
-    },
+    customer: (caller: Principal) => customerSettings(caller.customerId),
 
     /** PATCH /v1/customers/me: require_mfa on ends the customer's logins made without a one-time code, the caller's too. */
     async updateCustomer(caller: Principal, changes: { require_mfa: boolean }, context: ChangeContext) {
       assertAdmin(caller);
-      await uow.write(context, async (scope) => {
+      return uow.write(context, async (scope) => {
         await scope.dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
         await auth.setRequireMfaIn(scope, caller.customerId, changes.require_mfa);
         await scope.audit({
@@ -301,8 +304,8 @@ export function createUsersService(deps: UsersServiceDeps) {
           targetId: caller.customerId,
           details: changes,
         });
+        return customerSettings(caller.customerId, scope.dal.users);
       });
-      return this.customer(caller);
     },
 
     /** `feegate users create`: a login user of any customer, as an ADMIN would add it. */
