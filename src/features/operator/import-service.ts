@@ -8,7 +8,8 @@
 import type { WriteScope } from '../../db/unit-of-work.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { normaliseEmail } from '../../lib/email.js';
-import type { AuthDals, AuthService } from '../auth/auth-service.js';
+import type { AuthDals } from '../auth/auth-dal.js';
+import type { AuthService } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../credentials/password-hasher.js';
 import type { Role } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
