@@ -22,7 +22,8 @@ import { createFeeRuleCatalogueService } from './features/fee-plans/fee-rule-cat
 import { createFeeRulesService } from './features/fee-plans/fee-rules-service.js';
 import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-plans/scheduled-changes-service.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
-import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
+import type { DocumentCheck } from './features/operator/import-checks.js';
+import { createImportService } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/fee-plans/payment-plans-service.js';
 import { createWebhookDelivery } from './features/webhooks/webhook-delivery.js';
 import { createWebhookSender } from './features/webhooks/webhook-sender.js';
