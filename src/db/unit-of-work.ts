@@ -113,8 +113,10 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D, recordAnswer?: 
           reported = { value: reportedValue };
         },
       });
-      if (claim && recordAnswer) stored = claim.answerFor(reported ? reported.value : value) ?? undefined;
-      if (claim && stored) await recordAnswer?.(tx, claim, stored);
+      if (claim && recordAnswer) {
+        stored = claim.answerFor(reported ? reported.value : value) ?? undefined;
+        if (stored) await recordAnswer(tx, claim, stored);
+      }
       return value;
     });
     if (claim && stored) claim.stored = stored;
