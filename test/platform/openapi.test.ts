@@ -155,6 +155,8 @@ describe('GET /v1/openapi.json', () => {
       'unknown_merchants',
       'retired_payment_plans',
       'conflicting_payment_plans',
+      // Every POST and PATCH of a caller (src/plugins/openapi-idempotency.ts).
+      'idempotency_key_reused',
     ]);
     assert.deepEqual(media.examples.conflicting_payment_plans.value.conflicts[0].payment_plan_ids.length, 2);
     const login = doc.paths['/v1/login'].post;
