@@ -30,19 +30,20 @@ describe('OpenAPI: fee rules over time', () => {
         statuses: ['200', '400', '401', '403', '429', '500', '503'],
         codes: ['validation_failed', 'invalid_time_range', 'forbidden'],
       },
+      // 409: idempotency_key_in_use, as on every POST and PATCH of a caller (src/plugins/openapi-idempotency.ts).
       'post /v1/fee-rules/bulk-assign': {
         id: 'bulkAssignFeeRules',
-        statuses: ['200', '201', '202', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
+        statuses: ['200', '201', '202', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
         codes: ['dry_run', 'validation_failed'],
       },
       'post /v1/fee-rules/bulk-assign/all': {
         id: 'bulkAssignFeeRulesToAll',
-        statuses: ['200', '201', '202', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
+        statuses: ['200', '201', '202', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
         codes: ['dry_run', 'validation_failed', 'effective_at'],
       },
       'post /v1/merchants/{id}/fee-rules': {
         id: 'assignMerchantFeeRules',
-        statuses: ['200', '201', '202', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503'],
+        statuses: ['200', '201', '202', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
         codes: ['dry_run', 'merchant_not_found', 'retired_payment_plans', 'effective_at'],
       },
     };
