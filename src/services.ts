@@ -31,7 +31,7 @@ import { createPerMinuteLimit } from './lib/per-minute-limit.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
-import { createDataLayer } from './db/data-layer.js';
+import { createDataLayer } from './data-layer.js';
 import { createSecretsService } from './features/secrets/secrets-service.js';
 import { createSealedValues } from './lib/sealed-values.js';
 import { ImportDocument } from './features/operator/import-schema.js';
