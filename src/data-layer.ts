@@ -21,6 +21,7 @@ import { createSecretsDal } from './features/secrets/secrets-dal.js';
 import { insertEvents } from './features/events/events-dal.js';
 import type { SealedValues } from './lib/sealed-values.js';
 import type { Database, Db } from './db/database.js';
+import { readOnly } from './db/read-only.js';
 import { type ChangeWriters, createUnitOfWork } from './db/unit-of-work.js';
 
 /** Every feature DAL, bound to `on` (the pool or a transaction) of a database of `driver`; secrets sealed by `sealed`. */
@@ -48,10 +49,86 @@ export type Dals = ReturnType<typeof bindDals>;
 /** What every unit of work writes besides the change itself: its audit record and its domain events. */
 export const CHANGE_WRITERS: ChangeWriters = { audit: recordAudit, events: insertEvents };
 
+/**
+ * The read methods of each DAL, by name: all of it that services reach on the
+ * pool. Every other method writes or locks, and runs in a unit of work.
+ */
+export const READS = {
+  apiKeys: ['countEnabledKeys', 'findByHash', 'enabledKeyHashesOfMerchant', 'list', 'findRecord'],
+  audit: ['list'],
+  auth: [
+    'findLoginUser',
+    'findUserEmail',
+    'listRevokedSessionIds',
+    'isSessionRevoked',
+    'listCustomersRequiringMfa',
+    'customerRequiresMfa',
+    'findChallenge',
+  ],
+  signingKeys: ['listVerifying'],
+  feeRules: ['customerExists', 'assignableMerchants', 'previewReplacement', 'timeline', 'plansAt'],
+  merchants: ['list', 'find', 'belongsToCustomer', 'notOfCustomer', 'inactiveAmong'],
+  import: [
+    'existingCustomerIds',
+    'merchantOwners',
+    'plansByIds',
+    'merchantsWithCodes',
+    'hasNoCustomers',
+    'loginPasswordHashes',
+  ],
+  paymentPlans: ['list', 'findInCatalogue', 'findPlans', 'listCatalogue', 'findIdentical'],
+  webhooks: ['queueStats', 'countForCustomer', 'find', 'list', 'listEnabledIds', 'listDeliveries'],
+  scheduledChanges: ['list', 'dueCandidates', 'pendingFor'],
+  users: ['passwordHash', 'totp', 'list', 'find', 'findLoginUser', 'keyHashes', 'customer'],
+  mail: [],
+  resetLimits: [],
+  secrets: ['digestKey', 'legacyValues', 'kidCounts'],
+} as const satisfies { [K in keyof Dals]: ReadonlyArray<keyof Dals[K]> };
+
+/**
+ * The sanctioned writes: single statements that run on the pool, outside any
+ * unit of work, each for the reason docs/design.md gives ("One write path").
+ * test/platform/write-path.test.ts fails on a write reachable any other way.
+ */
+export const SANCTIONED_WRITES = {
+  auth: ['openSession'],
+} as const satisfies { [K in keyof Dals]?: ReadonlyArray<keyof Dals[K]> };
+
+type Names<T, K extends PropertyKey> = K extends keyof T ? (T[K] extends ReadonlyArray<infer N> ? N : never) : never;
+
+/** Each DAL on the pool: its reads, and its sanctioned writes. */
+export type PoolDals = {
+  [K in keyof Dals]: Pick<Dals[K], Extract<Names<typeof READS, K> | Names<typeof SANCTIONED_WRITES, K>, keyof Dals[K]>>;
+};
+
+/** The named methods of `dal`, nothing else. */
+function pick<T extends object, K extends keyof T>(dal: T, names: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(names.map((name) => [name, dal[name]])) as Pick<T, K>;
+}
+
+/**
+ * The DALs on the pool: each read bound to the read-only view of the database
+ * (src/db/read-only.ts), each sanctioned write to the database itself.
+ */
+function poolDals(database: Database, sealed: SealedValues): PoolDals {
+  const reads = bindDals(readOnly(database.db), database.driver, sealed);
+  const writes = bindDals(database.db, database.driver, sealed);
+  const pool: Record<string, object> = {};
+  for (const name of Object.keys(READS) as Array<keyof Dals>) {
+    const sanctioned: readonly string[] =
+      (SANCTIONED_WRITES as Partial<Record<keyof Dals, readonly string[]>>)[name] ?? [];
+    pool[name] = {
+      ...pick(reads[name], READS[name] as ReadonlyArray<keyof (typeof reads)[typeof name]>),
+      ...pick(writes[name], sanctioned as ReadonlyArray<keyof (typeof writes)[typeof name]>),
+    };
+  }
+  return pool as PoolDals;
+}
+
 export function createDataLayer(database: Database, sealed: SealedValues) {
   return {
-    /** The DALs on the pool: reads, and writes that are one statement of their own. */
-    dal: bindDals(database.db, database.driver, sealed),
+    /** The DALs on the pool: reads, and the sanctioned writes. */
+    dal: poolDals(database, sealed),
     /** Changes: one transaction each, with its audit record, notice and event. */
     uow: createUnitOfWork(database.db, (on) => bindDals(on, database.driver, sealed), CHANGE_WRITERS),
   };

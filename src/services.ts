@@ -111,7 +111,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     listingTtlMs: config.apiKeyListingCacheTtlMs,
   });
   const lastUse = createLastUseRecorder({
-    dal: dal.apiKeys,
+    uow,
     intervalMs: config.lastUsedFlushMs,
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
@@ -187,7 +187,6 @@ export function createServices(config: Config, database: Database, log: ServiceL
   });
   const delivery = config.webhookWorker
     ? createWebhookDelivery({
-        dal: dal.webhooks,
         uow,
         sender: createWebhookSender({ policy: urlPolicy, timeoutMs: config.webhookTimeoutSeconds * 1000 }),
         listen: (channel, onMessage) => database.listen(channel, { onMessage }),

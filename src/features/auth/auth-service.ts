@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
-import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { type ChangeContext, OPERATOR_CONTEXT, SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import { normaliseEmail } from '../../lib/email.js';
 import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
 import type { AccessTokens, AuthMethod } from './access-tokens.js';
@@ -12,7 +12,7 @@ import type { AuthDal, ChallengeName, NewToken } from './auth-dal.js';
 import type { CredentialsDal } from '../credentials/credentials-dal.js';
 import { assertStrongPassword } from '../credentials/password-policy.js';
 import { newRecoveryCodes, recoveryCodeHash, totpStep } from '../credentials/totp.js';
-import { createSessionGuard, hasSecondFactor, mfaRequired } from './session-guard.js';
+import { createSessionGuard, hasSecondFactor, mfaRequired, type SessionGuardDeps } from './session-guard.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from '../credentials/password-hasher.js';
 import type { Principal, Role, UserType } from '../../lib/principal.js';
@@ -50,7 +50,9 @@ export interface ChallengeAnswer {
 
 export interface AuthServiceDeps {
   uow: UnitOfWork<AuthDals>;
-  authDal: AuthDal;
+  /** Reads on the pool, and the login's one statement (a sanctioned write, docs/design.md). */
+  authDal: SessionGuardDeps['authDal'] &
+    Pick<AuthDal, 'findLoginUser' | 'findChallenge' | 'findUserEmail' | 'openSession'>;
   hasher: PasswordHasher;
   throttle: LoginThrottle;
   accessTokens: AccessTokens;
@@ -201,14 +203,16 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   /** A challenge instead of tokens: its session is good once, for 5 minutes. */
-  async function challenge(name: ChallengeName, userId: string, dal: AuthDal = authDal): Promise<LoginAnswer> {
+  async function challenge(name: ChallengeName, userId: string, context: ChangeContext): Promise<LoginAnswer> {
     const session = opaqueToken(CHALLENGE_PREFIX);
-    await dal.insertChallenge({
-      sessionHash: sha256Hex(session),
-      userId,
-      name,
-      expiresAt: new Date(now().getTime() + CHALLENGE_TTL_MS),
-    });
+    await uow.write(context, ({ dal }) =>
+      dal.auth.insertChallenge({
+        sessionHash: sha256Hex(session),
+        userId,
+        name,
+        expiresAt: new Date(now().getTime() + CHALLENGE_TTL_MS),
+      }),
+    );
     return { challenge: { name, session } };
   }
 
@@ -261,11 +265,11 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
       if (user.mustChangePassword) {
         await deps.throttle.succeed(name, client.address);
-        return challenge('NEW_PASSWORD_REQUIRED', user.id);
+        return challenge('NEW_PASSWORD_REQUIRED', user.id, context);
       }
       // The address's count of failures is cleared only once the second factor passes too.
       const factor = secondFactor(user);
-      if (factor) return challenge(factor, user.id);
+      if (factor) return challenge(factor, user.id, context);
       await deps.throttle.succeed(name, client.address);
       return { token: await openLogin({ ...user, email: name, role: user.role! }, PASSWORD, context, client.address) };
     },
@@ -301,7 +305,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           return true;
         });
         if (!spent) throw invalidChallenge();
-        if (pending.requireMfa && !pending.totpEnabled) return challenge('MFA_SETUP', owner.id);
+        if (pending.requireMfa && !pending.totpEnabled) return challenge('MFA_SETUP', owner.id, context);
         return { token: await openLogin(owner, PASSWORD, context, address) };
       }
       if (answer.code === undefined) throw invalidChallenge(`${answer.name} needs code.`);
@@ -476,7 +480,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** Housekeeping: drops tokens that expired (sessions stay, for the audit trail). */
     async pruneExpiredTokens(): Promise<number> {
-      return authDal.deleteExpiredTokens(now());
+      return uow.write(SYSTEM_CONTEXT, ({ dal }) => dal.auth.deleteExpiredTokens(now()));
     },
 
     /**

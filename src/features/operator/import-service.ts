@@ -107,7 +107,10 @@ export interface ImportDals extends FeeRulesDals, AuthDals {
 }
 
 export function createImportService(deps: {
-  dal: ImportDal;
+  dal: Pick<
+    ImportDal,
+    'loginPasswordHashes' | 'merchantsWithCodes' | 'existingCustomerIds' | 'merchantOwners' | 'plansByIds'
+  >;
   hasher: PasswordHasher;
   /** A re-import that changes a login user's role or password ends their sessions, as the users API does. */
   sessions: Pick<AuthService, 'revokeSessionsIn'>;

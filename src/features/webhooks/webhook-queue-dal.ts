@@ -241,12 +241,10 @@ export const secretCellOf = (id: string, column: 'secret' | 'previous_secret') =
 
 export function createWebhookQueueDal(db: Db, sealed: SealedValues) {
   return {
-    /** The tick's work (`takeDueIn`) in its own transaction, planned without bitmap scans; the attempts start once it has committed. */
+    /** The tick's work (`takeDueIn`), planned without bitmap scans; in a unit of work, so the attempts start once it has committed. */
     async takeDue(request: ClaimRequest): Promise<ClaimResult> {
-      return db.transaction(async (tx) => {
-        await preferIndexScans(tx);
-        return takeDueIn(tx, sealed, request);
-      });
+      await preferIndexScans(db);
+      return takeDueIn(db, sealed, request);
     },
 
     /**
