@@ -87,7 +87,8 @@ export const READS = {
 
 /**
  * The sanctioned writes: single statements that run on the pool, outside any
- * unit of work, each for the reason docs/design.md gives ("One write path").
+ * unit of work, each for the reason docs/design.md gives ("Reads on the pool,
+ * writes in a unit of work").
  * test/platform/write-path.test.ts fails on a write reachable any other way.
  */
 export const SANCTIONED_WRITES = {

@@ -1,10 +1,10 @@
 /**
- * The database as reads on the pool see it (docs/design.md, "One write path"):
- * every statement, built by Drizzle or written as SQL, passes through the
- * session's prepareQuery, and one that could change data or take a lock is
- * refused before it is sent, in tests and in production alike. Writes run in a
- * unit of work, on the database itself; opening a transaction here is refused
- * too, so no read can open a write path of its own.
+ * The database as reads on the pool see it (docs/design.md, "Reads on the pool,
+ * writes in a unit of work"): every statement, built by Drizzle or written as
+ * SQL, passes through the session's prepareQuery, and one that could change
+ * data or take a lock is refused before it is sent, in tests and in
+ * production. Writes run in a unit of work, on the database itself; opening a
+ * transaction here is refused too, so no read can open a write path of its own.
  */
 import type { Db } from './database-core.js';
 

@@ -1,10 +1,11 @@
 /**
- * One write path without exceptions (docs/design.md, "One write path"): every
- * DAL method that is not one of its named reads is a write, and the pool
- * reaches none of them but the sanctioned writes docs/design.md lists with
- * their reasons; everything else runs in a unit of work. Underneath, the
- * database the pool's reads run on refuses any statement that writes or locks,
- * and the rest of the suite exercises it through every service.
+ * One write path without exceptions (docs/design.md, "Reads on the pool, writes
+ * in a unit of work"): every DAL method that is not one of its named reads is a
+ * write, and the pool reaches none of them but the sanctioned writes
+ * docs/design.md lists with their reasons; everything else runs in a unit of
+ * work. Underneath, the database the pool's reads run on refuses any statement
+ * that writes or locks, and the rest of the suite exercises it through every
+ * service.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
