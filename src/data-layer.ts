@@ -54,7 +54,7 @@ export const CHANGE_WRITERS: ChangeWriters = { audit: recordAudit, events: inser
  * pool. Every other method writes or locks, and runs in a unit of work.
  */
 export const READS = {
-  apiKeys: ['countEnabledKeys', 'findByHash', 'enabledKeyHashesOfMerchant', 'list', 'findRecord'],
+  apiKeys: ['countEnabledKeys', 'findByHash', 'list', 'findRecord'],
   audit: ['list'],
   auth: [
     'findLoginUser',
@@ -67,7 +67,7 @@ export const READS = {
   ],
   signingKeys: ['listVerifying'],
   feeRules: ['customerExists', 'assignableMerchants', 'previewReplacement', 'timeline', 'plansAt'],
-  merchants: ['list', 'find', 'belongsToCustomer', 'notOfCustomer', 'inactiveAmong'],
+  merchants: ['enabledKeyHashes', 'list', 'find', 'belongsToCustomer', 'notOfCustomer', 'inactiveAmong'],
   import: [
     'existingCustomerIds',
     'merchantOwners',

@@ -7,7 +7,7 @@ import { type Config, keyRingOf } from './config.js';
 import type { Database } from './db/database.js';
 import { type Log, SILENT_LOG } from './lib/log.js';
 import { createApiKeysService } from './features/api-keys/api-keys-service.js';
-import { createKeyCaches } from './features/api-keys/key-change-feed.js';
+import { createKeyCaches, keysChangeNotice } from './features/api-keys/key-change-feed.js';
 import { createLastUseRecorder } from './features/api-keys/last-use-recorder.js';
 import { createAccessTokens } from './features/auth/access-tokens.js';
 import { listenForAuthChanges } from './features/auth/auth-change-feed.js';
@@ -130,7 +130,12 @@ export function createServices(config: Config, database: Database, log: Log = SI
     caches: keyCaches,
     lastUse,
   });
-  const merchants = createMerchantsService({ uow, merchantsDal: dal.merchants, keyCaches, customerLocks });
+  const merchants = createMerchantsService({
+    uow,
+    merchantsDal: dal.merchants,
+    keyCaches: { noticeFor: keysChangeNotice, changed: keyCaches.changed },
+    customerLocks,
+  });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal: dal.paymentPlans, merchants });
   const assignmentLimit = createAssignmentLimit({
     counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS),

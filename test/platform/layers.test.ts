@@ -124,25 +124,6 @@ describe('db/ and lib/', () => {
   });
 });
 
-/**
- * Arrows that still close a cycle, each to go with the change that ends it
- * (issue 38). Taken out of the graph before it is checked for cycles; an arrow
- * that is gone must leave this list too.
- */
-const CYCLE_EXCEPTIONS: Record<string, string> = {
-  // merchants <-> api-keys: disabling a merchant drops its keys' cached verifications.
-  'merchants -> api-keys': 'api-key-change notices and ApiKeysDal in merchants-service.ts',
-};
-
-function without(arrows: Arrows, dropped: string[]): Arrows {
-  const kept: Arrows = new Map([...arrows].map(([from, to]) => [from, new Set(to)]));
-  for (const arrow of dropped) {
-    const [from, to] = arrow.split(' -> ') as [string, string];
-    kept.get(from)?.delete(to);
-  }
-  return kept;
-}
-
 /** The `a -> b, c` lines of the fenced block under "## Features that use each other" in docs/layout.md. */
 function documentedArrows(): string[] {
   const section = read('docs/layout.md').split('## Features that use each other')[1] ?? '';
@@ -158,15 +139,7 @@ describe('features', () => {
   const arrows = featureArrows();
 
   it('no two features import each other, directly or around a cycle', () => {
-    assert.deepEqual(cycles(without(arrows, Object.keys(CYCLE_EXCEPTIONS))), []);
-  });
-
-  it('every arrow excepted from that still exists', () => {
-    const gone = Object.keys(CYCLE_EXCEPTIONS).filter((arrow) => {
-      const [from, to] = arrow.split(' -> ') as [string, string];
-      return !arrows.get(from)?.has(to);
-    });
-    assert.deepEqual(gone, [], 'take these out of CYCLE_EXCEPTIONS');
+    assert.deepEqual(cycles(arrows), []);
   });
 
   it('docs/layout.md lists the arrows that remain', () => {
@@ -180,6 +153,5 @@ describe('features', () => {
     assert.deepEqual(cycles(graph({ auth: ['users'], users: ['auth'], mail: [] })), [['auth', 'users']]);
     assert.deepEqual(cycles(graph({ a: ['b'], b: ['c'], c: ['a'], d: ['a'] })), [['a', 'b', 'c']]);
     assert.deepEqual(cycles(graph({ users: ['auth', 'credentials'], auth: ['credentials'], credentials: [] })), []);
-    assert.deepEqual(cycles(without(graph({ a: ['b'], b: ['a'] }), ['b -> a'])), []);
   });
 });
