@@ -33,7 +33,7 @@ import { createPerMinuteLimit } from './lib/per-minute-limit.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
-import { createDataLayer } from './db/data-layer.js';
+import { createDataLayer } from './data-layer.js';
 import { createSecretsService } from './features/secrets/secrets-service.js';
 import { createSealedValues } from './lib/sealed-values.js';
 import { createIdempotencyService } from './features/idempotency/idempotency-service.js';
@@ -109,7 +109,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
     listingTtlMs: config.apiKeyListingCacheTtlMs,
   });
   const lastUse = createLastUseRecorder({
-    dal: dal.apiKeys,
+    uow,
     intervalMs: config.lastUsedFlushMs,
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
@@ -198,7 +198,6 @@ export function createServices(config: Config, database: Database, log: Log = SI
   });
   const delivery = config.webhookWorker
     ? createWebhookDelivery({
-        dal: dal.webhooks,
         uow,
         sender: createWebhookSender({ policy: urlPolicy, timeoutMs: config.webhookTimeoutSeconds * 1000 }),
         listen: (channel, onMessage) => database.listen(channel, { onMessage }),

@@ -7,7 +7,7 @@
  * rules catch each breach in probe files linted with the repository's own
  * configuration. Features lean on each other one way only: no two feature
  * folders import each other, directly or around a cycle, and the arrows that
- * remain are the ones docs/layout.md lists.
+ * remain are the ones docs/layout.md lists. db/ and lib/ import no feature at all.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type Arrows, arrowLines, cycles, featureArrows } from '../helpers/feature-arrows.js';
+import { type Arrows, arrowLines, cycles, featureArrows, featureImportsUnder } from '../helpers/feature-arrows.js';
 import { read } from '../helpers/repository-text.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -52,7 +52,7 @@ const SERVICE_BREACHES: Record<string, string> = {
   fastify: "import type { FastifyInstance } from 'fastify';",
   'the database': "import { openDatabase } from '../../db/database.js';",
   'the schema': "import { users } from '../../db/schema.js';",
-  'the data layer': "import { createDataLayer } from '../../db/data-layer.js';",
+  'the data layer': "import { createDataLayer } from '../../data-layer.js';",
   'a plugin': "import { metricsPlugin } from '../../plugins/metrics.js';",
   recordAudit: "import { recordAudit } from '../audit/audit-dal.js';",
 };
@@ -60,6 +60,7 @@ const ROUTE_BREACHES: Record<string, string> = {
   'a DAL': "import { createMerchantsDal } from './probe-dal.js';",
   'the database': "import { openDatabase } from '../../db/database.js';",
   'the unit of work': "import { createUnitOfWork } from '../../db/unit-of-work.js';",
+  'the data layer': "import { createDataLayer } from '../../data-layer.js';",
   'drizzle-orm': "import { sql } from 'drizzle-orm';",
 };
 
@@ -96,6 +97,30 @@ describe('layers', () => {
     });
     const { code, out } = lint(dir, 'src');
     assert.equal(code, 0, out);
+  });
+});
+
+describe('db/ and lib/', () => {
+  for (const dir of ['src/db', 'src/lib']) {
+    it(`${dir}/ imports no feature`, () => {
+      assert.deepEqual(featureImportsUnder(dir), []);
+    });
+  }
+
+  it('an import of a feature from db/ or lib/, of any kind, is found', () => {
+    const dir = probeTree({
+      'src/db/probe.ts':
+        "import type { AuditEvent } from '../features/audit/audit-dal.js';\nexport type P = AuditEvent;\n",
+      'src/lib/probe.ts':
+        "export { insertEvents } from '../features/events/events-dal.js';\nexport const p = () => import('../features/x/y.js');\nimport '../features/z/side.js';\n",
+      'src/lib/fine.ts': "import { ROOT } from '../db/x.js';\nexport const r = ROOT;\n",
+    });
+    assert.deepEqual(featureImportsUnder('src/db', dir), ['src/db/probe.ts -> ../features/audit/audit-dal.js']);
+    assert.deepEqual(featureImportsUnder('src/lib', dir), [
+      'src/lib/probe.ts -> ../features/events/events-dal.js',
+      'src/lib/probe.ts -> ../features/x/y.js',
+      'src/lib/probe.ts -> ../features/z/side.js',
+    ]);
   });
 });
 

@@ -109,7 +109,7 @@ function assertMayChange(principal: Principal): void {
 
 export function createMerchantsService(deps: {
   uow: UnitOfWork<MerchantsDals>;
-  merchantsDal: MerchantsDal;
+  merchantsDal: Pick<MerchantsDal, 'list' | 'find' | 'belongsToCustomer'>;
   keyCaches: KeyCacheInvalidation;
   customerLocks: CustomerLocks<MerchantsDals>;
 }) {

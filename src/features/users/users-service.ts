@@ -35,7 +35,7 @@ export interface UsersDals extends AuthDals {
 
 export interface UsersServiceDeps {
   uow: UnitOfWork<UsersDals>;
-  usersDal: UsersDal;
+  usersDal: Pick<UsersDal, 'list' | 'customer' | 'findLoginUser' | 'passwordHash' | 'totp'>;
   auth: AuthService;
   hasher: PasswordHasher;
   keyCaches: KeyCaches;
@@ -93,12 +93,12 @@ export function createUsersService(deps: UsersServiceDeps) {
   const ownTotp = createOwnTotp({ ...deps, assertCurrentPassword, now });
 
   /** The customer's settings as GET and PATCH /v1/customers/me answer them. */
-  async function customerSettings(customerId: string, dal: UsersDal = usersDal) {
+  async function customerSettings(customerId: string, dal: Pick<UsersDal, 'customer'> = usersDal) {
     const row = (await dal.customer(customerId))!;
     return { id: row.id, name: row.name, require_mfa: row.requireMfa };
   }
 
-  async function found(customerId: string, id: string, dal: UsersDal = usersDal): Promise<UserRow> {
+  async function found(customerId: string, id: string, dal: Pick<UsersDal, 'lock'>): Promise<UserRow> {
     const row = await dal.lock(customerId, id);
     if (!row) throw userNotFound();
     return row;
