@@ -190,15 +190,39 @@ export interface paths {
         };
         /**
          * List the caller's merchants
-         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). `status` keeps ACTIVE or INACTIVE merchants only (default: both). Merchants made before onboarding through the API answer null for the fields they lack. Unknown query parameters are a 400.
+         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). `status` keeps ACTIVE or INACTIVE merchants only (default: both). Merchants made before onboarding through the API answer null for the fields they lack. Unknown query parameters are a 400. The answer is the platform's shape, `{ _embedded: { merchants }, page }` (no `data`). `size` goes up to 10,000, the platform's maximum: a larger size is served as 10,000 and `page.size` tells the size used. A page is written as its rows are read (in batches), never held whole.
          */
         get: operations["listMerchants"];
         put?: never;
         /**
          * Onboard a merchant
-         * @description Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. `tax_identification` must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
+         * @description Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `tax_identification` (or `tax`) is required and must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
          */
         post: operations["createMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's merchants (the platform's v2 path)
+         * @description The same operation as GET /v1/merchants.
+         */
+        get: operations["listMerchantsV2"];
+        put?: never;
+        /**
+         * Onboard a merchant (the platform's v2 path)
+         * @description The same operation as POST /v1/merchants. Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `tax_identification` (or `tax`) is required and must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
+         */
+        post: operations["createMerchantV2"];
         delete?: never;
         options?: never;
         head?: never;
@@ -224,29 +248,9 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant, or deactivate and reactivate it
-         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation, and the lengths of its country apply to the fields sent. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
          */
         patch: operations["updateMerchant"];
-        trace?: never;
-    };
-    "/v2/merchants": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Onboard a merchant (the platform's v2 path)
-         * @description The same operation as POST /v1/merchants. Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. `tax_identification` must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
-         */
-        post: operations["createMerchantV2"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/v2/merchants/{id}": {
@@ -264,7 +268,7 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant (the platform's v2 path)
-         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation, and the lengths of its country apply to the fields sent. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
          */
         patch: operations["updateMerchantV2"];
         trace?: never;
@@ -2292,11 +2296,15 @@ export interface components {
          * @example {
          *       "state": "Buenos Aires",
          *       "city": "La Plata",
-         *       "zip": "B1900",
+         *       "zip": "B1900AAA",
          *       "street": "Calle 7",
          *       "number": "1234",
          *       "floor": "2",
-         *       "apartment": "B"
+         *       "apartment": "B",
+         *       "location": {
+         *         "lat": -34.9214,
+         *         "lng": -57.9545
+         *       }
          *     }
          */
         MerchantAddress: {
@@ -2312,7 +2320,7 @@ export interface components {
             city: string;
             /**
              * @description Postal code
-             * @example B1900
+             * @example B1900AAA
              */
             zip: string;
             /**
@@ -2335,6 +2343,19 @@ export interface components {
              * @example B
              */
             apartment?: string;
+            /**
+             * @description Where the merchant is on a map: both or neither
+             * @example {
+             *       "lat": -34.9214,
+             *       "lng": -57.9545
+             *     }
+             */
+            location?: {
+                /** @description Latitude, degrees */
+                lat: number;
+                /** @description Longitude, degrees */
+                lng: number;
+            };
         };
         /**
          * @description The merchant's tax identifier
@@ -2356,7 +2377,23 @@ export interface components {
             number: string;
         };
         /**
-         * @description The person who represents the merchant
+         * @description The person who represents the merchant: identification or representative_id is required
+         * @example {
+         *       "type": "PRESIDENT",
+         *       "name": "Ana",
+         *       "surname": "García",
+         *       "representative_id": {
+         *         "type": "DNI",
+         *         "number": "26756539"
+         *       },
+         *       "birth_date": "1978-05-21",
+         *       "email": "ana.garcia@example.com",
+         *       "phone": "+54 221 555 0100",
+         *       "identification": {
+         *         "type": "DNI",
+         *         "number": "26756539"
+         *       }
+         *     }
          * @example {
          *       "type": "PRESIDENT",
          *       "name": "Ana",
@@ -2365,6 +2402,18 @@ export interface components {
          *         "type": "DNI",
          *         "number": "26756539"
          *       },
+         *       "email": "ana.garcia@example.com",
+         *       "phone": "+54 221 555 0100"
+         *     }
+         * @example {
+         *       "type": "PRESIDENT",
+         *       "name": "Ana",
+         *       "surname": "García",
+         *       "representative_id": {
+         *         "type": "DNI",
+         *         "number": "26756539"
+         *       },
+         *       "birth_date": "1978-05-21",
          *       "email": "ana.garcia@example.com",
          *       "phone": "+54 221 555 0100"
          *     }
@@ -2385,8 +2434,31 @@ export interface components {
              * @example García
              */
             surname: string;
+            /**
+             * Format: email
+             * @description E-mail address: name@domain with at least one dot in the domain
+             */
+            email: string;
+            /**
+             * @description Phone number, international form recommended
+             * @example +54 221 555 0100
+             */
+            phone: string;
             /** @description The representative's identity document */
-            identification: {
+            identification?: {
+                /**
+                 * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                 * @example DNI
+                 */
+                type: string;
+                /**
+                 * @description Document number
+                 * @example 26756539
+                 */
+                number: string;
+            };
+            /** @description The platform's v1 name of identification: the same document (when both are sent they must agree) */
+            representative_id?: {
                 /**
                  * @description Kind of document, e.g. DNI, CURP, PASSPORT
                  * @example DNI
@@ -2399,18 +2471,14 @@ export interface components {
                 number: string;
             };
             /**
-             * Format: email
-             * @description E-mail address: name@domain with at least one dot in the domain
+             * Format: date
+             * @description The representative's date of birth (YYYY-MM-DD)
+             * @example 1978-05-21
              */
-            email: string;
-            /**
-             * @description Phone number, international form recommended
-             * @example +54 221 555 0100
-             */
-            phone: string;
+            birth_date?: string;
         };
         /**
-         * @description A new merchant of the caller's customer
+         * @description A new merchant of the caller's customer, in the platform's v2 shape (tax_identification) or v1 shape (tax): one of the two is required, and when both are sent they must agree
          * @example {
          *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
          *       "country": "ARG",
@@ -2423,11 +2491,15 @@ export interface components {
          *       "address": {
          *         "state": "Buenos Aires",
          *         "city": "La Plata",
-         *         "zip": "B1900",
+         *         "zip": "B1900AAA",
          *         "street": "Calle 7",
          *         "number": "1234",
          *         "floor": "2",
-         *         "apartment": "B"
+         *         "apartment": "B",
+         *         "location": {
+         *           "lat": -34.9214,
+         *           "lng": -57.9545
+         *         }
          *       },
          *       "tax_identification": {
          *         "type": "CUIT",
@@ -2437,10 +2509,75 @@ export interface components {
          *         "type": "PRESIDENT",
          *         "name": "Ana",
          *         "surname": "García",
-         *         "identification": {
+         *         "representative_id": {
          *           "type": "DNI",
          *           "number": "26756539"
          *         },
+         *         "birth_date": "1978-05-21",
+         *         "email": "ana.garcia@example.com",
+         *         "phone": "+54 221 555 0100",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         }
+         *       },
+         *       "tax": {
+         *         "id": "30712345671",
+         *         "type": "RESPONSABLE_INSCRIPTO"
+         *       },
+         *       "financial_info": {
+         *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+         *       },
+         *       "phone": "+54 221 555 0199",
+         *       "activity": "Cafetería",
+         *       "category": "5814",
+         *       "settlement_condition": {
+         *         "transaction_fee": "3.5",
+         *         "settlement": "T+1",
+         *         "cbu_or_cvu": "2850590940090418135201"
+         *       }
+         *     }
+         * @example {
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "country": "ARG",
+         *       "legal_type": "LEGAL_ENTITY",
+         *       "business_name": "Cafetería La Plata S.A.",
+         *       "fantasy_name": "Café 7",
+         *       "email": "admin@cafe7.example.com",
+         *       "address": {
+         *         "state": "Buenos Aires",
+         *         "city": "La Plata",
+         *         "zip": "B1900AAA",
+         *         "street": "Calle 7",
+         *         "number": "1234",
+         *         "floor": "2",
+         *         "apartment": "B",
+         *         "location": {
+         *           "lat": -34.9214,
+         *           "lng": -57.9545
+         *         }
+         *       },
+         *       "tax": {
+         *         "id": "30712345671",
+         *         "type": "RESPONSABLE_INSCRIPTO"
+         *       },
+         *       "phone": "+54 221 555 0199",
+         *       "activity": "Cafetería",
+         *       "category": "5814",
+         *       "settlement_condition": {
+         *         "transaction_fee": "3.5",
+         *         "settlement": "T+1",
+         *         "cbu_or_cvu": "2850590940090418135201"
+         *       },
+         *       "representative": {
+         *         "type": "PRESIDENT",
+         *         "name": "Ana",
+         *         "surname": "García",
+         *         "representative_id": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         },
+         *         "birth_date": "1978-05-21",
          *         "email": "ana.garcia@example.com",
          *         "phone": "+54 221 555 0100"
          *       }
@@ -2488,37 +2625,129 @@ export interface components {
              */
             merchant_code?: string;
             address: components["schemas"]["MerchantAddress"];
-            tax_identification: components["schemas"]["TaxIdentification"];
+            tax_identification?: components["schemas"]["TaxIdentification"];
+            /**
+             * @description The platform's v1 tax object
+             * @example {
+             *       "id": "30712345671",
+             *       "type": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            tax?: {
+                /**
+                 * @description The CUIT (ARG) or RFC (MEX): the same fact as tax_identification.number
+                 * @example 30712345671
+                 */
+                id: string;
+                /**
+                 * @description The tax condition, e.g. RESPONSABLE_INSCRIPTO, MONOTRIBUTO; the same fact as financial_info.tax_condition
+                 * @example RESPONSABLE_INSCRIPTO
+                 */
+                type?: string;
+            };
             representative?: components["schemas"]["MerchantRepresentative"];
+            /**
+             * @description The merchant's phone number
+             * @example +54 221 555 0199
+             */
+            phone?: string;
+            /**
+             * @description What the merchant does
+             * @example Cafetería
+             */
+            activity?: string;
+            /**
+             * @description The merchant's category, e.g. a merchant category code
+             * @example 5814
+             */
+            category?: string;
+            /**
+             * @description The platform's v1 settlement terms
+             * @example {
+             *       "transaction_fee": "3.5",
+             *       "settlement": "T+1",
+             *       "cbu_or_cvu": "2850590940090418135201"
+             *     }
+             */
+            settlement_condition?: {
+                /**
+                 * @description The fee agreed, as text
+                 * @example 3.5
+                 */
+                transaction_fee: string;
+                /**
+                 * @description When funds settle, as text
+                 * @example T+1
+                 */
+                settlement: string;
+                /**
+                 * @description The account funds settle to: a CBU or CVU, 22 digits with valid check digits (dashes and spaces are ignored; answered compact)
+                 * @example 2850590940090418135201
+                 */
+                cbu_or_cvu: string;
+            };
+            /**
+             * @description The platform's v2 financial information: names to strings; tax_condition is the same fact as tax.type (when both are sent they must agree)
+             * @example {
+             *       "tax_condition": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            financial_info?: {
+                [key: string]: string;
+            };
         };
         /**
-         * @description The fields to change; address, tax_identification and representative are replaced whole. id, customer_id and country cannot be changed (400).
+         * @description The fields to change, in the platform's v1 or v2 shape (when both name one fact they must agree); address, tax_identification (or tax), representative, settlement_condition and financial_info are replaced whole. id, customer_id and country cannot be changed (400). The per-country lengths of the create apply.
          * @example {
          *       "fantasy_name": "Café 7 Centro",
          *       "address": {
          *         "state": "Buenos Aires",
          *         "city": "La Plata",
-         *         "zip": "B1900",
+         *         "zip": "B1900AAA",
          *         "street": "Calle 8",
          *         "number": "900",
          *         "floor": "2",
-         *         "apartment": "B"
+         *         "apartment": "B",
+         *         "location": {
+         *           "lat": -34.9214,
+         *           "lng": -57.9545
+         *         }
          *       },
          *       "tax_identification": {
          *         "type": "CUIT",
          *         "number": "30712345671"
          *       },
+         *       "tax": {
+         *         "id": "30712345671",
+         *         "type": "MONOTRIBUTO"
+         *       },
+         *       "financial_info": {
+         *         "tax_condition": "MONOTRIBUTO"
+         *       },
          *       "representative": {
          *         "type": "PROXY",
          *         "name": "Ana",
          *         "surname": "García",
-         *         "identification": {
+         *         "representative_id": {
          *           "type": "DNI",
          *           "number": "26756539"
          *         },
+         *         "birth_date": "1978-05-21",
          *         "email": "ana.garcia@example.com",
-         *         "phone": "+54 221 555 0100"
+         *         "phone": "+54 221 555 0100",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         }
          *       },
+         *       "settlement_condition": {
+         *         "transaction_fee": "3.5",
+         *         "settlement": "T+1",
+         *         "cbu_or_cvu": "2850590940090418135201"
+         *       },
+         *       "phone": "+54 221 555 0199",
+         *       "activity": "Cafetería",
+         *       "category": "5814",
          *       "email": null
          *     }
          */
@@ -2561,7 +2790,42 @@ export interface components {
             address?: components["schemas"]["MerchantAddress"];
             tax_identification?: components["schemas"]["TaxIdentification"];
             /**
+             * @description The platform's v1 tax object
+             * @example {
+             *       "id": "30712345671",
+             *       "type": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            tax?: {
+                /**
+                 * @description The CUIT (ARG) or RFC (MEX): the same fact as tax_identification.number
+                 * @example 30712345671
+                 */
+                id: string;
+                /**
+                 * @description The tax condition, e.g. RESPONSABLE_INSCRIPTO, MONOTRIBUTO; the same fact as financial_info.tax_condition
+                 * @example RESPONSABLE_INSCRIPTO
+                 */
+                type?: string;
+            };
+            /**
              * @description The whole representative, replaced; null removes it
+             * @example {
+             *       "type": "PRESIDENT",
+             *       "name": "Ana",
+             *       "surname": "García",
+             *       "representative_id": {
+             *         "type": "DNI",
+             *         "number": "26756539"
+             *       },
+             *       "birth_date": "1978-05-21",
+             *       "email": "ana.garcia@example.com",
+             *       "phone": "+54 221 555 0100",
+             *       "identification": {
+             *         "type": "DNI",
+             *         "number": "26756539"
+             *       }
+             *     }
              * @example {
              *       "type": "PRESIDENT",
              *       "name": "Ana",
@@ -2570,6 +2834,18 @@ export interface components {
              *         "type": "DNI",
              *         "number": "26756539"
              *       },
+             *       "email": "ana.garcia@example.com",
+             *       "phone": "+54 221 555 0100"
+             *     }
+             * @example {
+             *       "type": "PRESIDENT",
+             *       "name": "Ana",
+             *       "surname": "García",
+             *       "representative_id": {
+             *         "type": "DNI",
+             *         "number": "26756539"
+             *       },
+             *       "birth_date": "1978-05-21",
              *       "email": "ana.garcia@example.com",
              *       "phone": "+54 221 555 0100"
              *     }
@@ -2590,8 +2866,31 @@ export interface components {
                  * @example García
                  */
                 surname: string;
+                /**
+                 * Format: email
+                 * @description E-mail address: name@domain with at least one dot in the domain
+                 */
+                email: string;
+                /**
+                 * @description Phone number, international form recommended
+                 * @example +54 221 555 0100
+                 */
+                phone: string;
                 /** @description The representative's identity document */
-                identification: {
+                identification?: {
+                    /**
+                     * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                     * @example DNI
+                     */
+                    type: string;
+                    /**
+                     * @description Document number
+                     * @example 26756539
+                     */
+                    number: string;
+                };
+                /** @description The platform's v1 name of identification: the same document (when both are sent they must agree) */
+                representative_id?: {
                     /**
                      * @description Kind of document, e.g. DNI, CURP, PASSPORT
                      * @example DNI
@@ -2604,19 +2903,64 @@ export interface components {
                     number: string;
                 };
                 /**
-                 * Format: email
-                 * @description E-mail address: name@domain with at least one dot in the domain
+                 * Format: date
+                 * @description The representative's date of birth (YYYY-MM-DD)
+                 * @example 1978-05-21
                  */
-                email: string;
+                birth_date?: string;
+            } | null;
+            /**
+             * @description The merchant's phone number; null clears it
+             * @example +54 221 555 0199
+             */
+            phone?: string | null;
+            /**
+             * @description What the merchant does; null clears it
+             * @example Cafetería
+             */
+            activity?: string | null;
+            /**
+             * @description The merchant's category; null clears it
+             * @example 5814
+             */
+            category?: string | null;
+            /**
+             * @description The settlement terms, replaced whole; null clears them
+             * @example {
+             *       "transaction_fee": "3.5",
+             *       "settlement": "T+1",
+             *       "cbu_or_cvu": "2850590940090418135201"
+             *     }
+             */
+            settlement_condition?: {
                 /**
-                 * @description Phone number, international form recommended
-                 * @example +54 221 555 0100
+                 * @description The fee agreed, as text
+                 * @example 3.5
                  */
-                phone: string;
+                transaction_fee: string;
+                /**
+                 * @description When funds settle, as text
+                 * @example T+1
+                 */
+                settlement: string;
+                /**
+                 * @description The account funds settle to: a CBU or CVU, 22 digits with valid check digits (dashes and spaces are ignored; answered compact)
+                 * @example 2850590940090418135201
+                 */
+                cbu_or_cvu: string;
+            } | null;
+            /**
+             * @description The financial information, replaced whole; null clears it
+             * @example {
+             *       "tax_condition": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            financial_info?: {
+                [key: string]: string;
             } | null;
         };
         /**
-         * @description A merchant of a customer
+         * @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent
          * @example {
          *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
          *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
@@ -2631,28 +2975,52 @@ export interface components {
          *       "address": {
          *         "state": "Buenos Aires",
          *         "city": "La Plata",
-         *         "zip": "B1900",
+         *         "zip": "B1900AAA",
          *         "street": "Calle 7",
          *         "number": "1234",
          *         "floor": "2",
-         *         "apartment": "B"
+         *         "apartment": "B",
+         *         "location": {
+         *           "lat": -34.9214,
+         *           "lng": -57.9545
+         *         }
          *       },
          *       "tax_identification": {
          *         "type": "CUIT",
          *         "number": "30712345671"
          *       },
+         *       "tax": {
+         *         "id": "30712345671",
+         *         "type": "RESPONSABLE_INSCRIPTO"
+         *       },
          *       "representative": {
          *         "type": "PRESIDENT",
          *         "name": "Ana",
          *         "surname": "García",
-         *         "identification": {
+         *         "representative_id": {
          *           "type": "DNI",
          *           "number": "26756539"
          *         },
+         *         "birth_date": "1978-05-21",
          *         "email": "ana.garcia@example.com",
-         *         "phone": "+54 221 555 0100"
+         *         "phone": "+54 221 555 0100",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         }
          *       },
          *       "additional_info": "Open weekends",
+         *       "phone": "+54 221 555 0199",
+         *       "activity": "Cafetería",
+         *       "category": "5814",
+         *       "settlement_condition": {
+         *         "transaction_fee": "3.5",
+         *         "settlement": "T+1",
+         *         "cbu_or_cvu": "2850590940090418135201"
+         *       },
+         *       "financial_info": {
+         *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+         *       },
          *       "create_date": "2026-10-02T14:05:00.000Z",
          *       "update_date": "2026-10-02T14:05:00.000Z"
          *     }
@@ -2698,11 +3066,15 @@ export interface components {
              * @example {
              *       "state": "Buenos Aires",
              *       "city": "La Plata",
-             *       "zip": "B1900",
+             *       "zip": "B1900AAA",
              *       "street": "Calle 7",
              *       "number": "1234",
              *       "floor": "2",
-             *       "apartment": "B"
+             *       "apartment": "B",
+             *       "location": {
+             *         "lat": -34.9214,
+             *         "lng": -57.9545
+             *       }
              *     }
              */
             address: {
@@ -2718,7 +3090,7 @@ export interface components {
                 city: string;
                 /**
                  * @description Postal code
-                 * @example B1900
+                 * @example B1900AAA
                  */
                 zip: string;
                 /**
@@ -2741,6 +3113,19 @@ export interface components {
                  * @example B
                  */
                 apartment?: string;
+                /**
+                 * @description Where the merchant is on a map: both or neither
+                 * @example {
+                 *       "lat": -34.9214,
+                 *       "lng": -57.9545
+                 *     }
+                 */
+                location?: {
+                    /** @description Latitude, degrees */
+                    lat: number;
+                    /** @description Longitude, degrees */
+                    lng: number;
+                };
             } | null;
             /**
              * @description CUIT or RFC, compact (null for merchants made before onboarding through the API)
@@ -2761,20 +3146,14 @@ export interface components {
                  */
                 number: string;
             } | null;
-            /**
-             * @description The representative, or null
-             * @example {
-             *       "type": "PRESIDENT",
-             *       "name": "Ana",
-             *       "surname": "García",
-             *       "identification": {
-             *         "type": "DNI",
-             *         "number": "26756539"
-             *       },
-             *       "email": "ana.garcia@example.com",
-             *       "phone": "+54 221 555 0100"
-             *     }
-             */
+            /** @description v1's tax: id is tax_identification.number (null for merchants made before onboarding through the API) */
+            tax: {
+                /** @description The CUIT or RFC, compact: tax_identification.number */
+                id: string;
+                /** @description The tax condition, or null: financial_info.tax_condition */
+                type: string | null;
+            } | null;
+            /** @description The representative, or null */
             representative: {
                 /**
                  * @description What the person is to the merchant
@@ -2791,6 +3170,16 @@ export interface components {
                  * @example García
                  */
                 surname: string;
+                /**
+                 * Format: email
+                 * @description E-mail address: name@domain with at least one dot in the domain
+                 */
+                email: string;
+                /**
+                 * @description Phone number, international form recommended
+                 * @example +54 221 555 0100
+                 */
+                phone: string;
                 /** @description The representative's identity document */
                 identification: {
                     /**
@@ -2804,19 +3193,68 @@ export interface components {
                      */
                     number: string;
                 };
+                /** @description identification, under its v1 name */
+                representative_id: {
+                    /**
+                     * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                     * @example DNI
+                     */
+                    type: string;
+                    /**
+                     * @description Document number
+                     * @example 26756539
+                     */
+                    number: string;
+                };
                 /**
-                 * Format: email
-                 * @description E-mail address: name@domain with at least one dot in the domain
+                 * Format: date
+                 * @description Date of birth, or null
+                 * @example 1978-05-21
                  */
-                email: string;
-                /**
-                 * @description Phone number, international form recommended
-                 * @example +54 221 555 0100
-                 */
-                phone: string;
+                birth_date: string | null;
             } | null;
             /** @description Free text, or null */
             additional_info: string | null;
+            /** @description The merchant's phone number, or null */
+            phone: string | null;
+            /** @description What the merchant does, or null */
+            activity: string | null;
+            /** @description The merchant's category, or null */
+            category: string | null;
+            /**
+             * @description The settlement terms (the CBU or CVU compact), or null
+             * @example {
+             *       "transaction_fee": "3.5",
+             *       "settlement": "T+1",
+             *       "cbu_or_cvu": "2850590940090418135201"
+             *     }
+             */
+            settlement_condition: {
+                /**
+                 * @description The fee agreed, as text
+                 * @example 3.5
+                 */
+                transaction_fee: string;
+                /**
+                 * @description When funds settle, as text
+                 * @example T+1
+                 */
+                settlement: string;
+                /**
+                 * @description The account funds settle to: a CBU or CVU, 22 digits with valid check digits (dashes and spaces are ignored; answered compact)
+                 * @example 2850590940090418135201
+                 */
+                cbu_or_cvu: string;
+            } | null;
+            /**
+             * @description The financial information, or null
+             * @example {
+             *       "tax_condition": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            financial_info: {
+                [key: string]: string;
+            } | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC, milliseconds, Z
@@ -2829,49 +3267,92 @@ export interface components {
             update_date: string;
         };
         /**
-         * @description A page of merchants, newest first
+         * @description Where the page sits in the whole listing
          * @example {
-         *       "data": [
-         *         {
-         *           "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
-         *           "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-         *           "name": "Café 7",
-         *           "business_name": "Cafetería La Plata S.A.",
-         *           "fantasy_name": "Café 7",
-         *           "legal_type": "LEGAL_ENTITY",
-         *           "country": "ARG",
-         *           "merchant_code": "LP-0001",
-         *           "email": "admin@cafe7.example.com",
-         *           "status": "ACTIVE",
-         *           "address": {
-         *             "state": "Buenos Aires",
-         *             "city": "La Plata",
-         *             "zip": "B1900",
-         *             "street": "Calle 7",
-         *             "number": "1234",
-         *             "floor": "2",
-         *             "apartment": "B"
-         *           },
-         *           "tax_identification": {
-         *             "type": "CUIT",
-         *             "number": "30712345671"
-         *           },
-         *           "representative": {
-         *             "type": "PRESIDENT",
-         *             "name": "Ana",
-         *             "surname": "García",
-         *             "identification": {
-         *               "type": "DNI",
-         *               "number": "26756539"
+         *       "size": 10,
+         *       "total_elements": 1,
+         *       "total_pages": 1,
+         *       "number": 0
+         *     }
+         */
+        MerchantPage: {
+            /** @description Results per page: the size asked for, or 10000 when it asked for more */
+            size: number;
+            total_elements: number;
+            total_pages: number;
+            /** @description Zero-based number of the returned page */
+            number: number;
+        };
+        /**
+         * @description A page of merchants, newest first, in the platform's shape
+         * @example {
+         *       "_embedded": {
+         *         "merchants": [
+         *           {
+         *             "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *             "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *             "name": "Café 7",
+         *             "business_name": "Cafetería La Plata S.A.",
+         *             "fantasy_name": "Café 7",
+         *             "legal_type": "LEGAL_ENTITY",
+         *             "country": "ARG",
+         *             "merchant_code": "LP-0001",
+         *             "email": "admin@cafe7.example.com",
+         *             "status": "ACTIVE",
+         *             "address": {
+         *               "state": "Buenos Aires",
+         *               "city": "La Plata",
+         *               "zip": "B1900AAA",
+         *               "street": "Calle 7",
+         *               "number": "1234",
+         *               "floor": "2",
+         *               "apartment": "B",
+         *               "location": {
+         *                 "lat": -34.9214,
+         *                 "lng": -57.9545
+         *               }
          *             },
-         *             "email": "ana.garcia@example.com",
-         *             "phone": "+54 221 555 0100"
-         *           },
-         *           "additional_info": "Open weekends",
-         *           "create_date": "2026-10-02T14:05:00.000Z",
-         *           "update_date": "2026-10-02T14:05:00.000Z"
-         *         }
-         *       ],
+         *             "tax_identification": {
+         *               "type": "CUIT",
+         *               "number": "30712345671"
+         *             },
+         *             "tax": {
+         *               "id": "30712345671",
+         *               "type": "RESPONSABLE_INSCRIPTO"
+         *             },
+         *             "representative": {
+         *               "type": "PRESIDENT",
+         *               "name": "Ana",
+         *               "surname": "García",
+         *               "representative_id": {
+         *                 "type": "DNI",
+         *                 "number": "26756539"
+         *               },
+         *               "birth_date": "1978-05-21",
+         *               "email": "ana.garcia@example.com",
+         *               "phone": "+54 221 555 0100",
+         *               "identification": {
+         *                 "type": "DNI",
+         *                 "number": "26756539"
+         *               }
+         *             },
+         *             "additional_info": "Open weekends",
+         *             "phone": "+54 221 555 0199",
+         *             "activity": "Cafetería",
+         *             "category": "5814",
+         *             "settlement_condition": {
+         *               "transaction_fee": "3.5",
+         *               "settlement": "T+1",
+         *               "cbu_or_cvu": "2850590940090418135201"
+         *             },
+         *             "financial_info": {
+         *               "tax_condition": "RESPONSABLE_INSCRIPTO"
+         *             },
+         *             "create_date": "2026-10-02T14:05:00.000Z",
+         *             "update_date": "2026-10-02T14:05:00.000Z"
+         *           }
+         *         ]
+         *       },
          *       "page": {
          *         "size": 10,
          *         "total_elements": 1,
@@ -2881,8 +3362,11 @@ export interface components {
          *     }
          */
         MerchantListing: {
-            data: components["schemas"]["Merchant"][];
-            page: components["schemas"]["Page"];
+            /** @description The page's merchants, newest first */
+            _embedded: {
+                merchants: components["schemas"]["Merchant"][];
+            };
+            page: components["schemas"]["MerchantPage"];
         };
         /**
          * @description A user of the customer, in the platform's shape
@@ -4454,7 +4938,7 @@ export interface operations {
             query?: {
                 /** @description Zero-based page number (0..2147483647) */
                 page?: number;
-                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
+                /** @description Results per page: an integer of at least 1. A size above 10000 is not refused: it is served as 10000, and page.size of the answer tells the size used */
                 size?: number;
                 /**
                  * @description Only merchants whose name contains this text (any letter case), or whose id starts with it
@@ -4473,7 +4957,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of merchants, newest first */
+            /** @description A page of merchants, newest first, in the platform's shape */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4481,47 +4965,73 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
-                     *           "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-                     *           "name": "Café 7",
-                     *           "business_name": "Cafetería La Plata S.A.",
-                     *           "fantasy_name": "Café 7",
-                     *           "legal_type": "LEGAL_ENTITY",
-                     *           "country": "ARG",
-                     *           "merchant_code": "LP-0001",
-                     *           "email": "admin@cafe7.example.com",
-                     *           "status": "ACTIVE",
-                     *           "address": {
-                     *             "state": "Buenos Aires",
-                     *             "city": "La Plata",
-                     *             "zip": "B1900",
-                     *             "street": "Calle 7",
-                     *             "number": "1234",
-                     *             "floor": "2",
-                     *             "apartment": "B"
-                     *           },
-                     *           "tax_identification": {
-                     *             "type": "CUIT",
-                     *             "number": "30712345671"
-                     *           },
-                     *           "representative": {
-                     *             "type": "PRESIDENT",
-                     *             "name": "Ana",
-                     *             "surname": "García",
-                     *             "identification": {
-                     *               "type": "DNI",
-                     *               "number": "26756539"
+                     *       "_embedded": {
+                     *         "merchants": [
+                     *           {
+                     *             "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *             "name": "Café 7",
+                     *             "business_name": "Cafetería La Plata S.A.",
+                     *             "fantasy_name": "Café 7",
+                     *             "legal_type": "LEGAL_ENTITY",
+                     *             "country": "ARG",
+                     *             "merchant_code": "LP-0001",
+                     *             "email": "admin@cafe7.example.com",
+                     *             "status": "ACTIVE",
+                     *             "address": {
+                     *               "state": "Buenos Aires",
+                     *               "city": "La Plata",
+                     *               "zip": "B1900AAA",
+                     *               "street": "Calle 7",
+                     *               "number": "1234",
+                     *               "floor": "2",
+                     *               "apartment": "B",
+                     *               "location": {
+                     *                 "lat": -34.9214,
+                     *                 "lng": -57.9545
+                     *               }
                      *             },
-                     *             "email": "ana.garcia@example.com",
-                     *             "phone": "+54 221 555 0100"
-                     *           },
-                     *           "additional_info": "Open weekends",
-                     *           "create_date": "2026-10-02T14:05:00.000Z",
-                     *           "update_date": "2026-10-02T14:05:00.000Z"
-                     *         }
-                     *       ],
+                     *             "tax_identification": {
+                     *               "type": "CUIT",
+                     *               "number": "30712345671"
+                     *             },
+                     *             "tax": {
+                     *               "id": "30712345671",
+                     *               "type": "RESPONSABLE_INSCRIPTO"
+                     *             },
+                     *             "representative": {
+                     *               "type": "PRESIDENT",
+                     *               "name": "Ana",
+                     *               "surname": "García",
+                     *               "representative_id": {
+                     *                 "type": "DNI",
+                     *                 "number": "26756539"
+                     *               },
+                     *               "birth_date": "1978-05-21",
+                     *               "email": "ana.garcia@example.com",
+                     *               "phone": "+54 221 555 0100",
+                     *               "identification": {
+                     *                 "type": "DNI",
+                     *                 "number": "26756539"
+                     *               }
+                     *             },
+                     *             "additional_info": "Open weekends",
+                     *             "phone": "+54 221 555 0199",
+                     *             "activity": "Cafetería",
+                     *             "category": "5814",
+                     *             "settlement_condition": {
+                     *               "transaction_fee": "3.5",
+                     *               "settlement": "T+1",
+                     *               "cbu_or_cvu": "2850590940090418135201"
+                     *             },
+                     *             "financial_info": {
+                     *               "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *             },
+                     *             "create_date": "2026-10-02T14:05:00.000Z",
+                     *             "update_date": "2026-10-02T14:05:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
                      *       "page": {
                      *         "size": 10,
                      *         "total_elements": 1,
@@ -4637,11 +5147,15 @@ export interface operations {
                  *       "address": {
                  *         "state": "Buenos Aires",
                  *         "city": "La Plata",
-                 *         "zip": "B1900",
+                 *         "zip": "B1900AAA",
                  *         "street": "Calle 7",
                  *         "number": "1234",
                  *         "floor": "2",
-                 *         "apartment": "B"
+                 *         "apartment": "B",
+                 *         "location": {
+                 *           "lat": -34.9214,
+                 *           "lng": -57.9545
+                 *         }
                  *       },
                  *       "tax_identification": {
                  *         "type": "CUIT",
@@ -4651,12 +5165,32 @@ export interface operations {
                  *         "type": "PRESIDENT",
                  *         "name": "Ana",
                  *         "surname": "García",
-                 *         "identification": {
+                 *         "representative_id": {
                  *           "type": "DNI",
                  *           "number": "26756539"
                  *         },
+                 *         "birth_date": "1978-05-21",
                  *         "email": "ana.garcia@example.com",
-                 *         "phone": "+54 221 555 0100"
+                 *         "phone": "+54 221 555 0100",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         }
+                 *       },
+                 *       "tax": {
+                 *         "id": "30712345671",
+                 *         "type": "RESPONSABLE_INSCRIPTO"
+                 *       },
+                 *       "financial_info": {
+                 *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                 *       },
+                 *       "phone": "+54 221 555 0199",
+                 *       "activity": "Cafetería",
+                 *       "category": "5814",
+                 *       "settlement_condition": {
+                 *         "transaction_fee": "3.5",
+                 *         "settlement": "T+1",
+                 *         "cbu_or_cvu": "2850590940090418135201"
                  *       }
                  *     }
                  */
@@ -4664,7 +5198,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A merchant of a customer */
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4685,28 +5219,521 @@ export interface operations {
                      *       "address": {
                      *         "state": "Buenos Aires",
                      *         "city": "La Plata",
-                     *         "zip": "B1900",
+                     *         "zip": "B1900AAA",
                      *         "street": "Calle 7",
                      *         "number": "1234",
                      *         "floor": "2",
-                     *         "apartment": "B"
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
                      *       },
                      *       "tax_identification": {
                      *         "type": "CUIT",
                      *         "number": "30712345671"
                      *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "representative": {
                      *         "type": "PRESIDENT",
                      *         "name": "Ana",
                      *         "surname": "García",
-                     *         "identification": {
+                     *         "representative_id": {
                      *           "type": "DNI",
                      *           "number": "26756539"
                      *         },
+                     *         "birth_date": "1978-05-21",
                      *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
                      *       },
                      *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
+                     *       "create_date": "2026-10-02T14:05:00.000Z",
+                     *       "update_date": "2026-10-02T14:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: merchant_code_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_code_conflict";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listMerchantsV2: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number (0..2147483647) */
+                page?: number;
+                /** @description Results per page: an integer of at least 1. A size above 10000 is not refused: it is served as 10000, and page.size of the answer tells the size used */
+                size?: number;
+                /**
+                 * @description Only merchants whose name contains this text (any letter case), or whose id starts with it
+                 * @example coffee
+                 */
+                q?: string;
+                /**
+                 * @description Only merchants in this status, ACTIVE or INACTIVE, case-insensitive; default both
+                 * @example ACTIVE
+                 */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of merchants, newest first, in the platform's shape */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "_embedded": {
+                     *         "merchants": [
+                     *           {
+                     *             "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *             "name": "Café 7",
+                     *             "business_name": "Cafetería La Plata S.A.",
+                     *             "fantasy_name": "Café 7",
+                     *             "legal_type": "LEGAL_ENTITY",
+                     *             "country": "ARG",
+                     *             "merchant_code": "LP-0001",
+                     *             "email": "admin@cafe7.example.com",
+                     *             "status": "ACTIVE",
+                     *             "address": {
+                     *               "state": "Buenos Aires",
+                     *               "city": "La Plata",
+                     *               "zip": "B1900AAA",
+                     *               "street": "Calle 7",
+                     *               "number": "1234",
+                     *               "floor": "2",
+                     *               "apartment": "B",
+                     *               "location": {
+                     *                 "lat": -34.9214,
+                     *                 "lng": -57.9545
+                     *               }
+                     *             },
+                     *             "tax_identification": {
+                     *               "type": "CUIT",
+                     *               "number": "30712345671"
+                     *             },
+                     *             "tax": {
+                     *               "id": "30712345671",
+                     *               "type": "RESPONSABLE_INSCRIPTO"
+                     *             },
+                     *             "representative": {
+                     *               "type": "PRESIDENT",
+                     *               "name": "Ana",
+                     *               "surname": "García",
+                     *               "representative_id": {
+                     *                 "type": "DNI",
+                     *                 "number": "26756539"
+                     *               },
+                     *               "birth_date": "1978-05-21",
+                     *               "email": "ana.garcia@example.com",
+                     *               "phone": "+54 221 555 0100",
+                     *               "identification": {
+                     *                 "type": "DNI",
+                     *                 "number": "26756539"
+                     *               }
+                     *             },
+                     *             "additional_info": "Open weekends",
+                     *             "phone": "+54 221 555 0199",
+                     *             "activity": "Cafetería",
+                     *             "category": "5814",
+                     *             "settlement_condition": {
+                     *               "transaction_fee": "3.5",
+                     *               "settlement": "T+1",
+                     *               "cbu_or_cvu": "2850590940090418135201"
+                     *             },
+                     *             "financial_info": {
+                     *               "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *             },
+                     *             "create_date": "2026-10-02T14:05:00.000Z",
+                     *             "update_date": "2026-10-02T14:05:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "page": {
+                     *         "size": 10,
+                     *         "total_elements": 1,
+                     *         "total_pages": 1,
+                     *         "number": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createMerchantV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *       "country": "ARG",
+                 *       "legal_type": "LEGAL_ENTITY",
+                 *       "business_name": "Cafetería La Plata S.A.",
+                 *       "fantasy_name": "Café 7",
+                 *       "additional_info": "Open weekends",
+                 *       "email": "admin@cafe7.example.com",
+                 *       "merchant_code": "LP-0001",
+                 *       "address": {
+                 *         "state": "Buenos Aires",
+                 *         "city": "La Plata",
+                 *         "zip": "B1900AAA",
+                 *         "street": "Calle 7",
+                 *         "number": "1234",
+                 *         "floor": "2",
+                 *         "apartment": "B",
+                 *         "location": {
+                 *           "lat": -34.9214,
+                 *           "lng": -57.9545
+                 *         }
+                 *       },
+                 *       "tax_identification": {
+                 *         "type": "CUIT",
+                 *         "number": "30712345671"
+                 *       },
+                 *       "representative": {
+                 *         "type": "PRESIDENT",
+                 *         "name": "Ana",
+                 *         "surname": "García",
+                 *         "representative_id": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         },
+                 *         "birth_date": "1978-05-21",
+                 *         "email": "ana.garcia@example.com",
+                 *         "phone": "+54 221 555 0100",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         }
+                 *       },
+                 *       "tax": {
+                 *         "id": "30712345671",
+                 *         "type": "RESPONSABLE_INSCRIPTO"
+                 *       },
+                 *       "financial_info": {
+                 *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                 *       },
+                 *       "phone": "+54 221 555 0199",
+                 *       "activity": "Cafetería",
+                 *       "category": "5814",
+                 *       "settlement_condition": {
+                 *         "transaction_fee": "3.5",
+                 *         "settlement": "T+1",
+                 *         "cbu_or_cvu": "2850590940090418135201"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMerchantRequest"];
+            };
+        };
+        responses: {
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Café 7",
+                     *       "business_name": "Cafetería La Plata S.A.",
+                     *       "fantasy_name": "Café 7",
+                     *       "legal_type": "LEGAL_ENTITY",
+                     *       "country": "ARG",
+                     *       "merchant_code": "LP-0001",
+                     *       "email": "admin@cafe7.example.com",
+                     *       "status": "ACTIVE",
+                     *       "address": {
+                     *         "state": "Buenos Aires",
+                     *         "city": "La Plata",
+                     *         "zip": "B1900AAA",
+                     *         "street": "Calle 7",
+                     *         "number": "1234",
+                     *         "floor": "2",
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
+                     *       },
+                     *       "tax_identification": {
+                     *         "type": "CUIT",
+                     *         "number": "30712345671"
+                     *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
+                     *       "representative": {
+                     *         "type": "PRESIDENT",
+                     *         "name": "Ana",
+                     *         "surname": "García",
+                     *         "representative_id": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         },
+                     *         "birth_date": "1978-05-21",
+                     *         "email": "ana.garcia@example.com",
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
+                     *       },
+                     *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "create_date": "2026-10-02T14:05:00.000Z",
                      *       "update_date": "2026-10-02T14:05:00.000Z"
                      *     }
@@ -4859,7 +5886,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A merchant of a customer */
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4880,28 +5907,52 @@ export interface operations {
                      *       "address": {
                      *         "state": "Buenos Aires",
                      *         "city": "La Plata",
-                     *         "zip": "B1900",
+                     *         "zip": "B1900AAA",
                      *         "street": "Calle 7",
                      *         "number": "1234",
                      *         "floor": "2",
-                     *         "apartment": "B"
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
                      *       },
                      *       "tax_identification": {
                      *         "type": "CUIT",
                      *         "number": "30712345671"
                      *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "representative": {
                      *         "type": "PRESIDENT",
                      *         "name": "Ana",
                      *         "surname": "García",
-                     *         "identification": {
+                     *         "representative_id": {
                      *           "type": "DNI",
                      *           "number": "26756539"
                      *         },
+                     *         "birth_date": "1978-05-21",
                      *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
                      *       },
                      *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "create_date": "2026-10-02T14:05:00.000Z",
                      *       "update_date": "2026-10-02T14:05:00.000Z"
                      *     }
@@ -5024,27 +6075,51 @@ export interface operations {
                  *       "address": {
                  *         "state": "Buenos Aires",
                  *         "city": "La Plata",
-                 *         "zip": "B1900",
+                 *         "zip": "B1900AAA",
                  *         "street": "Calle 8",
                  *         "number": "900",
                  *         "floor": "2",
-                 *         "apartment": "B"
+                 *         "apartment": "B",
+                 *         "location": {
+                 *           "lat": -34.9214,
+                 *           "lng": -57.9545
+                 *         }
                  *       },
                  *       "tax_identification": {
                  *         "type": "CUIT",
                  *         "number": "30712345671"
                  *       },
+                 *       "tax": {
+                 *         "id": "30712345671",
+                 *         "type": "MONOTRIBUTO"
+                 *       },
+                 *       "financial_info": {
+                 *         "tax_condition": "MONOTRIBUTO"
+                 *       },
                  *       "representative": {
                  *         "type": "PROXY",
                  *         "name": "Ana",
                  *         "surname": "García",
-                 *         "identification": {
+                 *         "representative_id": {
                  *           "type": "DNI",
                  *           "number": "26756539"
                  *         },
+                 *         "birth_date": "1978-05-21",
                  *         "email": "ana.garcia@example.com",
-                 *         "phone": "+54 221 555 0100"
+                 *         "phone": "+54 221 555 0100",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         }
                  *       },
+                 *       "settlement_condition": {
+                 *         "transaction_fee": "3.5",
+                 *         "settlement": "T+1",
+                 *         "cbu_or_cvu": "2850590940090418135201"
+                 *       },
+                 *       "phone": "+54 221 555 0199",
+                 *       "activity": "Cafetería",
+                 *       "category": "5814",
                  *       "email": null
                  *     }
                  */
@@ -5052,7 +6127,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A merchant of a customer */
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5073,28 +6148,52 @@ export interface operations {
                      *       "address": {
                      *         "state": "Buenos Aires",
                      *         "city": "La Plata",
-                     *         "zip": "B1900",
+                     *         "zip": "B1900AAA",
                      *         "street": "Calle 7",
                      *         "number": "1234",
                      *         "floor": "2",
-                     *         "apartment": "B"
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
                      *       },
                      *       "tax_identification": {
                      *         "type": "CUIT",
                      *         "number": "30712345671"
                      *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "representative": {
                      *         "type": "PRESIDENT",
                      *         "name": "Ana",
                      *         "surname": "García",
-                     *         "identification": {
+                     *         "representative_id": {
                      *           "type": "DNI",
                      *           "number": "26756539"
                      *         },
+                     *         "birth_date": "1978-05-21",
                      *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
                      *       },
                      *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "create_date": "2026-10-02T14:05:00.000Z",
                      *       "update_date": "2026-10-02T14:05:00.000Z"
                      *     }
@@ -5232,235 +6331,6 @@ export interface operations {
             };
         };
     };
-    createMerchantV2: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-                 *       "country": "ARG",
-                 *       "legal_type": "LEGAL_ENTITY",
-                 *       "business_name": "Cafetería La Plata S.A.",
-                 *       "fantasy_name": "Café 7",
-                 *       "additional_info": "Open weekends",
-                 *       "email": "admin@cafe7.example.com",
-                 *       "merchant_code": "LP-0001",
-                 *       "address": {
-                 *         "state": "Buenos Aires",
-                 *         "city": "La Plata",
-                 *         "zip": "B1900",
-                 *         "street": "Calle 7",
-                 *         "number": "1234",
-                 *         "floor": "2",
-                 *         "apartment": "B"
-                 *       },
-                 *       "tax_identification": {
-                 *         "type": "CUIT",
-                 *         "number": "30712345671"
-                 *       },
-                 *       "representative": {
-                 *         "type": "PRESIDENT",
-                 *         "name": "Ana",
-                 *         "surname": "García",
-                 *         "identification": {
-                 *           "type": "DNI",
-                 *           "number": "26756539"
-                 *         },
-                 *         "email": "ana.garcia@example.com",
-                 *         "phone": "+54 221 555 0100"
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["CreateMerchantRequest"];
-            };
-        };
-        responses: {
-            /** @description A merchant of a customer */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
-                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-                     *       "name": "Café 7",
-                     *       "business_name": "Cafetería La Plata S.A.",
-                     *       "fantasy_name": "Café 7",
-                     *       "legal_type": "LEGAL_ENTITY",
-                     *       "country": "ARG",
-                     *       "merchant_code": "LP-0001",
-                     *       "email": "admin@cafe7.example.com",
-                     *       "status": "ACTIVE",
-                     *       "address": {
-                     *         "state": "Buenos Aires",
-                     *         "city": "La Plata",
-                     *         "zip": "B1900",
-                     *         "street": "Calle 7",
-                     *         "number": "1234",
-                     *         "floor": "2",
-                     *         "apartment": "B"
-                     *       },
-                     *       "tax_identification": {
-                     *         "type": "CUIT",
-                     *         "number": "30712345671"
-                     *       },
-                     *       "representative": {
-                     *         "type": "PRESIDENT",
-                     *         "name": "Ana",
-                     *         "surname": "García",
-                     *         "identification": {
-                     *           "type": "DNI",
-                     *           "number": "26756539"
-                     *         },
-                     *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
-                     *       },
-                     *       "additional_info": "Open weekends",
-                     *       "create_date": "2026-10-02T14:05:00.000Z",
-                     *       "update_date": "2026-10-02T14:05:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Merchant"];
-                };
-            };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification";
-                    };
-                };
-            };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
-                    };
-                };
-            };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
-                    };
-                };
-            };
-            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "customer_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. code: merchant_code_conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "merchant_code_conflict";
-                    };
-                };
-            };
-            /** @description Body larger than the configured limit. code: payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Body that is not application/json. code: unsupported_media_type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. code: rate_limited */
-            429: {
-                headers: {
-                    /** @description Seconds until a retry can succeed */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the window */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window (0) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window ends */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "internal_error";
-                    };
-                };
-            };
-            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "server_busy" | "database_unavailable";
-                    };
-                };
-            };
-        };
-    };
     updateMerchantV2: {
         parameters: {
             query?: never;
@@ -5482,27 +6352,51 @@ export interface operations {
                  *       "address": {
                  *         "state": "Buenos Aires",
                  *         "city": "La Plata",
-                 *         "zip": "B1900",
+                 *         "zip": "B1900AAA",
                  *         "street": "Calle 8",
                  *         "number": "900",
                  *         "floor": "2",
-                 *         "apartment": "B"
+                 *         "apartment": "B",
+                 *         "location": {
+                 *           "lat": -34.9214,
+                 *           "lng": -57.9545
+                 *         }
                  *       },
                  *       "tax_identification": {
                  *         "type": "CUIT",
                  *         "number": "30712345671"
                  *       },
+                 *       "tax": {
+                 *         "id": "30712345671",
+                 *         "type": "MONOTRIBUTO"
+                 *       },
+                 *       "financial_info": {
+                 *         "tax_condition": "MONOTRIBUTO"
+                 *       },
                  *       "representative": {
                  *         "type": "PROXY",
                  *         "name": "Ana",
                  *         "surname": "García",
-                 *         "identification": {
+                 *         "representative_id": {
                  *           "type": "DNI",
                  *           "number": "26756539"
                  *         },
+                 *         "birth_date": "1978-05-21",
                  *         "email": "ana.garcia@example.com",
-                 *         "phone": "+54 221 555 0100"
+                 *         "phone": "+54 221 555 0100",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         }
                  *       },
+                 *       "settlement_condition": {
+                 *         "transaction_fee": "3.5",
+                 *         "settlement": "T+1",
+                 *         "cbu_or_cvu": "2850590940090418135201"
+                 *       },
+                 *       "phone": "+54 221 555 0199",
+                 *       "activity": "Cafetería",
+                 *       "category": "5814",
                  *       "email": null
                  *     }
                  */
@@ -5510,7 +6404,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A merchant of a customer */
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5531,28 +6425,52 @@ export interface operations {
                      *       "address": {
                      *         "state": "Buenos Aires",
                      *         "city": "La Plata",
-                     *         "zip": "B1900",
+                     *         "zip": "B1900AAA",
                      *         "street": "Calle 7",
                      *         "number": "1234",
                      *         "floor": "2",
-                     *         "apartment": "B"
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
                      *       },
                      *       "tax_identification": {
                      *         "type": "CUIT",
                      *         "number": "30712345671"
                      *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "representative": {
                      *         "type": "PRESIDENT",
                      *         "name": "Ana",
                      *         "surname": "García",
-                     *         "identification": {
+                     *         "representative_id": {
                      *           "type": "DNI",
                      *           "number": "26756539"
                      *         },
+                     *         "birth_date": "1978-05-21",
                      *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
                      *       },
                      *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "create_date": "2026-10-02T14:05:00.000Z",
                      *       "update_date": "2026-10-02T14:05:00.000Z"
                      *     }

@@ -27,16 +27,21 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Before body validation: a merchant caller learns nothing about the body it sent.
   const customerCallersOnly = async (request: FastifyRequest) => merchants.assertMayChange(principalOf(request));
 
-  app.get('/v1/merchants', {
-    onRequest: app.authenticate,
-    schema: {
-      ...MERCHANTS_DOCS.listMerchants,
-      security: SECURITY_ANY,
-      querystring: MerchantListQuery,
-      response: { 200: Ref(MerchantListing), ...problems(...AUTHENTICATED, ...ALWAYS) },
-    },
-    handler: async (request) => merchants.list(principalOf(request), request.query),
-  });
+  for (const [path, docs] of [
+    ['/v1/merchants', MERCHANTS_DOCS.listMerchants],
+    ['/v2/merchants', MERCHANTS_DOCS.listMerchantsV2],
+  ] as const) {
+    app.get(path, {
+      onRequest: app.authenticate,
+      schema: {
+        ...docs,
+        security: SECURITY_ANY,
+        querystring: MerchantListQuery,
+        response: { 200: Ref(MerchantListing), ...problems(...AUTHENTICATED, ...ALWAYS) },
+      },
+      handler: async (request) => merchants.list(principalOf(request), request.query),
+    });
+  }
 
   app.get('/v1/merchants/:id', {
     onRequest: app.authenticate,
