@@ -148,8 +148,9 @@ describe('routing comes before the body', () => {
     const key = await issueKey(app, { user: 'kept@alpha.test', customerId: world.customerId });
     const before = await keysSnapshot(app.database);
     const cases: Array<[string, string, Record<string, string>, string, string]> = [
-      // PATCH /v1/users/{id} matches the path too (and refuses "me" as an id with a 400).
-      ['PUT', '/v1/users/me', { ...JSON_TYPE, 'Content-Length': '0' }, '', 'GET, HEAD, PATCH'],
+      // Only this path's own methods, never those of its parametric neighbour PATCH /v1/users/{id}.
+      ['PUT', '/v1/users/me', { ...JSON_TYPE, 'Content-Length': '0' }, '', 'GET, HEAD'],
+      ['PATCH', '/v1/users/me', { ...JSON_TYPE, 'Content-Length': '12' }, '{"name":"x"}', 'GET, HEAD'],
       ['POST', `/v1/api-keys/${key.id}`, { ...auth(token), ...JSON_TYPE, 'Content-Length': '1' }, '{', 'DELETE, PATCH'],
       [
         'PUT',
