@@ -15,7 +15,8 @@ import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
 import { testSealedValues } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
-import { closedPort, dumpDatabase, enableTotp, privateJwksIn, startTotp } from './helpers.js';
+import { enableTotp, startTotp } from '../helpers/mfa.js';
+import { closedPort, dumpDatabase, privateJwksIn } from './helpers.js';
 
 const h = useTestApp();
 

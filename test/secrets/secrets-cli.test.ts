@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { parseKeyRing } from '../../src/lib/key-ring.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';
 import { runFeegate, useCliDatabase } from '../helpers/cli.js';
-import { startTotp } from './helpers.js';
+import { startTotp } from '../helpers/mfa.js';
 
 const cli = useCliDatabase('feegate-secrets-');
 /** A second key: `rotate` moves every value under it. */

@@ -24,7 +24,7 @@ import { useTestDatabase } from '../helpers/database.js';
 import { loginAs, seedWorld } from '../helpers/fixtures.js';
 import { testSealedValues } from '../helpers/secrets.js';
 import { deliveringTo, type Receiver, SECRET, startReceiver, subscribe } from '../helpers/webhooks.js';
-import { enableTotp, startTotp } from './helpers.js';
+import { enableTotp, startTotp } from '../helpers/mfa.js';
 
 const db = useTestDatabase();
 const opened: Array<{ close(): Promise<unknown> }> = [];

@@ -17,6 +17,7 @@ import { createMfaRequirements } from '../../src/features/auth/mfa-requirements.
 import { totpCode } from '../../src/features/credentials/totp.js';
 import { bearer, json, secondInstance, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, type World } from '../helpers/fixtures.js';
+import { enableTotp } from '../helpers/mfa.js';
 import { testSealedValues } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -56,17 +57,8 @@ async function failedLogins(customerId: string) {
 
 /** Turns TOTP on for the login of `tokens` (spending the code of now); answers its secret and recovery codes. */
 async function turnOn(app: FastifyInstance, world: World, tokens: Tokens) {
-  const started = await enrol(app, tokens.access_token, { current_password: world.login.password });
-  assert.equal(started.statusCode, 200, started.body);
-  const { secret } = json(started);
-  const verified = await app.inject({
-    method: 'POST',
-    url: '/v1/users/me/mfa/totp/verify',
-    headers: bearer(tokens.access_token),
-    payload: { code: totpCode(secret) },
-  });
-  assert.equal(verified.statusCode, 200, verified.body);
-  return { secret: secret as string, recovery: json(verified).recovery_codes as string[] };
+  const { secret, recoveryCodes } = await enableTotp(app, tokens.access_token, world.login.password);
+  return { secret, recovery: recoveryCodes };
 }
 
 /** A login answered with a two-factor code (by default the next step's, the enrolment spent this one): its tokens. */

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { totpCode } from '../../src/features/credentials/totp.js';
 import { bearer, json, secondInstance, useTestApp } from '../helpers/app.js';
+import { enableTotp } from '../helpers/mfa.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
 import { STRONG, smtpServer, userWithRole } from '../helpers/users.js';
 
@@ -73,26 +74,6 @@ function confirm(app: App, user: string, code: string, new_password = NEWER) {
 function problem(res: Awaited<ReturnType<App['inject']>>): Record<string, unknown> {
   const { instance: _instance, request_id: _requestId, ...rest } = json(res);
   return { status: res.statusCode, ...rest };
-}
-
-async function enrolTotp(app: App, token: string): Promise<string> {
-  // current_password is what the step-up of section 19 asks; ignored where it is not asked yet.
-  const start = await app.inject({
-    method: 'POST',
-    url: '/v1/users/me/mfa/totp',
-    headers: bearer(token),
-    payload: { current_password: STRONG },
-  });
-  assert.equal(start.statusCode, 200, start.body);
-  const { secret } = json(start);
-  const verified = await app.inject({
-    method: 'POST',
-    url: '/v1/users/me/mfa/totp/verify',
-    headers: bearer(token),
-    payload: { code: totpCode(secret) },
-  });
-  assert.equal(verified.statusCode, 200, verified.body);
-  return secret;
 }
 
 describe('POST /v1/login/confirm-forgot-password', () => {
@@ -202,7 +183,7 @@ describe('voiding pending credentials', () => {
     const { app, admin } = await setup();
     const user = await confirmedUser(app, admin, 'reset@alpha.test');
     const code = await requestCode(app, 'reset@alpha.test');
-    const secret = await enrolTotp(app, user.token);
+    const secret = (await enableTotp(app, user.token, STRONG)).secret;
     const challenge = json(
       await app.inject({ method: 'POST', url: '/v1/login', payload: { user: 'reset@alpha.test', password: STRONG } }),
     ).challenge;
@@ -267,7 +248,7 @@ describe('two-factor codes and resets', () => {
   it('a forgotten-password reset leaves TOTP on', async () => {
     const { app, admin } = await setup();
     const user = await confirmedUser(app, admin, 'keeps@alpha.test');
-    await enrolTotp(app, user.token);
+    await enableTotp(app, user.token, STRONG);
     const code = await requestCode(app, 'keeps@alpha.test');
     assert.equal((await confirm(app, 'keeps@alpha.test', code)).statusCode, 204);
     const login = json(
@@ -279,7 +260,7 @@ describe('two-factor codes and resets', () => {
   it("an ADMIN's reset of a TOTP user turns it off and, with a mail server, mails the password only", async () => {
     const { app, admin } = await setup();
     const user = await confirmedUser(app, admin, 'totp@alpha.test');
-    await enrolTotp(app, user.token);
+    await enableTotp(app, user.token, STRONG);
     const reset = await app.inject({
       method: 'POST',
       url: `/v1/users/${user.id}/reset-password`,
@@ -308,7 +289,7 @@ describe('two-factor codes and resets', () => {
   it('without a mail server the answer carries the password, TOTP or not', async () => {
     const { app, admin } = await setup(false);
     const user = await confirmedUser(app, admin, 'nomail@alpha.test');
-    await enrolTotp(app, user.token);
+    await enableTotp(app, user.token, STRONG);
     const reset = json(
       await app.inject({ method: 'POST', url: `/v1/users/${user.id}/reset-password`, headers: bearer(admin) }),
     );

@@ -8,6 +8,7 @@
  * an assignment never sees a plan half retired, and two identical plans cannot
  * both be created.
  */
+import type { Static } from '@sinclair/typebox';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
@@ -15,6 +16,7 @@ import type { Principal } from '../../lib/principal.js';
 import type { CataloguePlanRow, NewPlan, PaymentPlansDal, PlanOwner, PlanStatus } from './payment-plans-dal.js';
 import { type PaymentPlanResource, planWith } from './payment-plans-service.js';
 import type { FeeRulesDals } from './assignment-checks.js';
+import type { NewFeeRuleBody } from './fee-rule-catalogue-schemas.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 
 export type FeeRuleResource = Omit<PaymentPlanResource, 'is_selected'> & { owner: PlanOwner; status: PlanStatus };
@@ -26,14 +28,8 @@ export interface FeeRuleListRequest extends PageRequest {
   owner?: PlanOwner | undefined;
 }
 
-export interface NewFeeRuleRequest {
-  payment_method: string;
-  card_brand: string;
-  term: number;
-  commission: number;
-  has_installments: boolean;
-  is_international: boolean;
-}
+/** A new plan as the API takes it (its schema is the one source). */
+export type NewFeeRuleRequest = Static<typeof NewFeeRuleBody>;
 
 /** Digits after the point a commission keeps (NUMERIC(12,4)). */
 const COMMISSION_DECIMALS = 4;

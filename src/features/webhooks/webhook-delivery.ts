@@ -1,9 +1,9 @@
 /**
- * The delivery worker (docs/webhooks.md, "Delivery"). Each tick fans the
- * outbox's new events out to deliveries and claims what is due, up to the
+ * The delivery worker (docs/webhooks.md, "Delivery"). One loop fans the
+ * outbox's new events out to deliveries; another claims what is due, up to the
  * attempts this instance may have in flight; attempts run concurrently and
  * their outcomes are written back in batches. A NOTIFY on commit (the
- * outbox's trigger, a retry) wakes it at once; a poll every second catches
+ * outbox's trigger, a retry) wakes both at once; a poll every second catches
  * what a missed notice or a due retry leaves. At least once: an outcome that
  * cannot be written leaves the delivery's lease to expire, and it is attempted
  * again. Fair: one customer holds at most half of the attempts in flight, so
@@ -60,7 +60,7 @@ export function createWebhookDelivery(options: DeliveryOptions) {
   const perCustomer = perCustomerCap(concurrency);
   /** Attempts in flight by customer id (absent: none). */
   const inFlightBy = new Map<string, number>();
-  /** Customers that reached their cap with work possibly left: each wakes the worker once half of theirs are done. */
+  /** Customers that reached their cap with work possibly left: each wakes the claimer once half of theirs are done. */
   const heldAtCap = new Set<string>();
   const shutdown = new AbortController();
   // Each attempt in flight listens for the stop: up to `concurrency` listeners, not a leak to warn of.
@@ -161,57 +161,67 @@ export function createWebhookDelivery(options: DeliveryOptions) {
         else inFlightBy.set(customer, left);
         // Claim again once half the slots are free, if due work was left behind, or once a customer held at
         // its cap has half of its own free: a batch per claim, not a statement per finished attempt. New work
-        // wakes the worker itself (a notice, the poll), which also finds what a cap kept waiting behind it.
+        // wakes the claimer itself (a fan-out, the poll), which also finds what a cap kept waiting behind it.
         if (heldAtCap.has(customer) && left <= perCustomer / 2) {
           heldAtCap.delete(customer);
-          worker.wake();
-        } else if (moreDue && inFlight.size <= concurrency / 2) worker.wake();
+          claimer.wake();
+        } else if (moreDue && inFlight.size <= concurrency / 2) claimer.wake();
       });
     inFlight.add(running);
   }
 
-  /** Set by a notice (an event committed) or the poll; a tick fans out only then, or while the outbox has more. */
-  let fanOutWanted = true;
-  const wakeToFanOut = () => {
-    fanOutWanted = true;
-    worker.wake();
-  };
-
-  const worker = createBackgroundWorker({
+  /** Claims what is due up to the free slots, keeping each customer under its cap (webhook-queue-dal.ts). */
+  const claimer = createBackgroundWorker({
     name: 'webhook-delivery',
     intervalMs: POLL_INTERVAL_MS,
     log,
     async tick() {
-      const fanOutLimit = fanOutWanted ? FAN_OUT_BATCH : 0;
-      fanOutWanted = false;
       const claimLimit = concurrency - inFlight.size;
-      if (fanOutLimit === 0 && claimLimit <= 0) {
-        // Every slot busy and nothing new: the next finished attempt wakes the worker again.
+      if (claimLimit <= 0) {
+        // Every slot busy: the next finished attempt wakes the claimer again.
         moreDue = true;
         return false;
       }
-      const result = await dal.takeDue({ fanOutLimit, claimLimit, leaseMs, perCustomer, inFlight: inFlightBy });
-      if (result.fannedOutEvents === FAN_OUT_BATCH) fanOutWanted = true;
+      const result = await dal.claimDue({ claimLimit, leaseMs, perCustomer, inFlight: inFlightBy });
       moreDue = result.moreDue;
       for (const delivery of result.claimed) start(delivery);
       for (const [customer, n] of inFlightBy) if (n >= perCustomer) heldAtCap.add(customer);
-      return fanOutWanted || (moreDue && inFlight.size < concurrency);
+      return moreDue && inFlight.size < concurrency;
     },
   });
-  let poll: NodeJS.Timeout | undefined;
+
+  /**
+   * Turns the outbox's new events into deliveries, apart from the claimer: a
+   * fan-out of a large batch never holds up the attempts of what is already
+   * due. Woken by a notice (an event committed) and the poll, for a notice
+   * missed while the LISTEN connection was down.
+   */
+  const fanOut = createBackgroundWorker({
+    name: 'webhook-fan-out',
+    intervalMs: POLL_INTERVAL_MS,
+    log,
+    async tick() {
+      const made = await dal.fanOut(FAN_OUT_BATCH);
+      if (made.deliveries > 0) claimer.wake();
+      return made.events === FAN_OUT_BATCH;
+    },
+  });
+
+  /** A notice: an event committed (to fan out) or a delivery made due (a retry asked for). */
+  const onNotice = () => {
+    fanOut.wake();
+    claimer.wake();
+  };
 
   return {
     async start(): Promise<void> {
-      unlisten = await options.listen(WEBHOOKS_CHANNEL, wakeToFanOut);
-      // The poll fans out too: an event whose notice was missed while the LISTEN connection was down.
-      poll = setInterval(wakeToFanOut, POLL_INTERVAL_MS);
-      poll.unref();
-      worker.start();
+      unlisten = await options.listen(WEBHOOKS_CHANNEL, onNotice);
+      fanOut.start();
+      claimer.start();
     },
     /** Stops claiming, cuts attempts under way short (they are due again at once) and writes their outcomes. */
     async stop(): Promise<void> {
-      clearInterval(poll);
-      await worker.stop();
+      await Promise.all([fanOut.stop(), claimer.stop()]);
       shutdown.abort();
       await Promise.all(inFlight);
       await flushing;

@@ -49,9 +49,8 @@ export interface DisabledSubscription {
   customerId: string;
 }
 
-/** What one tick may claim, and what this instance already has in flight per customer. */
+/** What one claim may take, and what this instance already has in flight per customer. */
 export interface ClaimRequest {
-  fanOutLimit: number;
   claimLimit: number;
   leaseMs: number;
   /** The most attempts in flight one customer may have on this instance. */
@@ -61,14 +60,19 @@ export interface ClaimRequest {
 }
 
 export interface ClaimResult {
-  fannedOutEvents: number;
   claimed: ClaimedDelivery[];
   /**
    * Whether due work that no cap held back may be left: the scan of due
-   * deliveries was full and claimed whole, or new deliveries found no free slot.
-   * Work held back by a customer's cap is that customer's to wait for.
+   * deliveries was full and claimed whole. Work held back by a customer's cap
+   * is that customer's to wait for.
    */
   moreDue: boolean;
+}
+
+/** What one fan-out did: events taken from the outbox, and the deliveries they made. */
+export interface FanOutResult {
+  events: number;
+  deliveries: number;
 }
 
 /**
@@ -95,24 +99,51 @@ export async function failPendingIn(db: Db, subscriptionIds: string[]): Promise<
 }
 
 /**
- * One tick's work in one statement. Claims due deliveries for `leaseMs`: their
- * attempt counted now (so a crash mid-attempt still counts), the lease moving
- * their next attempt past it, so another instance takes them only if this one
- * dies. Fans out up to `fanOutLimit` events of the outbox: a delivery per
+ * Fans out up to `limit` events of the outbox in one statement: a delivery per
  * ENABLED subscription of the event's customer and type (WEBHOOK_TEST: to the
- * one subscription it names), the events marked done; the new deliveries fill
- * the slots the due ones left, claimed as they are written rather than by a
- * second write. Events and deliveries are claimed with SKIP LOCKED, so
- * instances take different ones.
- *
- * Fairness is set-based, at claim time: customers at their cap are left out of
- * the scan of due deliveries (which walks past their backlog), and a window
- * function numbers each customer's candidates after what it has in flight, so
- * none is given more than `perCustomer`; new deliveries are numbered the same
- * way, after the due ones claimed in the same statement.
+ * one subscription it names), due at once, the events marked done. Events are
+ * taken with SKIP LOCKED, so instances take different ones. Claiming is
+ * another statement (`claimDueIn`), so a large fan-out never holds up the
+ * attempts of what is already due.
  */
-async function takeDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): Promise<ClaimResult> {
-  const { fanOutLimit, claimLimit, leaseMs, perCustomer, inFlight } = request;
+async function fanOutIn(tx: Db, limit: number): Promise<FanOutResult> {
+  const [row] = await queryRows<{ events: number; deliveries: number }>(
+    tx,
+    // MATERIALIZED: the locking query runs once, so a rescan can never take more than its limit.
+    sql`
+    WITH events AS MATERIALIZED (
+      SELECT id, type, customer_id, data FROM domain_events
+      WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ), marked AS (
+      UPDATE domain_events e SET fanned_out_at = now() FROM events c WHERE e.id = c.id
+    ), queued AS (
+      INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, next_attempt_at)
+      SELECT s.id, c.id, c.type, now()
+      FROM events c
+      JOIN webhook_subscriptions s ON s.customer_id = c.customer_id
+      WHERE CASE WHEN c.type = 'WEBHOOK_TEST' THEN s.id::text = c.data->>'webhook_id'
+                 ELSE s.status = 'ENABLED' AND c.type = ANY(s.notification_types) END
+      ON CONFLICT DO NOTHING
+      RETURNING 1
+    )
+    SELECT (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM queued) AS deliveries`,
+  );
+  return { events: row?.events ?? 0, deliveries: row?.deliveries ?? 0 };
+}
+
+/**
+ * Claims due deliveries for `leaseMs` in one statement: their attempt counted
+ * now (so a crash mid-attempt still counts), the lease moving their next
+ * attempt past it, so another instance takes them only if this one dies.
+ * Claimed with SKIP LOCKED, so instances take different ones.
+ *
+ * Fairness is set-based: customers at their cap are left out of the scan of
+ * due deliveries (which walks past their backlog), and a window function
+ * numbers each customer's candidates after what it has in flight, so none is
+ * given more than `perCustomer`.
+ */
+async function claimDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): Promise<ClaimResult> {
+  const { claimLimit, leaseMs, perCustomer, inFlight } = request;
   const lease = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
   const busy = JSON.stringify([...inFlight].map(([customer_id, n]) => ({ customer_id, n })));
   const capped = toUuidArray([...inFlight].filter(([, n]) => n >= perCustomer).map(([customer]) => customer));
@@ -120,10 +151,8 @@ async function takeDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): P
   // dropped cost writes; a scan that was full and claimed whole has the worker claim again at once (moreDue).
   const scanLimit = Math.min(claimLimit, perCustomer);
   const rows = await queryRows<{
-    fanned_out_events: number;
     scanned: number;
     claimed_due: number;
-    unclaimed_fitting: number;
     id: string | null;
     attempts: number;
     subscription_id: string;
@@ -148,56 +177,24 @@ async function takeDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): P
       WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND s.customer_id <> ALL(${capped}::uuid[])
       ORDER BY d.next_attempt_at LIMIT ${scanLimit} FOR UPDATE OF d SKIP LOCKED
     ), due AS MATERIALIZED (
-      SELECT id, customer_id FROM (
-        SELECT c.id, c.customer_id, c.next_attempt_at,
+      SELECT id FROM (
+        SELECT c.id, c.next_attempt_at,
           row_number() OVER (PARTITION BY c.customer_id ORDER BY c.next_attempt_at, c.id) + coalesce(b.n, 0) AS place
         FROM candidates c LEFT JOIN busy b ON b.customer_id = c.customer_id
       ) ranked
       WHERE place <= ${perCustomer} ORDER BY next_attempt_at LIMIT ${claimLimit}
-    ), retried AS (
+    ), claimed AS (
       UPDATE webhook_deliveries d
       SET attempts = d.attempts + 1, last_attempt_at = now(), claimed_until = ${lease}, next_attempt_at = ${lease}
       FROM due WHERE d.id = due.id
       RETURNING d.id, d.attempts, d.subscription_id, d.event_id
-    ), events AS MATERIALIZED (
-      SELECT id, type, customer_id, data, created_at FROM domain_events
-      WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${fanOutLimit} FOR UPDATE SKIP LOCKED
-    ), marked AS (
-      UPDATE domain_events e SET fanned_out_at = now() FROM events c WHERE e.id = c.id
-    ), fitting AS MATERIALIZED (
-      SELECT s.id AS subscription_id, c.id AS event_id, c.type, c.created_at,
-        row_number() OVER (PARTITION BY s.customer_id ORDER BY c.created_at, c.id, s.id)
-          + coalesce((SELECT b.n FROM busy b WHERE b.customer_id = s.customer_id), 0)
-          + (SELECT count(*) FROM due WHERE due.customer_id = s.customer_id) <= ${perCustomer} AS fits
-      FROM events c
-      JOIN webhook_subscriptions s ON s.customer_id = c.customer_id
-      WHERE CASE WHEN c.type = 'WEBHOOK_TEST' THEN s.id::text = c.data->>'webhook_id'
-                 ELSE s.status = 'ENABLED' AND c.type = ANY(s.notification_types) END
-    ), targets AS MATERIALIZED (
-      SELECT subscription_id, event_id, type, fits,
-        fits AND sum(fits::int) OVER (ORDER BY created_at, event_id, subscription_id)
-          <= ${claimLimit} - (SELECT count(*) FROM due) AS claim
-      FROM fitting
-    ), queued AS (
-      INSERT INTO webhook_deliveries
-        (subscription_id, event_id, event_type, attempts, last_attempt_at, claimed_until, next_attempt_at)
-      SELECT subscription_id, event_id, type, CASE WHEN claim THEN 1 ELSE 0 END,
-        CASE WHEN claim THEN now() END, CASE WHEN claim THEN ${lease} END,
-        CASE WHEN claim THEN ${lease} ELSE now() END
-      FROM targets
-      ON CONFLICT DO NOTHING
-      RETURNING id, attempts, subscription_id, event_id
-    ), claimed AS (
-      SELECT * FROM retried UNION ALL SELECT * FROM queued WHERE attempts = 1
     )
-    SELECT n.fanned_out_events, n.scanned, n.claimed_due, n.unclaimed_fitting,
+    SELECT n.scanned, n.claimed_due,
       c.id, c.attempts, c.subscription_id, s.notification_url AS url, s.secret,
       CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret,
       e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.data
-    FROM (SELECT (SELECT count(*)::int FROM events) AS fanned_out_events,
-                 (SELECT count(*)::int FROM candidates) AS scanned,
-                 (SELECT count(*)::int FROM due) AS claimed_due,
-                 (SELECT count(*)::int FROM targets WHERE fits AND NOT claim) AS unclaimed_fitting) n
+    FROM (SELECT (SELECT count(*)::int FROM candidates) AS scanned,
+                 (SELECT count(*)::int FROM due) AS claimed_due) n
     LEFT JOIN (claimed c
       JOIN webhook_subscriptions s ON s.id = c.subscription_id
       JOIN domain_events e ON e.id = c.event_id) ON true`,
@@ -205,9 +202,7 @@ async function takeDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): P
   const first = rows[0];
   const scanned = first?.scanned ?? 0;
   return {
-    fannedOutEvents: first?.fanned_out_events ?? 0,
-    moreDue:
-      (scanLimit > 0 && scanned === scanLimit && first?.claimed_due === scanned) || (first?.unclaimed_fitting ?? 0) > 0,
+    moreDue: scanLimit > 0 && scanned === scanLimit && first?.claimed_due === scanned,
     claimed: rows
       .filter((r) => r.id !== null)
       .map((r) => ({
@@ -241,11 +236,19 @@ export const secretCellOf = (id: string, column: 'secret' | 'previous_secret') =
 
 export function createWebhookQueueDal(db: Db, sealed: SealedValues) {
   return {
-    /** The tick's work (`takeDueIn`) in its own transaction, planned without bitmap scans; the attempts start once it has committed. */
-    async takeDue(request: ClaimRequest): Promise<ClaimResult> {
+    /** New events to deliveries (`fanOutIn`) in its own transaction, planned without bitmap scans. */
+    async fanOut(limit: number): Promise<FanOutResult> {
       return db.transaction(async (tx) => {
         await preferIndexScans(tx);
-        return takeDueIn(tx, sealed, request);
+        return fanOutIn(tx, limit);
+      });
+    },
+
+    /** A claim (`claimDueIn`) in its own transaction, planned without bitmap scans; the attempts start once it has committed. */
+    async claimDue(request: ClaimRequest): Promise<ClaimResult> {
+      return db.transaction(async (tx) => {
+        await preferIndexScans(tx);
+        return claimDueIn(tx, sealed, request);
       });
     },
 
