@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Config, Kind } from './config.js';
+import type { Config } from './config.js';
+import type { Kind } from './config-kinds.js';
 import { ConfigError } from './errors.js';
 import { type KeyRing, KeyRingFormatError, parseKeyRing } from './lib/key-ring.js';
 

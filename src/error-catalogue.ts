@@ -3,7 +3,7 @@
  * person reads when the place that raises it has nothing more precise to say.
  * The error classes (src/errors.ts) take their status, title and default detail
  * from here, so a code cannot be raised with another status; routes list the
- * codes they answer (`problems(...)`, src/schemas/common.ts), and the OpenAPI
+ * codes they answer (`problems(...)`, src/schemas/problems.ts), and the OpenAPI
  * document's examples and docs/api.md's table of codes are checked against it
  * (test/platform/error-catalogue.test.ts).
  *

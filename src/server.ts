@@ -7,6 +7,7 @@ import { lookup } from 'node:dns/promises';
 import { BlockList } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { destination, pino, type Logger } from 'pino';
+import type { Log } from './lib/log.js';
 import { buildApp, loggerOptions } from './app.js';
 import { type Config, keyRingOf } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -112,7 +113,7 @@ export async function prepareDemoData(
   config: Config,
   database: Database,
   hasher: PasswordHasher,
-  log: Pick<Logger, 'warn'>,
+  log: Log,
 ): Promise<string> {
   const loopback = await listensOnLoopback(config.host);
   const { dal } = createDataLayer(database, createSealedValues(keyRingOf(config), log));

@@ -5,6 +5,7 @@
  */
 import { type Config, keyRingOf } from './config.js';
 import type { Database } from './db/database.js';
+import { type Log, SILENT_LOG } from './lib/log.js';
 import { createApiKeysService } from './features/api-keys/api-keys-service.js';
 import { createKeyCaches } from './features/api-keys/key-change-feed.js';
 import { createLastUseRecorder } from './features/api-keys/last-use-recorder.js';
@@ -21,7 +22,8 @@ import { createFeeRuleCatalogueService } from './features/fee-plans/fee-rule-cat
 import { createFeeRulesService } from './features/fee-plans/fee-rules-service.js';
 import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-plans/scheduled-changes-service.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
-import { createImportService, type DocumentCheck } from './features/operator/import-service.js';
+import type { DocumentCheck } from './features/operator/import-checks.js';
+import { createImportService } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/fee-plans/payment-plans-service.js';
 import { createWebhookDelivery } from './features/webhooks/webhook-delivery.js';
 import { createWebhookSender } from './features/webhooks/webhook-sender.js';
@@ -37,13 +39,6 @@ import { createSealedValues } from './lib/sealed-values.js';
 import { ImportDocument } from './features/operator/import-schema.js';
 import { describeRefusals } from './plugins/problem-details.js';
 import { createStrictAjv } from './plugins/validation.js';
-
-/** Where background work reports trouble it cannot return to a caller. */
-export interface ServiceLog {
-  warn(obj: object, msg: string): void;
-  info?(obj: object, msg: string): void;
-}
-const silent: ServiceLog = { warn() {} };
 
 let importCheck: ReturnType<typeof compileImportCheck> | undefined;
 /** The import document checked by the API's body validator, with its words (compiled once per process). */
@@ -65,7 +60,7 @@ const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** How often keys about to expire are looked for (API_KEY_EXPIRING). */
 const EXPIRY_SWEEP_INTERVAL_MS = 60 * 1000;
 
-export function createServices(config: Config, database: Database, log: ServiceLog = silent) {
+export function createServices(config: Config, database: Database, log: Log = SILENT_LOG) {
   const sealed = createSealedValues(keyRingOf(config), log);
   const { dal, uow } = createDataLayer(database, sealed);
   const secrets = createSecretsService({ uow, dal: dal.secrets, sealed });
@@ -170,7 +165,7 @@ export function createServices(config: Config, database: Database, log: ServiceL
     name: 'scheduled-fee-rule-changes',
     intervalMs: config.scheduledChangesPollMs,
     tick: () => scheduledChanges.applyDue(),
-    log: { warn: (obj: object, msg?: string) => log.warn(obj, msg ?? '') },
+    log,
   });
   let unlistenScheduled: (() => Promise<void>) | undefined;
   const audit = createAuditService({ auditDal: dal.audit });

@@ -8,6 +8,8 @@
  * something is followed by another at once, so that a backlog drains without
  * waiting for the interval.
  */
+import type { Log } from './log.js';
+
 export interface BackgroundWorker {
   start(): void;
   /** Asks for a tick as soon as the current one (if any) ends. */
@@ -21,7 +23,7 @@ export interface BackgroundWorkerOptions {
   intervalMs: number;
   /** Does one batch of due work; true when it found some (another tick follows at once). */
   tick: () => Promise<boolean>;
-  log: { warn(obj: object, msg: string): void };
+  log: Log;
 }
 
 export function createBackgroundWorker({ name, intervalMs, tick, log }: BackgroundWorkerOptions): BackgroundWorker {

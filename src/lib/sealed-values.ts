@@ -10,6 +10,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type KeyRing, MissingKeyError, TamperedValueError } from './key-ring.js';
+import type { Log } from './log.js';
 
 /** Where a value lives: bound into its encryption. */
 export interface Cell {
@@ -28,11 +29,7 @@ export function isDigest(stored: string): boolean {
   return stored.startsWith(DIGEST_PREFIX);
 }
 
-export interface SealedValuesLog {
-  warn(obj: object, msg: string): void;
-}
-
-export function createSealedValues(ring: KeyRing, log: SealedValuesLog) {
+export function createSealedValues(ring: KeyRing, log: Log) {
   let digestKey: { id: string; key: Buffer } | undefined;
   const opened = new Map<string, string>();
 

@@ -13,11 +13,7 @@
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-
-export interface CounterLog {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-}
+import type { Log } from './log.js';
 
 export interface Count {
   current: number;
@@ -84,7 +80,7 @@ export function createSharedCounters(options: {
   redis: CounterRedis | undefined;
   prefix: string;
   name: string;
-  log: CounterLog;
+  log: Log;
   localEntries: number;
 }) {
   const { redis, log } = options;

@@ -17,7 +17,7 @@
  *    (SECURITY_ANY / SECURITY_BEARER; leave it out on a public operation: it
  *    becomes `security: []`), `body: Ref(Body)`, and every response:
  *    `{ 200: Ref(Record), ...problems(...WITH_BODY, ...AUTHENTICATED, 'merchant_not_found', ...ALWAYS) }`
- *    naming every error `code` it can answer (src/schemas/common.ts); a new
+ *    naming every error `code` it can answer (src/schemas/problems.ts); a new
  *    code goes into src/error-catalogue.ts and docs/api.md's table of codes.
  * 3. Run `npm run lint:openapi` and `npm run client:generate`, and commit
  *    clients/typescript/schema.d.ts.

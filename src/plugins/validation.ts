@@ -10,7 +10,8 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import fp from 'fastify-plugin';
 import { compiledOnce } from '../lib/compiled-schemas.js';
-import { NoQuery, problems } from '../schemas/common.js';
+import { NoQuery } from '../schemas/common.js';
+import { problems } from '../schemas/problems.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const common: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false };

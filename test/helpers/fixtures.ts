@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config.js';
-import type { KeySettings } from '../../src/features/api-keys/api-keys-service.js';
+import type { KeySettings } from '../../src/features/api-keys/key-settings.js';
 import type { ImportDocument } from '../../src/features/operator/import-schema.js';
 import type { Harness } from './app.js';
 

@@ -19,6 +19,7 @@ async function start(overrides: Partial<Config>) {
   const config = testConfig(overrides);
   const banner = await prepareDemoData(config, h.db.current.database, app.services.hasher, {
     warn: (_obj: unknown, msg?: string) => void warnings.push(String(msg)),
+    info() {},
   });
   const [row] = await h.db.current.database.db.select({ n: count() }).from(customers);
   return { app, banner, warnings, customers: row!.n };

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { catalogue, errorEntry } from '../../src/error-catalogue.js';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../src/errors.js';
-import { problems } from '../../src/schemas/common.js';
+import { problems } from '../../src/schemas/problems.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { openapiDocument, operations } from '../helpers/openapi.js';
 

@@ -4,12 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SILENT_LOG } from '../../src/lib/log.js';
 import { createSharedCounters } from '../../src/lib/shared-counters.js';
 
-const silentLog = { warn() {}, info() {} };
-
 test('an instance keeps at most localEntries counts, dropping the least recently counted', async () => {
-  const counters = createSharedCounters({ redis: undefined, prefix: 't:', name: 't', log: silentLog, localEntries: 3 });
+  const counters = createSharedCounters({
+    redis: undefined,
+    prefix: 't:',
+    name: 't',
+    log: SILENT_LOG,
+    localEntries: 3,
+  });
   const windowMs = 60_000;
   for (const key of ['a', 'b', 'c']) await counters.incr(key, windowMs);
   assert.equal((await counters.incr('a', windowMs)).current, 2, 'a is still counted while within the bound');

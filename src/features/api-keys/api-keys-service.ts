@@ -1,28 +1,22 @@
-/** Rules of API keys: who may create, list, change, roll and revoke which keys, and key authentication. */
+/** Rules of API keys: who may create, list, change, roll and revoke which keys; key authentication is key-authentication.ts. */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
-import { parseInstant } from '../../lib/instant.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import { normaliseEmail } from '../../lib/email.js';
 import type { Principal, UserType } from '../../lib/principal.js';
-import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, lastFour } from './api-key-format.js';
+import { API_KEY_PREFIX, generateApiKey, lastFour } from './api-key-format.js';
 import { createdRecord, lifecycleRecord, listedRecord, masked } from './api-key-records.js';
-import type {
-  ApiKeyRecordRow,
-  ApiKeysDal,
-  ApiKeyStatus,
-  KeyChanges,
-  KeyCreator,
-  KeyLifecycle,
-} from './api-keys-dal.js';
-import { MAX_KEY_LIFETIME_YEARS } from './api-keys-schemas.js';
+import type { ApiKeyRecordRow, ApiKeysDal, ApiKeyStatus, KeyCreator, KeyLifecycle } from './api-keys-dal.js';
 import type { MerchantsDal } from '../merchants/merchants-dal.js';
 import type { LastUseRecorder } from './last-use-recorder.js';
+import { createKeyAuthentication } from './key-authentication.js';
 import { type KeyCaches, keyChangeNotice } from './key-change-feed.js';
+import { assertChangeable, lockVisible, visibleMerchant } from './key-checks.js';
 import { revokeKeyIn } from './key-revocation.js';
 import { assertWithin, callerGrant, type Grant, grantOf, type GrantField } from './key-grants.js';
+import { changesOf, type KeySettings, lifecycleOf, type UpdateKeyRequest } from './key-settings.js';
 
 export type { ApiKeyStatus };
 
@@ -31,26 +25,12 @@ export const MAX_ENABLED_KEYS_PER_USER = 10;
 export const EXPIRING_WARNING_SECONDS = 7 * 86_400;
 const EXPIRING_BATCH = 500;
 
-/** Optional settings of a new key (docs/key-lifecycle.md). */
-export interface KeySettings {
-  name?: string | undefined;
-  expires_at?: string | undefined;
-  access?: 'full' | 'read_only' | undefined;
-  rate_limit?: { limit: number; window_seconds: number } | undefined;
-}
-
 export interface CreateKeyRequest extends KeySettings {
   user: string;
   customer_id: string;
   merchant_id?: string | undefined;
   /** The platform's: when sent, MERCHANT with merchant_id, CUSTOMER without. */
   user_type?: UserType | undefined;
-}
-
-export interface UpdateKeyRequest {
-  name?: string | null | undefined;
-  expires_at?: string | null | undefined;
-  rate_limit?: { limit: number; window_seconds: number } | null | undefined;
 }
 
 export interface ListKeysRequest extends PageRequest {
@@ -72,37 +52,6 @@ export interface ApiKeysServiceDeps {
   lastUse: LastUseRecorder;
 }
 
-const invalidKey = () => new UnauthorizedError('invalid_api_key');
-const expiredKey = () => new UnauthorizedError('api_key_expired');
-const keyNotFound = () => new NotFoundError('api_key_not_found');
-
-/** An expiry must lie ahead, and not too far: keys that never rotate are what expiry exists to prevent. */
-function parseExpiry(value: string, now = Date.now()): Date {
-  const at = parseInstant('expires_at', value, 'The body is not valid.');
-  const latest = new Date(now);
-  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_KEY_LIFETIME_YEARS);
-  if (at.getTime() <= now) throw new ValidationError([{ field: 'expires_at', message: 'must be in the future' }]);
-  if (at > latest)
-    throw new ValidationError([
-      { field: 'expires_at', message: `must be at most ${MAX_KEY_LIFETIME_YEARS} years ahead` },
-    ]);
-  return at;
-}
-
-/** A new key's settings: what was sent, else what the creating key has (`inherited`), else none. */
-function lifecycleOf(settings: KeySettings, inherited: Grant | null = null): KeyLifecycle {
-  const rateLimit = settings.rate_limit
-    ? { limit: settings.rate_limit.limit, windowSeconds: settings.rate_limit.window_seconds }
-    : (inherited?.rateLimit ?? null);
-  return {
-    name: settings.name ?? null,
-    expiresAt: settings.expires_at === undefined ? (inherited?.expiresAt ?? null) : parseExpiry(settings.expires_at),
-    access: settings.access ?? inherited?.access ?? 'full',
-    rateLimit: rateLimit?.limit ?? null,
-    rateLimitWindowSeconds: rateLimit?.windowSeconds ?? null,
-  };
-}
-
 const ALL_GRANT_FIELDS: readonly GrantField[] = ['expires_at', 'rate_limit', 'access'];
 
 /** The caller who creates a key: its login user, or its API key (named with its user's e-mail). */
@@ -113,51 +62,8 @@ const creatorOf = (caller: Principal): KeyCreator =>
 
 const OPERATOR_CREATOR: KeyCreator = { createdByType: 'operator', createdById: null, createdByEmail: null };
 
-/** The caller may see the key: its customer's, and for merchant callers its merchant's. No caller: the operator. */
-function isVisible(key: { customerId: string; merchantId: string | null }, caller: Principal | null): boolean {
-  return (
-    !caller || (key.customerId === caller.customerId && (!caller.merchantId || key.merchantId === caller.merchantId))
-  );
-}
-
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
-  const { uow, dal, merchantsDal, caches, lastUse } = deps;
-
-  /** The merchant a caller may act for: its own for merchant callers, one of its customer's otherwise. */
-  async function visibleMerchant(caller: Principal, merchantId: string): Promise<string> {
-    const ok = caller.merchantId
-      ? caller.merchantId === merchantId
-      : await merchantsDal.belongsToCustomer(caller.customerId, merchantId);
-    if (!ok) throw new NotFoundError('merchant_not_found');
-    return merchantId;
-  }
-
-  /** Locks a key the caller may see, or answers 404 as if it did not exist. */
-  async function lockVisible(keyId: string, caller: Principal | null, keys: ApiKeysDal) {
-    const key = await keys.lockKey(keyId);
-    if (!key || !isVisible(key, caller)) throw keyNotFound();
-    return key;
-  }
-
-  /**
-   * PATCH and roll change only keys that still work and were not rolled: a
-   * rolled key in its grace period keeps the end its roll gave it, or rolling a
-   * leaked key would not get rid of it.
-   */
-  function assertChangeable(key: { status: string; expired: boolean; replacedBy: string | null }): void {
-    if (key.status !== 'ENABLED' || key.expired) {
-      throw new ConflictError(
-        'api_key_not_enabled',
-        `This API key is ${key.status === 'ENABLED' ? 'EXPIRED' : key.status}; only ENABLED keys can be changed or rolled.`,
-      );
-    }
-    if (key.replacedBy) {
-      throw new ConflictError(
-        'api_key_not_enabled',
-        'This API key was rolled and is in its grace period; change or roll its replacement instead.',
-      );
-    }
-  }
+  const { uow, dal, merchantsDal, caches } = deps;
 
   /** What bounds a key caller's change of `key`: for its own key, the key as locked now, not as it was when the request authenticated. */
   function boundFor(caller: Principal, key: { id: string } & KeyLifecycle): Grant | null {
@@ -229,7 +135,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       const bound = callerGrant(caller);
       const lifecycle = lifecycleOf(request, bound);
       if (bound) assertWithin(grantOf(lifecycle), bound, ALL_GRANT_FIELDS);
-      const merchantId = request.merchant_id ? await visibleMerchant(caller, request.merchant_id) : null;
+      const merchantId = request.merchant_id ? await visibleMerchant(merchantsDal, caller, request.merchant_id) : null;
       return issue(
         { email: normaliseEmail(request.user), customerId: caller.customerId, merchantId },
         lifecycle,
@@ -261,11 +167,6 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     },
 
     /**
-     * PATCH: name, expiry and rate limit; audited, and pushed to every instance
-     * (expiry and rate limit are part of each cached key). A key caller may set
-     * an expiry or rate limit within its own, or tighten the key's.
-     */
-    /**
      * API_KEY_EXPIRING for each key that expires within 7 days, once per expiry
      * (a moved expires_at is warned of again); answers how many were warned, so
      * a sweep goes on while there are more.
@@ -284,19 +185,13 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       });
     },
 
+    /**
+     * PATCH: name, expiry and rate limit; audited, and pushed to every instance
+     * (expiry and rate limit are part of each cached key). A key caller may set
+     * an expiry or rate limit within its own, or tighten the key's.
+     */
     async update(caller: Principal, keyId: string, changes: UpdateKeyRequest, context: ChangeContext) {
-      const set: KeyChanges = {};
-      const granted: GrantField[] = [];
-      if (changes.name !== undefined) set.name = changes.name;
-      if (changes.expires_at !== undefined) {
-        set.expiresAt = changes.expires_at === null ? null : parseExpiry(changes.expires_at);
-        granted.push('expires_at');
-      }
-      if (changes.rate_limit !== undefined) {
-        set.rateLimit = changes.rate_limit?.limit ?? null;
-        set.rateLimitWindowSeconds = changes.rate_limit?.window_seconds ?? null;
-        granted.push('rate_limit');
-      }
+      const { set, granted } = changesOf(changes);
       return uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
         const key = await lockVisible(keyId, caller, apiKeys);
         assertChangeable(key);
@@ -402,7 +297,9 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
     /** Pages are cached briefly per request shape; any key change of the customer drops them. */
     async list(caller: Principal, request: ListKeysRequest) {
-      const merchantId = request.merchant_id ? await visibleMerchant(caller, request.merchant_id) : caller.merchantId;
+      const merchantId = request.merchant_id
+        ? await visibleMerchant(merchantsDal, caller, request.merchant_id)
+        : caller.merchantId;
       const email = request.username === undefined ? undefined : normaliseEmail(request.username);
       const cacheKey = JSON.stringify([
         caller.customerId,
@@ -435,49 +332,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       });
     },
 
-    async authenticate(apiKey: string): Promise<Principal> {
-      if (!isWellFormedApiKey(apiKey)) throw invalidKey();
-      const keyHash = sha256Hex(apiKey);
-      let verified = caches.verifiedKeys.get(keyHash);
-      if (!verified) {
-        const token = caches.verifiedKeys.token(keyHash);
-        const key = await dal.findByHash(keyHash);
-        // A disabled integration user's keys are refused as if revoked, until it is enabled again.
-        if (key?.status !== 'ENABLED' || !key.userEnabled) throw invalidKey();
-        const principal: Principal = {
-          auth: 'api_key',
-          userId: key.userId,
-          email: key.email,
-          userType: key.merchantId ? 'MERCHANT' : 'CUSTOMER',
-          customerId: key.customerId,
-          merchantId: key.merchantId,
-          sessionId: null,
-          role: null,
-          apiKeyId: key.id,
-          readOnly: key.access === 'read_only',
-          rateLimit:
-            key.rateLimit === null
-              ? null
-              : {
-                  limit: key.rateLimit,
-                  windowSeconds: key.rateLimitWindowSeconds!,
-                  counter: key.rollChainId ?? key.id,
-                },
-          keyExpiresAt: key.expiresAt,
-        };
-        verified = {
-          principal,
-          expiresAt: key.expiresAt?.getTime() ?? null,
-          merchantInactive: key.merchantStatus === 'INACTIVE',
-        };
-        caches.verifiedKeys.set(keyHash, keyHash, verified, token);
-      }
-      // Checked on every use: a cached key expires on time too.
-      if (verified.expiresAt !== null && verified.expiresAt <= Date.now()) throw expiredKey();
-      if (verified.merchantInactive) throw new ForbiddenError('merchant_inactive');
-      lastUse.touch(verified.principal.apiKeyId!);
-      return verified.principal;
-    },
+    /** The hot path of every request with a key (key-authentication.ts). */
+    authenticate: createKeyAuthentication(deps),
   };
 }
 

@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, Ref, SECURITY_ANY, problems } from '../../schemas/common.js';
+import { Ref, SECURITY_ANY } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, problems } from '../../schemas/problems.js';
 import { AuditEventListing, AuditEventListQuery } from './audit-schemas.js';
 import { AUDIT_DOCS } from './audit-docs.js';
 

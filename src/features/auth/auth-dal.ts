@@ -11,7 +11,13 @@ import {
   users,
 } from '../../db/schema.js';
 import type { SealedValues } from '../../lib/sealed-values.js';
-import { totpCell } from '../credentials/credentials-dal.js';
+import { type CredentialsDal, totpCell } from '../credentials/credentials-dal.js';
+
+/** The DALs a change of logins writes through: its own, and the user's stored credentials (bound as `users`, whose DAL holds them). */
+export interface AuthDals {
+  auth: AuthDal;
+  users: CredentialsDal;
+}
 
 export type ChallengeName = 'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA' | 'MFA_SETUP';
 

@@ -2,18 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../plugins/authentication.js';
 import { changeContext, clientGone } from '../../lib/request-context.js';
-import {
-  ALWAYS,
-  AUTHENTICATED,
-  AUTHENTICATED_WRITE,
-  NoContent,
-  READS_BODY,
-  Ref,
-  SECURITY_ANY,
-  SECURITY_BEARER,
-  WITH_BODY,
-  problems,
-} from '../../schemas/common.js';
+import { NoContent, Ref, SECURITY_ANY, SECURITY_BEARER } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, READS_BODY, WITH_BODY, problems } from '../../schemas/problems.js';
 import {
   ChallengeRequest,
   CurrentUser,

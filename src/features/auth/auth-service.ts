@@ -1,35 +1,25 @@
-/** Login, refresh rotation with reuse detection, logout (of one login or all), and bearer-token verification. */
-import { randomUUID } from 'node:crypto';
+/**
+ * Login with its challenges, and the auth service as one: the sessions
+ * (sessions.ts), bearer tokens (bearer-authentication.ts) and failed logins
+ * (failed-logins.ts) it composes.
+ */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
+import { UnauthorizedError } from '../../errors.js';
 import { opaqueToken, sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.js';
 import { normaliseEmail } from '../../lib/email.js';
-import { type AuditEvent, auditValues } from '../audit/audit-dal.js';
 import type { AccessTokens, AuthMethod } from './access-tokens.js';
 import { type AuthChangeHandlers, loginUnlockedNotice } from './auth-change-feed.js';
-import type { AuthDal, ChallengeName, NewToken } from './auth-dal.js';
-import type { CredentialsDal } from '../credentials/credentials-dal.js';
+import type { AuthDal, AuthDals, ChallengeName } from './auth-dal.js';
+import { createBearerAuthentication } from './bearer-authentication.js';
 import { assertStrongPassword } from '../credentials/password-policy.js';
 import { newRecoveryCodes, recoveryCodeHash, totpStep } from '../credentials/totp.js';
-import { createSessionGuard, hasSecondFactor, mfaRequired } from './session-guard.js';
+import { createFailedLogins } from './failed-logins.js';
+import { createLoginTokens, type TokenObject, type TokenOwner } from './login-tokens.js';
+import { createSessionGuard } from './session-guard.js';
+import { createSessions } from './sessions.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from '../credentials/password-hasher.js';
-import type { Principal, Role, UserType } from '../../lib/principal.js';
-
-export interface TokenObject {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  refresh_expires_in: number;
-}
-
-/** The DALs a change of logins writes through: its own, and the user's stored credentials (bound as `users`, whose DAL holds them). */
-export interface AuthDals {
-  auth: AuthDal;
-  users: CredentialsDal;
-}
 
 /** A login that needs one more step: its name and opaque session (docs/api.md, "Challenges"). */
 export interface Challenge {
@@ -71,134 +61,21 @@ export interface LoginClient {
   gone?: AbortSignal;
 }
 
-/** Who a login belongs to: what its access tokens say. */
-interface TokenOwner {
-  id: string;
-  type: UserType;
-  customerId: string;
-  email: string;
-  role: Role;
-}
-
 const PASSWORD: AuthMethod[] = ['pwd'];
 const PASSWORD_AND_CODE: AuthMethod[] = ['pwd', 'otp'];
 
-const REFRESH_PREFIX = 'fgr_';
 const CHALLENGE_PREFIX = 'fgc_';
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
-/** E-mails of token callers held in memory (they are not in the token); the oldest go first. */
-const EMAIL_CACHE_SIZE = 50_000;
 
 export function createAuthService(deps: AuthServiceDeps) {
   const { uow, authDal, hasher, accessTokens } = deps;
   const now = deps.now ?? (() => new Date());
   const guard = createSessionGuard(deps);
-  const emails = new Map<string, string>();
-  const rememberEmail = (userId: string, email: string) => {
-    if (emails.size >= EMAIL_CACHE_SIZE && !emails.has(userId)) emails.delete(emails.keys().next().value!);
-    emails.set(userId, email);
-  };
+  const tokens = createLoginTokens({ ...deps, now });
+  const sessions = createSessions({ uow, authDal, guard, tokens, now });
+  const failedLogins = createFailedLogins(deps);
+  const bearer = createBearerAuthentication({ authDal, accessTokens, guard, tokens, now });
   let unlisten: (() => Promise<void>) | undefined;
-
-  /** When a login's refresh tokens stop, however often they were refreshed. */
-  const sessionEnd = (openedAt: number) => openedAt + deps.sessionMaxAgeSeconds * 1000;
-
-  /**
-   * A new opaque refresh token of a login, the row that stores its hash, and its
-   * lifetime in seconds. It ends with the login at the latest: `sessionEndsAt`,
-   * or, for a new login, SESSION_MAX_AGE_SECONDS from now.
-   */
-  function newRefreshToken(
-    sessionId: string,
-    sessionEndsAt?: number,
-  ): { token: string; row: NewToken; expiresIn: number } {
-    const token = opaqueToken(REFRESH_PREFIX);
-    const issuedAt = now().getTime();
-    const expiresAt = Math.min(issuedAt + deps.refreshTokenTtlSeconds * 1000, sessionEndsAt ?? sessionEnd(issuedAt));
-    return {
-      token,
-      row: { tokenHash: sha256Hex(token), sessionId, kind: 'refresh', expiresAt: new Date(expiresAt) },
-      expiresIn: Math.floor((expiresAt - issuedAt) / 1000),
-    };
-  }
-
-  /** The answer of a login or a refresh: a signed access token (JWT) beside the refresh token. */
-  async function tokenObject(
-    sessionId: string,
-    owner: TokenOwner,
-    amr: AuthMethod[],
-    refresh: { token: string; expiresIn: number },
-  ): Promise<TokenObject> {
-    const access = await accessTokens.sign({
-      sub: owner.id,
-      sid: sessionId,
-      user_type: owner.type,
-      customer_id: owner.customerId,
-      role: owner.role,
-      amr,
-    });
-    rememberEmail(owner.id, owner.email);
-    return {
-      access_token: access.token,
-      token_type: 'Bearer',
-      expires_in: deps.accessTokenTtlSeconds,
-      refresh_token: refresh.token,
-      refresh_expires_in: refresh.expiresIn,
-    };
-  }
-
-  /**
-   * A failed login is recorded without the caller waiting for it: awaiting the
-   * write would make a wrong password for a real user answer later than one for
-   * an unknown user (nothing to record), and tell the two apart. stop() waits
-   * for what is still being written.
-   */
-  const backgroundWrites = new Set<Promise<void>>();
-  function recordInBackground(context: ChangeContext, event: AuditEvent): void {
-    const write = uow
-      .write(context, ({ audit }) => audit(event))
-      .catch((err) => deps.onBackgroundError?.(err, 'could not record a failed login in the audit trail'))
-      .finally(() => backgroundWrites.delete(write));
-    backgroundWrites.add(write);
-  }
-
-  /** Ends every login of a user, here at once and on other instances by NOTIFY; answers how many were live. */
-  async function endSessions(user: { id: string; customerId: string }, context: ChangeContext): Promise<number> {
-    return uow.write(context, async (scope) => {
-      const ids = await guard.revokeUserSessionsIn(scope, user.id, 'logout_all');
-      await scope.audit({
-        action: 'auth.logout_all',
-        customerId: user.customerId,
-        targetType: 'user',
-        targetId: user.id,
-        details: { sessions: ids.length },
-      });
-      return ids.length;
-    });
-  }
-
-  /** A new login of `user`, proven by `amr`: its session, refresh token and audit record in one statement, then its tokens. */
-  async function openLogin(
-    user: TokenOwner,
-    amr: AuthMethod[],
-    context: ChangeContext,
-    address: string,
-  ): Promise<TokenObject> {
-    const sessionId = randomUUID();
-    const refresh = newRefreshToken(sessionId);
-    const audit = auditValues(
-      { ...context, actor: { type: 'user', id: user.id } },
-      {
-        action: 'auth.login',
-        customerId: user.customerId,
-        targetType: 'auth_session',
-        targetId: sessionId,
-        details: { client_address: address },
-      },
-    );
-    await authDal.openSession(user.id, amr, refresh.row, audit);
-    return tokenObject(sessionId, user, amr, refresh);
-  }
 
   /** A challenge instead of tokens: its session is good once, for 5 minutes. */
   async function challenge(name: ChallengeName, userId: string, dal: AuthDal = authDal): Promise<LoginAnswer> {
@@ -249,13 +126,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
       if (!user || !passwordOk) {
         if (user) {
-          recordInBackground(context, {
-            action: 'auth.login_failed',
-            customerId: user.customerId,
-            targetType: 'user',
-            targetId: user.id,
-            details: { client_address: client.address },
-          });
+          failedLogins.record(context, user, client.address);
         }
         throw invalidCredentials();
       }
@@ -267,7 +138,9 @@ export function createAuthService(deps: AuthServiceDeps) {
       const factor = secondFactor(user);
       if (factor) return challenge(factor, user.id);
       await deps.throttle.succeed(name, client.address);
-      return { token: await openLogin({ ...user, email: name, role: user.role! }, PASSWORD, context, client.address) };
+      return {
+        token: await sessions.open({ ...user, email: name, role: user.role! }, PASSWORD, context, client.address),
+      };
     },
 
     /**
@@ -302,7 +175,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         });
         if (!spent) throw invalidChallenge();
         if (pending.requireMfa && !pending.totpEnabled) return challenge('MFA_SETUP', owner.id);
-        return { token: await openLogin(owner, PASSWORD, context, address) };
+        return { token: await sessions.open(owner, PASSWORD, context, address) };
       }
       if (answer.code === undefined) throw invalidChallenge(`${answer.name} needs code.`);
       await deps.throttle.attempt(pending.email, address);
@@ -332,17 +205,11 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
       if (outcome === 'spent') throw invalidChallenge();
       if (outcome === 'wrong') {
-        recordInBackground(context, {
-          action: 'auth.login_failed',
-          customerId: owner.customerId,
-          targetType: 'user',
-          targetId: owner.id,
-          details: { client_address: address, factor: 'totp' },
-        });
+        failedLogins.record(context, owner, address, 'totp');
         throw invalidChallenge('The code is not correct or was already used; log in again.');
       }
       await deps.throttle.succeed(pending.email, address);
-      const token = await openLogin(owner, PASSWORD_AND_CODE, context, address);
+      const token = await sessions.open(owner, PASSWORD_AND_CODE, context, address);
       return outcome.recoveryCodes ? { token, recovery_codes: outcome.recoveryCodes } : { token };
     },
 
@@ -362,106 +229,16 @@ export function createAuthService(deps: AuthServiceDeps) {
       return deps.throttle.succeed(normaliseEmail(email), address);
     },
 
-    /** A failed check of a known user's password, written without the caller waiting (see recordInBackground). */
+    /** A failed check of a known user's password, written without the caller waiting (failed-logins.ts). */
     recordFailure(context: ChangeContext, user: { id: string; customerId: string }, address: string): void {
-      recordInBackground(context, {
-        action: 'auth.login_failed',
-        customerId: user.customerId,
-        targetType: 'user',
-        targetId: user.id,
-        details: { client_address: address },
-      });
+      failedLogins.record(context, user, address);
     },
 
-    /**
-     * Rotates a refresh token, within SESSION_MAX_AGE_SECONDS of its login. A
-     * second use of one revokes its whole family: `auth.refresh_reuse_detected`
-     * of the user's customer, with the address it came from. A login made
-     * without a one-time code is not renewed while its customer requires one.
-     */
-    async refresh(refreshToken: string, context: ChangeContext, clientAddress: string): Promise<TokenObject> {
-      const tokenHash = sha256Hex(refreshToken);
-      const outcome = await uow.write(context, async (scope) => {
-        const { auth } = scope.dal;
-        const token = await auth.lockRefreshToken(tokenHash);
-        if (!token) return { error: 'invalid' as const };
-        // Before revocation: turning require_mfa on ended the login, and this says why.
-        if (token.requireMfa && !hasSecondFactor(token.amr)) return { error: 'mfa' as const };
-        if (token.revokedAt !== null) return { error: 'invalid' as const };
-        if (token.consumedAt !== null) {
-          await guard.revokeSessionIn(scope, token.sessionId, 'refresh_token_reuse');
-          await scope.audit(
-            {
-              action: 'auth.refresh_reuse_detected',
-              customerId: token.customerId,
-              targetType: 'auth_session',
-              targetId: token.sessionId,
-              details: { client_address: clientAddress },
-            },
-            { type: 'user', id: token.userId },
-          );
-          return { error: 'reused' as const };
-        }
-        const endsAt = sessionEnd(token.sessionCreatedAt.getTime());
-        if (Math.min(token.expiresAt.getTime(), endsAt) <= now().getTime()) return { error: 'invalid' as const };
-        await auth.consumeToken(tokenHash, now());
-        const refresh = newRefreshToken(token.sessionId, endsAt);
-        await auth.insertTokens([refresh.row]);
-        const owner = {
-          id: token.userId,
-          type: token.userType,
-          customerId: token.customerId,
-          email: token.email,
-          role: token.role!,
-        };
-        return { tokens: await tokenObject(token.sessionId, owner, token.amr, refresh) };
-      });
-      if ('tokens' in outcome && outcome.tokens) return outcome.tokens;
-      if (outcome.error === 'mfa') throw mfaRequired('login');
-      throw outcome.error === 'reused'
-        ? new UnauthorizedError(
-            'refresh_token_reused',
-            'This refresh token was already used; the login has been revoked.',
-          )
-        : new UnauthorizedError('invalid_refresh_token', 'The refresh token is not valid.');
-    },
-
-    async logout(principal: Principal, context: ChangeContext): Promise<void> {
-      if (principal.auth !== 'token' || !principal.sessionId) {
-        throw new ForbiddenError(
-          'forbidden',
-          'Logout ends a token login; API keys are revoked with DELETE /v1/api-keys/{id}.',
-        );
-      }
-      const sessionId = principal.sessionId;
-      await uow.write(context, async (scope) => {
-        await guard.revokeSessionIn(scope, sessionId, 'logout');
-        await scope.audit({
-          action: 'auth.logout',
-          customerId: principal.customerId,
-          targetType: 'auth_session',
-          targetId: sessionId,
-        });
-      });
-    },
-
-    /** POST /v1/logout/all: ends every login of the caller's user, on every instance. */
-    async logoutAll(principal: Principal, context: ChangeContext): Promise<void> {
-      if (principal.auth !== 'token') {
-        throw new ForbiddenError(
-          'forbidden',
-          'Logout ends token logins; API keys are revoked with DELETE /v1/api-keys/{id}.',
-        );
-      }
-      await endSessions({ id: principal.userId, customerId: principal.customerId }, context);
-    },
-
-    /** `feegate users logout`: ends every login of the login user of an e-mail, on every instance; answers how many were live. */
-    async logoutUser(email: string, context: ChangeContext): Promise<number> {
-      const user = await authDal.findLoginUser(normaliseEmail(email));
-      if (!user) throw new NotFoundError('user_not_found', 'No login user has this e-mail.');
-      return endSessions(user, context);
-    },
+    refresh: sessions.refresh,
+    logout: sessions.logout,
+    logoutAll: sessions.logoutAll,
+    logoutUser: sessions.logoutUser,
+    pruneExpiredTokens: sessions.pruneExpiredTokens,
 
     /**
      * `feegate users unlock`: clears a user name's failed-login counts on every
@@ -474,61 +251,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       await deps.throttle.unlock(name);
     },
 
-    /** Housekeeping: drops tokens that expired (sessions stay, for the audit trail). */
-    async pruneExpiredTokens(): Promise<number> {
-      return authDal.deleteExpiredTokens(now());
-    },
-
-    /**
-     * The signature, issuer, type and expiry are checked in memory, and so are
-     * revocation and require_mfa while the push channel is up: no database
-     * read per request.
-     */
-    async authenticateAccessToken(token: string): Promise<Principal> {
-      const claims = await accessTokens.verify(token);
-      await guard.assertLive(claims);
-      let email = emails.get(claims.sub);
-      if (email === undefined) {
-        email = await authDal.findUserEmail(claims.sub);
-        if (email === undefined)
-          throw new UnauthorizedError('invalid_token', 'The access token is not valid or has expired.');
-        rememberEmail(claims.sub, email);
-      }
-      return {
-        auth: 'token',
-        userId: claims.sub,
-        email,
-        userType: claims.user_type,
-        customerId: claims.customer_id,
-        merchantId: null,
-        sessionId: claims.sid,
-        role: claims.role,
-        apiKeyId: null,
-      };
-    },
-
-    /**
-     * The session of an MFA_SETUP challenge, sent as a bearer token: it stands
-     * for its user on the two enrolment operations only (the plugin refuses it
-     * elsewhere). Read from the database: it is rare, never a hot path.
-     */
-    async authenticateChallengeSession(session: string): Promise<Principal> {
-      const pending = await authDal.findChallenge(sha256Hex(session), now(), false);
-      if (pending?.name !== 'MFA_SETUP' || !pending.enabled) {
-        throw new UnauthorizedError('invalid_token', 'The challenge session is not valid, was used or has expired.');
-      }
-      return {
-        auth: 'token',
-        userId: pending.userId,
-        email: pending.email,
-        userType: pending.type,
-        customerId: pending.customerId,
-        merchantId: null,
-        sessionId: null,
-        role: pending.role,
-        apiKeyId: null,
-      };
-    },
+    authenticateAccessToken: bearer.authenticateAccessToken,
+    authenticateChallengeSession: bearer.authenticateChallengeSession,
 
     /** Adds a signing key that signs from now on (feegate signing-keys rotate); answers its kid. */
     rotateSigningKey(): Promise<string> {
@@ -558,7 +282,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     async stop(): Promise<void> {
-      await Promise.all(backgroundWrites);
+      await failedLogins.settled();
       await guard.setConnected(false);
       // The database may already be gone; there is nothing left to unsubscribe from then.
       await unlisten?.().catch(() => {});

@@ -10,7 +10,7 @@
  */
 import type { Database } from '../../db/database.js';
 import { createPushedCache } from '../../lib/pushed-cache.js';
-import type { TimelineRow } from './fee-rules-dal.js';
+import type { TimelineRow } from './fee-rule-history-dal.js';
 
 const CHANNEL = 'feegate_fee_rules_changed';
 const SCOPE = 'all';

@@ -4,15 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationCode } from '../../error-catalogue.js';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import {
-  ALWAYS,
-  AUTHENTICATED,
-  AUTHENTICATED_WRITE,
-  Ref,
-  SECURITY_ANY,
-  WITH_BODY,
-  problems,
-} from '../../schemas/common.js';
+import { Ref, SECURITY_ANY } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from '../../schemas/problems.js';
 import {
   AssignmentQuery,
   BulkAssignAllBody,

@@ -1,7 +1,8 @@
 /** HTTP only: translate catalogue listing requests to the payment plans service. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../plugins/authentication.js';
-import { ALWAYS, AUTHENTICATED, Ref, SECURITY_ANY, problems } from '../../schemas/common.js';
+import { Ref, SECURITY_ANY } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, problems } from '../../schemas/problems.js';
 import { PaymentPlanListing, PaymentPlanListQuery } from './payment-plans-schemas.js';
 import { PAYMENT_PLANS_DOCS } from './payment-plans-docs.js';
 

@@ -5,7 +5,7 @@
  * assigned at its change's instant. Small sets (a merchant's plans), so in memory.
  */
 import type { PlanRow, PlanStatus } from './payment-plans-dal.js';
-import type { HeldPlanRow } from './fee-rules-dal.js';
+import type { HeldPlanRow } from './fee-rule-history-dal.js';
 import type { ScheduledChangeRow } from './scheduled-changes-dal.js';
 
 type Plan = Omit<PlanRow, 'isSelected'> & { status: PlanStatus };

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ServiceUnavailableError } from '../../errors.js';
-import { Component, Ref, problems } from '../../schemas/common.js';
+import { Component, Ref } from '../../schemas/common.js';
+import { problems } from '../../schemas/problems.js';
 import { HEALTH_DOCS } from './health-docs.js';
 
 const Status = Component(

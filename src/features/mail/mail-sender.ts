@@ -7,6 +7,7 @@
  */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { createBackgroundWorker } from '../../lib/background-worker.js';
+import type { Log } from '../../lib/log.js';
 import type { MailDal } from './mail-dal.js';
 
 const BATCH = 20;
@@ -17,7 +18,7 @@ export interface MailSenderOptions {
   smtpUrl: string;
   from: string;
   uow: UnitOfWork<{ mail: MailDal }>;
-  log: { warn(obj: object, msg: string): void };
+  log: Log;
 }
 
 export function createMailSender({ smtpUrl, from, uow, log }: MailSenderOptions) {

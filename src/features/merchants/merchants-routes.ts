@@ -3,15 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import {
-  ALWAYS,
-  AUTHENTICATED,
-  AUTHENTICATED_WRITE,
-  Ref,
-  SECURITY_ANY,
-  WITH_BODY,
-  problems,
-} from '../../schemas/common.js';
+import { Ref, SECURITY_ANY } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from '../../schemas/problems.js';
 import { MERCHANTS_DOCS } from './merchants-docs.js';
 import {
   CreateMerchantBody,

@@ -2,7 +2,7 @@
  * The operator's import document, built from the API's own schemas
  * (src/schemas/common.ts): ids are UUIDs in any letter case, lower-cased by the
  * validator; text refuses U+0000; an e-mail is one exactly as the API says.
- * Checked by the API's validator for JSON bodies (import-service.ts), so the
+ * Checked by the API's validator for JSON bodies (import-checks.ts), so the
  * command line accepts what the API accepts.
  */
 import { type Static, Type } from '@sinclair/typebox';

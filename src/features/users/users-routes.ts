@@ -2,17 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import {
-  ALWAYS,
-  AUTHENTICATED,
-  AUTHENTICATED_WRITE,
-  NoContent,
-  Ref,
-  SECURITY_ANY,
-  SECURITY_BEARER,
-  WITH_BODY,
-  problems,
-} from '../../schemas/common.js';
+import { NoContent, Ref, SECURITY_ANY, SECURITY_BEARER } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from '../../schemas/problems.js';
 import { USERS_DOCS } from './users-docs.js';
 import {
   ChangePasswordBody,

@@ -16,7 +16,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { createBackgroundWorker } from '../../lib/background-worker.js';
 import { SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import { webhookAttemptDuration, webhookAttempts } from '../../lib/metrics.js';
-import type { ServiceLog } from '../../services.js';
+import type { Log } from '../../lib/log.js';
 import type { WebhookSender } from './webhook-sender.js';
 import type { AttemptResult, ClaimedDelivery } from './webhook-queue-dal.js';
 import type { WebhooksDal } from './webhooks-dal.js';
@@ -41,7 +41,7 @@ export interface DeliveryOptions {
   retrySchedule: readonly number[];
   timeoutMs: number;
   concurrency: number;
-  log: ServiceLog;
+  log: Log;
 }
 
 /** The most attempts in flight one customer may have: half the instance's, at least one. */

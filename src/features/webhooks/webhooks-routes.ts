@@ -3,17 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
-import {
-  ALWAYS,
-  AUTHENTICATED,
-  AUTHENTICATED_WRITE,
-  NoContent,
-  READS_BODY,
-  Ref,
-  SECURITY_ANY,
-  WITH_BODY,
-  problems,
-} from '../../schemas/common.js';
+import { NoContent, Ref, SECURITY_ANY } from '../../schemas/common.js';
+import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, READS_BODY, WITH_BODY, problems } from '../../schemas/problems.js';
 import { WEBHOOKS_DOCS } from './webhooks-docs.js';
 import {
   CreateWebhookBody,

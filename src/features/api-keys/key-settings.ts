@@ -1,0 +1,64 @@
+/** A key's settings (docs/key-lifecycle.md) as a request sends them: a new key's, or a change of one. */
+import { ValidationError } from '../../errors.js';
+import { parseInstant } from '../../lib/instant.js';
+import type { KeyChanges, KeyLifecycle } from './api-keys-dal.js';
+import { MAX_KEY_LIFETIME_YEARS } from './api-keys-schemas.js';
+import type { Grant, GrantField } from './key-grants.js';
+
+/** Optional settings of a new key (docs/key-lifecycle.md). */
+export interface KeySettings {
+  name?: string | undefined;
+  expires_at?: string | undefined;
+  access?: 'full' | 'read_only' | undefined;
+  rate_limit?: { limit: number; window_seconds: number } | undefined;
+}
+
+export interface UpdateKeyRequest {
+  name?: string | null | undefined;
+  expires_at?: string | null | undefined;
+  rate_limit?: { limit: number; window_seconds: number } | null | undefined;
+}
+
+/** An expiry must lie ahead, and not too far: keys that never rotate are what expiry exists to prevent. */
+function parseExpiry(value: string, now = Date.now()): Date {
+  const at = parseInstant('expires_at', value, 'The body is not valid.');
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_KEY_LIFETIME_YEARS);
+  if (at.getTime() <= now) throw new ValidationError([{ field: 'expires_at', message: 'must be in the future' }]);
+  if (at > latest)
+    throw new ValidationError([
+      { field: 'expires_at', message: `must be at most ${MAX_KEY_LIFETIME_YEARS} years ahead` },
+    ]);
+  return at;
+}
+
+/** A new key's settings: what was sent, else what the creating key has (`inherited`), else none. */
+export function lifecycleOf(settings: KeySettings, inherited: Grant | null = null): KeyLifecycle {
+  const rateLimit = settings.rate_limit
+    ? { limit: settings.rate_limit.limit, windowSeconds: settings.rate_limit.window_seconds }
+    : (inherited?.rateLimit ?? null);
+  return {
+    name: settings.name ?? null,
+    expiresAt: settings.expires_at === undefined ? (inherited?.expiresAt ?? null) : parseExpiry(settings.expires_at),
+    access: settings.access ?? inherited?.access ?? 'full',
+    rateLimit: rateLimit?.limit ?? null,
+    rateLimitWindowSeconds: rateLimit?.windowSeconds ?? null,
+  };
+}
+
+/** A PATCH as the columns it sets, and the granted settings among them (bounded for a key caller). */
+export function changesOf(changes: UpdateKeyRequest): { set: KeyChanges; granted: GrantField[] } {
+  const set: KeyChanges = {};
+  const granted: GrantField[] = [];
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.expires_at !== undefined) {
+    set.expiresAt = changes.expires_at === null ? null : parseExpiry(changes.expires_at);
+    granted.push('expires_at');
+  }
+  if (changes.rate_limit !== undefined) {
+    set.rateLimit = changes.rate_limit?.limit ?? null;
+    set.rateLimitWindowSeconds = changes.rate_limit?.window_seconds ?? null;
+    granted.push('rate_limit');
+  }
+  return { set, granted };
+}
