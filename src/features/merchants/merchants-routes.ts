@@ -5,7 +5,9 @@ import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { Ref, SECURITY_ANY } from '../../schemas/common.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from '../../schemas/problems.js';
+import { merchantListingStream } from './merchant-listing-text.js';
 import { MERCHANTS_DOCS } from './merchants-docs.js';
+import type { MerchantResource } from './merchants-service.js';
 import {
   CreateMerchantBody,
   Merchant,
@@ -14,6 +16,9 @@ import {
   MerchantParams,
   UpdateMerchantBody,
 } from './merchants-schemas.js';
+
+/** The one-merchant answer's schema: the listing writes each merchant exactly as GET /v1/merchants/{id} does. */
+const ONE_MERCHANT = Ref(Merchant);
 
 export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { merchants } = app.services;
@@ -32,7 +37,13 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: MerchantListQuery,
         response: { 200: Ref(MerchantListing), ...problems(...AUTHENTICATED, ...ALWAYS) },
       },
-      handler: async (request) => merchants.list(principalOf(request), request.query),
+      handler: async (request, reply) => {
+        const listing = await merchants.list(principalOf(request), request.query);
+        const serialize = reply.compileSerializationSchema(ONE_MERCHANT) as (m: MerchantResource) => string;
+        // The 200 schema documents the text the stream writes; Fastify sends a stream unserialised.
+        const text = merchantListingStream(listing, serialize) as never;
+        return reply.type('application/json; charset=utf-8').send(text);
+      },
     });
   }
 

@@ -14,7 +14,7 @@ import type { ApiKeysDal } from '../api-keys/api-keys-dal.js';
 import { type KeyCaches, keysChangeNotice } from '../api-keys/key-change-feed.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import { merchantResource, readPlatformFields } from './merchant-shapes.js';
-import type { MerchantChanges, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
+import type { MerchantChanges, MerchantListRow, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
 import type {
   Country,
   CreateMerchantRequest,
@@ -26,10 +26,17 @@ import type {
 export type { MerchantResource };
 export { merchantResource };
 
-/** The platform's listing shape: the page's merchants under `_embedded`. */
+/** A listing page: its descriptor, and its merchants in order, batch by batch as they are read. */
 export interface MerchantPage {
-  _embedded: { merchants: MerchantResource[] };
   page: Page<unknown>['page'];
+  merchants: AsyncIterable<MerchantResource[]>;
+}
+
+/** Rows per query of a listing page: small enough that 50 pages of 10,000 at once stay within the memory budget. */
+const LISTING_BATCH_ROWS = 250;
+
+async function* resources(batches: AsyncIterable<MerchantListRow[]>): AsyncGenerator<MerchantResource[]> {
+  for await (const rows of batches) yield rows.map(merchantResource);
 }
 
 /** The DALs a change of merchants writes through (the customer's assignment lock takes its own). */
@@ -84,18 +91,16 @@ export function createMerchantsService(deps: {
   }
 
   return {
+    /** The page descriptor now, the merchants as they are read: the caller writes them out batch by batch. */
     async list(
       principal: Principal,
       query: PageRequest & { q?: string | undefined; status?: string | undefined },
     ): Promise<MerchantPage> {
-      const { rows, total } = await merchantsDal.list(scopeOf(principal), {
-        page: query.page,
-        size: query.size,
-        search: query.q,
-        status: query.status?.toUpperCase() as MerchantStatus | undefined,
-      });
-      const { data, page } = toPage(rows.map(merchantResource), total, query);
-      return { _embedded: { merchants: data }, page };
+      const scope = scopeOf(principal);
+      const filters = { search: query.q, status: query.status?.toUpperCase() as MerchantStatus | undefined };
+      const total = await merchantsDal.count(scope, filters);
+      const batches = merchantsDal.pageInBatches(scope, { ...query, ...filters }, LISTING_BATCH_ROWS);
+      return { page: toPage([], total, query).page, merchants: resources(batches) };
     },
 
     async get(principal: Principal, id: string): Promise<MerchantResource> {
