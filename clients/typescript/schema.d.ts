@@ -465,6 +465,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a merchant key (the platform SDK's path)
+         * @description POST /v1/api-keys for a MERCHANT key, as the platform's SDK asks for it: `{ user, user_type: MERCHANT, customer_id, merchant_id }`, also under /api. The SDK sends `X-API-KEY` (a customer key) and `Authorization` (a customer token, with or without `Bearer`) together: here both may be present, and then both must be valid and of the same customer (else 401); the key is the caller. The answer is the platform's: `{ id, api_key, user, user_type, merchant_id, customer_id, create_date, update_date }`; the rules and errors are POST /v1/api-keys'.
+         */
+        post: operations["createSdkMerchantKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys/{id}": {
         parameters: {
             query?: never;
@@ -676,7 +696,7 @@ export interface paths {
         put?: never;
         /**
          * Add a login user
-         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. The body may be the platform's CreateUserRequest instead, `{ user_type: CUSTOMER, attributes: { email, customer_id, name? } }`: `customer_id` must be the caller's (else 404 customer_not_found), and `user_type: MERCHANT` is a 400 (merchant users act through API keys: POST /v1/api-keys with merchant_id). Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
          */
         post: operations["createUser"];
         delete?: never;
@@ -1264,6 +1284,8 @@ export interface components {
                 /** @description Length of the window in seconds */
                 window_seconds: number;
             };
+            /** @description The platform's: when sent, MERCHANT with merchant_id and CUSTOMER without (else 400) */
+            user_type?: "CUSTOMER" | "MERCHANT";
         };
         /**
          * @description A new API key, with the full key shown this once
@@ -1276,6 +1298,7 @@ export interface components {
          *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
          *       "status": "ENABLED",
          *       "create_date": "2026-11-23T07:30:00.000Z",
+         *       "update_date": "2026-11-23T07:30:00.000Z",
          *       "name": "POS terminals, store 12",
          *       "expires_at": "2027-11-23T00:00:00.000Z",
          *       "access": "full",
@@ -1317,6 +1340,11 @@ export interface components {
              * @description ISO 8601 UTC, milliseconds, Z
              */
             create_date: string;
+            /**
+             * Format: date-time
+             * @description When the key last changed: create_date, for a new key
+             */
+            update_date: string;
             /** @description null when unset */
             name: string | null;
             /**
@@ -1345,6 +1373,81 @@ export interface components {
                 /** @description The login user's e-mail, or that of the API key's user; null for the operator */
                 email: string | null;
             } | null;
+        };
+        /**
+         * @description The platform SDK's request for a merchant key
+         * @example {
+         *       "user": "pos-terminal@acme.example",
+         *       "user_type": "MERCHANT",
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+         *     }
+         */
+        SdkMerchantKeyRequest: {
+            /**
+             * Format: email
+             * @description E-mail of the merchant user the key is for
+             */
+            user: string;
+            /**
+             * @description Always MERCHANT: this path makes merchant keys
+             * @enum {string}
+             */
+            user_type: "MERCHANT";
+            /**
+             * Format: uuid
+             * @description The caller's customer
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description A merchant of customer_id
+             */
+            merchant_id: string;
+        };
+        /**
+         * @description A new merchant key as the platform's SDK reads it
+         * @example {
+         *       "id": "3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90",
+         *       "api_key": "fgk_22WY3G1n6Bmo56ATzpJZx6SHFfC2JU7W1sHFV4",
+         *       "user": "pos-terminal@acme.example",
+         *       "user_type": "MERCHANT",
+         *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "create_date": "2026-11-23T07:30:00.000Z",
+         *       "update_date": "2026-11-23T07:30:00.000Z"
+         *     }
+         */
+        SdkCreatedKey: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            /** @description The full key. Shown only in this response. */
+            api_key: string;
+            user: string;
+            user_type: "CUSTOMER" | "MERCHANT";
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            merchant_id: string;
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            customer_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            update_date: string;
         };
         /**
          * @description An API key as listed: masked
@@ -3592,7 +3695,15 @@ export interface components {
             };
         };
         /**
-         * @description A new login user of the caller's customer (role MEMBER unless given)
+         * @description A new login user of the caller's customer (role MEMBER unless given): the platform's `{ user_type, attributes: { email, customer_id, name? } }`, or feegate's `{ email, name?, description?, role? }`; one of `email` and `attributes` is required (else a 400 naming email)
+         * @example {
+         *       "user_type": "CUSTOMER",
+         *       "attributes": {
+         *         "email": "ana@acme.example",
+         *         "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *         "name": "Ana Gómez"
+         *       }
+         *     }
          * @example {
          *       "email": "ana@acme.example",
          *       "name": "Ana Gómez",
@@ -3604,11 +3715,27 @@ export interface components {
              * Format: email
              * @description E-mail address: name@domain with at least one dot in the domain
              */
-            email: string;
+            email?: string;
             name?: string;
             description?: string;
             /** @description ADMIN: everything, users too; MEMBER: everything but users; VIEWER: reads only */
             role?: "ADMIN" | "MEMBER" | "VIEWER";
+            /** @description The platform's CreateUserRequest: CUSTOMER (MERCHANT is a 400: merchant users act through API keys, POST /v1/api-keys with merchant_id) */
+            user_type?: "CUSTOMER" | "MERCHANT";
+            /** @description The platform's CreateUserRequest attributes */
+            attributes?: {
+                /**
+                 * Format: email
+                 * @description E-mail address: name@domain with at least one dot in the domain
+                 */
+                email: string;
+                /**
+                 * Format: uuid
+                 * @description The caller's customer (another is a 404 customer_not_found)
+                 */
+                customer_id: string;
+                name?: string;
+            };
         };
         /**
          * @description What changes (at least one field); what is left out stays
@@ -3784,6 +3911,7 @@ export interface components {
          */
         CreateWebhookRequest: {
             /**
+             * Format: uri
              * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
              * @example https://hooks.example.com/feegate
              */
@@ -3807,6 +3935,7 @@ export interface components {
          */
         UpdateWebhookRequest: {
             /**
+             * Format: uri
              * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
              * @example https://hooks.example.com/feegate
              */
@@ -3841,6 +3970,7 @@ export interface components {
              * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             id: string;
+            /** Format: uri */
             notification_url: string;
             notification_type: string[];
             /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
@@ -8503,6 +8633,7 @@ export interface operations {
                      *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
                      *       "status": "ENABLED",
                      *       "create_date": "2026-11-23T07:30:00.000Z",
+                     *       "update_date": "2026-11-23T07:30:00.000Z",
                      *       "name": "POS terminals, store 12",
                      *       "expires_at": "2027-11-23T00:00:00.000Z",
                      *       "access": "full",
@@ -8518,6 +8649,178 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden, key_escalation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden" | "key_escalation";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found, merchant_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found" | "merchant_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: user_conflict, api_key_limit_reached */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "user_conflict" | "api_key_limit_reached";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createSdkMerchantKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user": "pos-terminal@acme.example",
+                 *       "user_type": "MERCHANT",
+                 *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SdkMerchantKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description A new merchant key as the platform's SDK reads it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90",
+                     *       "api_key": "fgk_22WY3G1n6Bmo56ATzpJZx6SHFfC2JU7W1sHFV4",
+                     *       "user": "pos-terminal@acme.example",
+                     *       "user_type": "MERCHANT",
+                     *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "create_date": "2026-11-23T07:30:00.000Z",
+                     *       "update_date": "2026-11-23T07:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SdkCreatedKey"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials */
@@ -9019,6 +9322,7 @@ export interface operations {
                      *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
                      *       "status": "ENABLED",
                      *       "create_date": "2026-11-23T07:30:00.000Z",
+                     *       "update_date": "2026-11-23T07:30:00.000Z",
                      *       "name": "POS terminals, store 12",
                      *       "expires_at": "2027-11-23T00:00:00.000Z",
                      *       "access": "full",
@@ -10769,9 +11073,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "ana@acme.example",
-                 *       "name": "Ana Gómez",
-                 *       "role": "MEMBER"
+                 *       "user_type": "CUSTOMER",
+                 *       "attributes": {
+                 *         "email": "ana@acme.example",
+                 *         "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *         "name": "Ana Gómez"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["CreateUserRequest"];
@@ -10846,6 +11153,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found";
                     };
                 };
             };
@@ -12327,6 +12646,11 @@ export interface operations {
                          * @description ISO 8601 UTC, milliseconds, Z
                          */
                         create_date: string;
+                        /**
+                         * Format: date-time
+                         * @description When the key last changed: create_date, for a new key
+                         */
+                        update_date: string;
                         /** @description null when unset */
                         name: string | null;
                         /**
@@ -12462,6 +12786,11 @@ export interface operations {
                          * @description ISO 8601 UTC, milliseconds, Z
                          */
                         create_date: string;
+                        /**
+                         * Format: date-time
+                         * @description When the key last changed: create_date, for a new key
+                         */
+                        update_date: string;
                         /** @description null when unset */
                         name: string | null;
                         /**

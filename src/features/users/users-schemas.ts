@@ -133,10 +133,10 @@ export const CreateUserBody = Component(
     },
     {
       additionalProperties: false,
+      minProperties: 1,
       description:
-        "A new login user of the caller's customer (role MEMBER unless given): feegate's `{ email, name?, description?, role? }`, or the platform's `{ user_type, attributes: { email, customer_id, name? } }`; one of `email` and `attributes` is required",
+        "A new login user of the caller's customer (role MEMBER unless given): the platform's `{ user_type, attributes: { email, customer_id, name? } }`, or feegate's `{ email, name?, description?, role? }`; one of `email` and `attributes` is required (else a 400 naming email)",
       examples: [
-        { email: 'ana@acme.example', name: 'Ana Gómez', role: 'MEMBER' },
         {
           user_type: 'CUSTOMER',
           attributes: {
@@ -145,6 +145,7 @@ export const CreateUserBody = Component(
             name: 'Ana Gómez',
           },
         },
+        { email: 'ana@acme.example', name: 'Ana Gómez', role: 'MEMBER' },
       ],
     },
   ),
