@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { MerchantPage, MerchantResource } from './merchants-service.js';
 
 /** Text waiting for the socket before the next batch is read: the stream's back-pressure. */
-const HIGH_WATER_MARK_BYTES = 64 * 1024;
+const HIGH_WATER_MARK_BYTES = 16 * 1024;
 
 async function* listingText(listing: MerchantPage, serialize: (merchant: MerchantResource) => string) {
   yield '{"_embedded":{"merchants":[';

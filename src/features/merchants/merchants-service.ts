@@ -33,7 +33,7 @@ export interface MerchantPage {
 }
 
 /** Rows per query of a listing page: small enough that 50 pages of 10,000 at once stay within the memory budget. */
-const LISTING_BATCH_ROWS = 250;
+const LISTING_BATCH_ROWS = 100;
 
 async function* resources(batches: AsyncIterable<MerchantListRow[]>): AsyncGenerator<MerchantResource[]> {
   for await (const rows of batches) yield rows.map(merchantResource);
