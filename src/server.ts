@@ -13,7 +13,7 @@ import { type Config, keyRingOf } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { DEMO_LOGINS, demoDocument } from './features/operator/demo-data.js';
 import type { PasswordHasher } from './features/credentials/password-hasher.js';
-import { createDataLayer } from './db/data-layer.js';
+import { createDataLayer } from './data-layer.js';
 import { withKeyRing } from './key-ring-file.js';
 import { createSealedValues } from './lib/sealed-values.js';
 import { createServices } from './services.js';

@@ -7,7 +7,7 @@ import { type Config, keyRingOf } from './config.js';
 import type { Database } from './db/database.js';
 import { type Log, SILENT_LOG } from './lib/log.js';
 import { createApiKeysService } from './features/api-keys/api-keys-service.js';
-import { createKeyCaches } from './features/api-keys/key-change-feed.js';
+import { createKeyCaches, keysChangeNotice } from './features/api-keys/key-change-feed.js';
 import { createLastUseRecorder } from './features/api-keys/last-use-recorder.js';
 import { createAccessTokens } from './features/auth/access-tokens.js';
 import { listenForAuthChanges } from './features/auth/auth-change-feed.js';
@@ -33,7 +33,7 @@ import { createPerMinuteLimit } from './lib/per-minute-limit.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
-import { createDataLayer } from './db/data-layer.js';
+import { createDataLayer } from './data-layer.js';
 import { createSecretsService } from './features/secrets/secrets-service.js';
 import { createSealedValues } from './lib/sealed-values.js';
 import { ImportDocument } from './features/operator/import-schema.js';
@@ -106,7 +106,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
     listingTtlMs: config.apiKeyListingCacheTtlMs,
   });
   const lastUse = createLastUseRecorder({
-    dal: dal.apiKeys,
+    uow,
     intervalMs: config.lastUsedFlushMs,
     onError: (err) => log.warn({ err }, 'could not record API key use; will retry'),
   });
@@ -130,7 +130,12 @@ export function createServices(config: Config, database: Database, log: Log = SI
     caches: keyCaches,
     lastUse,
   });
-  const merchants = createMerchantsService({ uow, merchantsDal: dal.merchants, keyCaches, customerLocks });
+  const merchants = createMerchantsService({
+    uow,
+    merchantsDal: dal.merchants,
+    keyCaches: { noticeFor: keysChangeNotice, changed: keyCaches.changed },
+    customerLocks,
+  });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal: dal.paymentPlans, merchants });
   const assignmentLimit = createAssignmentLimit({
     counters: counters('assignments', MAX_LOCAL_RATE_COUNTERS),
@@ -182,7 +187,6 @@ export function createServices(config: Config, database: Database, log: Log = SI
   });
   const delivery = config.webhookWorker
     ? createWebhookDelivery({
-        dal: dal.webhooks,
         uow,
         sender: createWebhookSender({ policy: urlPolicy, timeoutMs: config.webhookTimeoutSeconds * 1000 }),
         listen: (channel, onMessage) => database.listen(channel, { onMessage }),

@@ -9,10 +9,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { ServiceUnavailableError } from '../errors.js';
-import { type AuditEvent, recordAudit } from '../features/audit/audit-dal.js';
-import { insertEvents } from '../features/events/events-dal.js';
 import type { Actor, ChangeContext } from '../lib/change-context.js';
 import { type Db, sqlState } from './database-core.js';
+
+/** What the audit trail records of a change; the audit DAL writes and reads it (src/features/audit/audit-dal.ts). */
+export interface AuditEvent {
+  action: string;
+  customerId: string | null;
+  targetType: string;
+  targetId: string | null;
+  details?: Record<string, unknown>;
+}
 
 /** A message to every instance, delivered by PostgreSQL on commit (LISTEN/NOTIFY); several payloads go in one statement. */
 export interface Notice {
@@ -49,6 +56,16 @@ export interface WriteScope<D> {
   afterCommit(hook: () => void): void;
 }
 
+/**
+ * How a change's audit record and domain events are written in its transaction:
+ * given by the composition (src/data-layer.ts), since db/ knows no feature.
+ */
+export interface ChangeWriters {
+  audit(tx: Db, context: ChangeContext, event: AuditEvent): Promise<void>;
+  /** Writes the events in one statement; answers their ids in order. */
+  events(tx: Db, context: ChangeContext, events: readonly DomainEvent[]): Promise<string[]>;
+}
+
 export interface UnitOfWork<D> {
   /** A change: all of `work` commits, or none of it. */
   write<T>(context: ChangeContext, work: (scope: WriteScope<D>) => Promise<T>): Promise<T>;
@@ -72,14 +89,14 @@ function isConflict(err: unknown): boolean {
 }
 
 /** `bind` builds the feature DALs on a transaction; it runs once per attempt of a unit of work. */
-export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D): UnitOfWork<D> {
+export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D, writers: ChangeWriters): UnitOfWork<D> {
   /** One attempt: the transaction, then its hooks. Each attempt has its own hooks: a rolled-back one's never run. */
   async function attempt<T>(context: ChangeContext, work: (scope: WriteScope<D>) => Promise<T>): Promise<T> {
     const hooks: Array<() => void> = [];
     const result = await db.transaction((tx) =>
       work({
         dal: bind(tx),
-        audit: (event, actor) => recordAudit(tx, actor ? { ...context, actor } : context, event),
+        audit: (event, actor) => writers.audit(tx, actor ? { ...context, actor } : context, event),
         notify: async ({ channel, payload }) => {
           // Any text is safe in a JSON array: one parameter however many payloads.
           if (typeof payload === 'string') await tx.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
@@ -88,8 +105,8 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D): UnitOfWork<D> 
               sql`SELECT pg_notify(${channel}, p) FROM jsonb_array_elements_text(${JSON.stringify(payload)}::jsonb) AS p`,
             );
         },
-        emit: async (event) => (await insertEvents(tx, context, [event]))[0]!,
-        emitAll: (events) => insertEvents(tx, context, events),
+        emit: async (event) => (await writers.events(tx, context, [event]))[0]!,
+        emitAll: (events) => writers.events(tx, context, events),
         afterCommit: (hook) => {
           hooks.push(hook);
         },

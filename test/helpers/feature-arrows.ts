@@ -14,10 +14,26 @@ const FEATURES = path.join(ROOT, 'src/features');
 /** `from '../b/x.js'` or `import('../b/x.js')` in a file of a feature: an arrow to b. */
 const SIBLING_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*)['"]\.\.\/([\w-]+)\//g;
 
+/** Every relative import specifier: static, type-only, re-exports and dynamic imports alike. */
+const ANY_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && /\.(ts|mts|mjs|js)$/.test(entry.name))
     .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** Any import of a module under src/features/ in a file below `root`/`dir`, as `file -> specifier` (db/ and lib/ know no feature). */
+export function featureImportsUnder(dir: string, root = ROOT): string[] {
+  const found: string[] = [];
+  for (const file of filesUnder(path.join(root, dir))) {
+    for (const match of readFileSync(file, 'utf8').matchAll(ANY_IMPORT)) {
+      const target = path.resolve(path.dirname(file), match[1]!);
+      if (target.startsWith(path.join(root, 'src/features') + path.sep))
+        found.push(`${path.relative(root, file)} -> ${match[1]}`);
+    }
+  }
+  return found.sort();
 }
 
 /** Feature → the other features its files import, sorted. */

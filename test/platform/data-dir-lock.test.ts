@@ -91,8 +91,10 @@ describe('embedded data directory lock', () => {
   it('takes over the lock of a holder that is a zombie (exited, not yet reaped by its parent)', async (t) => {
     const dataDir = path.join(dir, 'zombie');
     await mkdir(dataDir);
-    // The shell starts a child and becomes `sleep`, which never reaps it: the child stays a zombie.
-    const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 60'], {
+    // The shell starts a child and becomes `sleep`, which never reaps it: the child stays a zombie. The child
+    // exits only once its parent is `sleep`, so the shell cannot reap it first, however loaded the machine.
+    const child = 'while [ "$(cat /proc/$PPID/comm)" != sleep ]; do sleep 0.01; done';
+    const parent = spawn('sh', ['-c', `sh -c '${child}' & echo $!; exec sleep 60`], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     t.after(() => parent.kill('SIGKILL'));

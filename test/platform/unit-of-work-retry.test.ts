@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
+import { CHANGE_WRITERS } from '../../src/data-layer.js';
 import type { Db } from '../../src/db/database-core.js';
 import { auditEvents, customers } from '../../src/db/schema.js';
 import { createUnitOfWork, WRITE_RETRIES } from '../../src/db/unit-of-work.js';
@@ -40,7 +41,7 @@ describe('unit of work: retried after a deadlock or serialization failure', () =
 
   it('runs the work again after a deadlock, and only the committed attempt runs its hooks and keeps its audit', async () => {
     const id = await customer();
-    const uow = createUnitOfWork(test.current.database.db, bind);
+    const uow = createUnitOfWork(test.current.database.db, bind, CHANGE_WRITERS);
     let attempts = 0;
     const hooksRun: number[] = [];
     const result = await uow.write(OPERATOR_CONTEXT, async (scope) => {
@@ -62,7 +63,7 @@ describe('unit of work: retried after a deadlock or serialization failure', () =
 
   it(`answers 503 server_busy after ${WRITE_RETRIES} retries of serialization failures, having written nothing`, async () => {
     const id = await customer();
-    const uow = createUnitOfWork(test.current.database.db, bind);
+    const uow = createUnitOfWork(test.current.database.db, bind, CHANGE_WRITERS);
     let attempts = 0;
     let hookRan = false;
     await assert.rejects(
@@ -89,7 +90,7 @@ describe('unit of work: retried after a deadlock or serialization failure', () =
 
   it('does not retry other errors', async () => {
     const id = await customer();
-    const uow = createUnitOfWork(test.current.database.db, bind);
+    const uow = createUnitOfWork(test.current.database.db, bind, CHANGE_WRITERS);
     let attempts = 0;
     await assert.rejects(
       uow.write(OPERATOR_CONTEXT, async (scope) => {
@@ -106,7 +107,7 @@ describe('unit of work: retried after a deadlock or serialization failure', () =
     skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (one embedded connection cannot deadlock)',
   }, async () => {
     const [a, b] = [await customer(), await customer()];
-    const uow = createUnitOfWork(test.current.database.db, bind);
+    const uow = createUnitOfWork(test.current.database.db, bind, CHANGE_WRITERS);
     let bothHoldTheirFirstRow: () => void = () => {};
     let holding = 0;
     const barrier = new Promise<void>((resolve) => {

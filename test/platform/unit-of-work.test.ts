@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
+import { CHANGE_WRITERS } from '../../src/data-layer.js';
 import type { Db } from '../../src/db/database-core.js';
 import { auditEvents, customers, domainEvents } from '../../src/db/schema.js';
 import { createUnitOfWork, type WriteScope } from '../../src/db/unit-of-work.js';
@@ -46,7 +47,7 @@ describe('unit of work', () => {
 
   it('commits the change, its audit record and its event together, then runs the after-commit hooks', async () => {
     const id = await customer();
-    const uow = createUnitOfWork(test.current.database.db, bind);
+    const uow = createUnitOfWork(test.current.database.db, bind, CHANGE_WRITERS);
     const seenByHook: Array<Awaited<ReturnType<typeof state>>> = [];
     await uow.write({ ...OPERATOR_CONTEXT, requestId: 'req-1' }, async (scope) => {
       await change(id, scope);
@@ -65,7 +66,7 @@ describe('unit of work', () => {
 
   it('rolls everything back when the work fails, and never runs the hooks', async () => {
     const id = await customer();
-    const uow = createUnitOfWork(test.current.database.db, bind);
+    const uow = createUnitOfWork(test.current.database.db, bind, CHANGE_WRITERS);
     let hookRan = false;
     await assert.rejects(
       uow.write(OPERATOR_CONTEXT, async (scope) => {
@@ -87,7 +88,7 @@ describe('unit of work', () => {
     const received: string[] = [];
     const unlisten = await database.listen(channel, { onMessage: (payload) => received.push(payload) });
     try {
-      const uow = createUnitOfWork(database.db, bind);
+      const uow = createUnitOfWork(database.db, bind, CHANGE_WRITERS);
       await assert.rejects(
         uow.write(OPERATOR_CONTEXT, async (scope) => {
           await scope.notify({ channel, payload: 'rolled back' });
@@ -104,7 +105,7 @@ describe('unit of work', () => {
 
   it('refuses writes in a snapshot', async () => {
     const id = await customer();
-    const uow = createUnitOfWork(test.current.database.db, bind);
+    const uow = createUnitOfWork(test.current.database.db, bind, CHANGE_WRITERS);
     await assert.rejects(uow.snapshot((dal) => dal.renameCustomer(id, 'After')));
     assert.equal((await state(id)).name, 'Before');
   });

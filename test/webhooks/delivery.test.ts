@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
-import { createDataLayer } from '../../src/db/data-layer.js';
+import { createDataLayer } from '../../src/data-layer.js';
 import { auditEvents, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema.js';
 import { registry } from '../../src/lib/metrics.js';
 import { json, secondInstance, useTestApp } from '../helpers/app.js';

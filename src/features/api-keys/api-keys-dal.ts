@@ -168,15 +168,6 @@ export function createApiKeysDal(db: Db) {
       return row;
     },
 
-    /** The hashes of a merchant's ENABLED keys: what every instance must forget when the merchant's status changes. */
-    async enabledKeyHashesOfMerchant(merchantId: string): Promise<string[]> {
-      const rows = await db
-        .select({ keyHash: apiKeys.keyHash })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.status, 'ENABLED')));
-      return rows.map((r) => r.keyHash);
-    },
-
     async list(filter: ApiKeyFilter, page: { limit: number; offset: number }) {
       const conditions: SQL[] = [
         eq(apiKeys.customerId, filter.customerId),

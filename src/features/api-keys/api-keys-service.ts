@@ -46,8 +46,8 @@ export interface ApiKeysDals {
 
 export interface ApiKeysServiceDeps {
   uow: UnitOfWork<ApiKeysDals>;
-  dal: ApiKeysDal;
-  merchantsDal: MerchantsDal;
+  dal: Pick<ApiKeysDal, 'list' | 'findByHash'>;
+  merchantsDal: Pick<MerchantsDal, 'belongsToCustomer'>;
   caches: KeyCaches;
   lastUse: LastUseRecorder;
 }

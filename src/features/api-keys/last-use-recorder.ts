@@ -1,10 +1,17 @@
 /**
  * Records when keys are used without making authentication wait on a write:
- * uses are collected in memory and written in one statement per interval.
+ * uses are collected in memory and written in one statement per interval,
+ * through the unit of work like every write (no audit record: a use changes no key).
  */
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import type { ApiKeysDal } from './api-keys-dal.js';
 
-export function createLastUseRecorder(options: { dal: ApiKeysDal; intervalMs: number; onError?(err: unknown): void }) {
+export function createLastUseRecorder(options: {
+  uow: UnitOfWork<{ apiKeys: Pick<ApiKeysDal, 'recordLastUse'> }>;
+  intervalMs: number;
+  onError?(err: unknown): void;
+}) {
   let pending = new Map<string, Date>();
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
@@ -14,7 +21,8 @@ export function createLastUseRecorder(options: { dal: ApiKeysDal; intervalMs: nu
     const batch = pending;
     pending = new Map();
     try {
-      await options.dal.recordLastUse([...batch].map(([id, at]) => ({ id, at })));
+      const uses = [...batch].map(([id, at]) => ({ id, at }));
+      await options.uow.write(SYSTEM_CONTEXT, ({ dal }) => dal.apiKeys.recordLastUse(uses));
     } catch (err) {
       // Keep the uses for the next attempt, unless newer ones arrived meanwhile.
       for (const [id, at] of batch) if (!pending.has(id)) pending.set(id, at);

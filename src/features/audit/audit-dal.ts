@@ -6,17 +6,12 @@
 import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/database.js';
+import type { AuditEvent } from '../../db/unit-of-work.js';
 import { apiKeys, auditEvents, users } from '../../db/schema.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 
-export interface AuditEvent {
-  action: string;
-  customerId: string | null;
-  targetType: string;
-  targetId: string | null;
-  details?: Record<string, unknown>;
-}
+export type { AuditEvent };
 
 /** The row of an audit event: inserted on its own (recordAudit) or inside a larger statement. */
 export function auditValues(context: ChangeContext, event: AuditEvent): typeof auditEvents.$inferInsert {

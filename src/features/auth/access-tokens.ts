@@ -21,7 +21,7 @@ import type { NewSigningKey, SigningKeysDal } from './signing-keys-dal.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 export type { AuthMethod } from '../../db/schema.js';
 import type { AuthMethod } from '../../db/schema.js';
-import { OPERATOR_CONTEXT } from '../../lib/change-context.js';
+import { OPERATOR_CONTEXT, SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import { signingKeysNotice } from './auth-change-feed.js';
 
 const ALGORITHM = 'EdDSA';
@@ -78,7 +78,7 @@ interface RingKey {
 }
 
 export interface AccessTokensDeps {
-  dal: SigningKeysDal;
+  dal: Pick<SigningKeysDal, 'listVerifying'>;
   uow: UnitOfWork<{ signingKeys: SigningKeysDal }>;
   issuer: string;
   ttlSeconds: number;
@@ -159,7 +159,8 @@ export function createAccessTokens(deps: AccessTokensDeps) {
     async start(): Promise<void> {
       await reload();
       if (!signing) {
-        await deps.dal.insertFirst(await newSigningKey());
+        const first = await newSigningKey();
+        await deps.uow.write(SYSTEM_CONTEXT, ({ dal }) => dal.signingKeys.insertFirst(first));
         await reload();
       }
       // The signing key's private part did not open (tampered): a new key signs, the old one verifies.

@@ -84,23 +84,18 @@ const loginStatements = {
 };
 
 export function createAuthDal(db: Db, sealed: SealedValues) {
-  // Built on first use: a unit of work binds this DAL to each transaction, and most never log in.
-  let prepared:
-    | {
-        findLoginUser: ReturnType<typeof loginStatements.findLoginUser>;
-        openSession: ReturnType<typeof loginStatements.openSession>;
-      }
-    | undefined;
-  const statements = () =>
-    (prepared ??= {
-      findLoginUser: loginStatements.findLoginUser(db, 'auth_find_login_user'),
-      openSession: loginStatements.openSession(db, 'auth_open_session'),
-    });
+  // Each built on first use: a unit of work binds this DAL to each transaction, and most never log in;
+  // and the reads on the pool never prepare the write.
+  const prepared: {
+    findLoginUser?: ReturnType<typeof loginStatements.findLoginUser>;
+    openSession?: ReturnType<typeof loginStatements.openSession>;
+  } = {};
 
   return {
     /** The login user of an e-mail (unique on the platform); integration users of the same e-mail cannot log in. */
     async findLoginUser(email: string) {
-      const [row] = await statements().findLoginUser.execute({ email });
+      prepared.findLoginUser ??= loginStatements.findLoginUser(db, 'auth_find_login_user');
+      const [row] = await prepared.findLoginUser.execute({ email });
       return row;
     },
 
@@ -109,7 +104,8 @@ export function createAuthDal(db: Db, sealed: SealedValues) {
      * the user, established by `amr`, its refresh token and its audit record.
      */
     async openSession(userId: string, amr: AuthMethod[], refreshToken: NewToken, audit: NewAuditEvent): Promise<void> {
-      await statements().openSession.execute({ ...audit, ...refreshToken, userId, amr });
+      prepared.openSession ??= loginStatements.openSession(db, 'auth_open_session');
+      await prepared.openSession.execute({ ...audit, ...refreshToken, userId, amr });
     },
 
     async insertTokens(tokens: NewToken[]): Promise<void> {

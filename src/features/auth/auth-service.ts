@@ -11,13 +11,13 @@ import { normaliseEmail } from '../../lib/email.js';
 import type { AccessTokens, AuthMethod } from './access-tokens.js';
 import { type AuthChangeHandlers, loginUnlockedNotice } from './auth-change-feed.js';
 import type { AuthDal, AuthDals, ChallengeName } from './auth-dal.js';
-import { createBearerAuthentication } from './bearer-authentication.js';
+import { type BearerAuthenticationDeps, createBearerAuthentication } from './bearer-authentication.js';
 import { assertStrongPassword } from '../credentials/password-policy.js';
 import { newRecoveryCodes, recoveryCodeHash, totpStep } from '../credentials/totp.js';
 import { createFailedLogins } from './failed-logins.js';
 import { createLoginTokens, type TokenObject, type TokenOwner } from './login-tokens.js';
-import { createSessionGuard } from './session-guard.js';
-import { createSessions } from './sessions.js';
+import { createSessionGuard, type SessionGuardDeps } from './session-guard.js';
+import { createSessions, type SessionsDeps } from './sessions.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from '../credentials/password-hasher.js';
 
@@ -40,7 +40,8 @@ export interface ChallengeAnswer {
 
 export interface AuthServiceDeps {
   uow: UnitOfWork<AuthDals>;
-  authDal: AuthDal;
+  /** Reads on the pool, and the login's one statement (a sanctioned write, docs/design.md). */
+  authDal: SessionGuardDeps['authDal'] & SessionsDeps['authDal'] & BearerAuthenticationDeps['authDal'];
   hasher: PasswordHasher;
   throttle: LoginThrottle;
   accessTokens: AccessTokens;
@@ -78,14 +79,16 @@ export function createAuthService(deps: AuthServiceDeps) {
   let unlisten: (() => Promise<void>) | undefined;
 
   /** A challenge instead of tokens: its session is good once, for 5 minutes. */
-  async function challenge(name: ChallengeName, userId: string, dal: AuthDal = authDal): Promise<LoginAnswer> {
+  async function challenge(name: ChallengeName, userId: string, context: ChangeContext): Promise<LoginAnswer> {
     const session = opaqueToken(CHALLENGE_PREFIX);
-    await dal.insertChallenge({
-      sessionHash: sha256Hex(session),
-      userId,
-      name,
-      expiresAt: new Date(now().getTime() + CHALLENGE_TTL_MS),
-    });
+    await uow.write(context, ({ dal }) =>
+      dal.auth.insertChallenge({
+        sessionHash: sha256Hex(session),
+        userId,
+        name,
+        expiresAt: new Date(now().getTime() + CHALLENGE_TTL_MS),
+      }),
+    );
     return { challenge: { name, session } };
   }
 
@@ -132,11 +135,11 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
       if (user.mustChangePassword) {
         await deps.throttle.succeed(name, client.address);
-        return challenge('NEW_PASSWORD_REQUIRED', user.id);
+        return challenge('NEW_PASSWORD_REQUIRED', user.id, context);
       }
       // The address's count of failures is cleared only once the second factor passes too.
       const factor = secondFactor(user);
-      if (factor) return challenge(factor, user.id);
+      if (factor) return challenge(factor, user.id, context);
       await deps.throttle.succeed(name, client.address);
       return {
         token: await sessions.open({ ...user, email: name, role: user.role! }, PASSWORD, context, client.address),
@@ -174,7 +177,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           return true;
         });
         if (!spent) throw invalidChallenge();
-        if (pending.requireMfa && !pending.totpEnabled) return challenge('MFA_SETUP', owner.id);
+        if (pending.requireMfa && !pending.totpEnabled) return challenge('MFA_SETUP', owner.id, context);
         return { token: await sessions.open(owner, PASSWORD, context, address) };
       }
       if (answer.code === undefined) throw invalidChallenge(`${answer.name} needs code.`);

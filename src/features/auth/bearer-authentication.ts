@@ -8,7 +8,7 @@ import type { LoginTokens } from './login-tokens.js';
 import type { SessionGuard } from './session-guard.js';
 
 export interface BearerAuthenticationDeps {
-  authDal: AuthDal;
+  authDal: Pick<AuthDal, 'findUserEmail' | 'findChallenge'>;
   accessTokens: AccessTokens;
   guard: SessionGuard;
   tokens: LoginTokens;

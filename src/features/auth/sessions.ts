@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.js';
-import type { ChangeContext } from '../../lib/change-context.js';
+import { type ChangeContext, SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import { normaliseEmail } from '../../lib/email.js';
 import type { Principal } from '../../lib/principal.js';
 import { sha256Hex } from '../../lib/secrets.js';
@@ -14,7 +14,8 @@ import { hasSecondFactor, mfaRequired, type SessionGuard } from './session-guard
 
 export interface SessionsDeps {
   uow: UnitOfWork<AuthDals>;
-  authDal: AuthDal;
+  /** The login user of an e-mail, and the login's one statement (a sanctioned write, docs/design.md). */
+  authDal: Pick<AuthDal, 'findLoginUser' | 'openSession'>;
   guard: SessionGuard;
   tokens: LoginTokens;
   now: () => Date;
@@ -149,7 +150,7 @@ export function createSessions(deps: SessionsDeps) {
 
     /** Housekeeping: drops tokens that expired (sessions stay, for the audit trail). */
     async pruneExpiredTokens(): Promise<number> {
-      return authDal.deleteExpiredTokens(now());
+      return uow.write(SYSTEM_CONTEXT, ({ dal }) => dal.auth.deleteExpiredTokens(now()));
     },
   };
 }

@@ -57,7 +57,7 @@ function newPlan(request: NewFeeRuleRequest): NewPlan {
 }
 
 export function createFeeRuleCatalogueService(deps: {
-  paymentPlansDal: PaymentPlansDal;
+  paymentPlansDal: Pick<PaymentPlansDal, 'listCatalogue'>;
   customerLocks: CustomerLocks<FeeRulesDals>;
 }) {
   const { paymentPlansDal, customerLocks } = deps;

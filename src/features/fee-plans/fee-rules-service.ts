@@ -34,9 +34,9 @@ export type { FeeRulesDals } from './assignment-checks.js';
 
 export interface FeeRulesServiceDeps {
   uow: UnitOfWork<FeeRulesDals>;
-  feeRulesDal: FeeRulesDal;
-  paymentPlansDal: PaymentPlansDal;
-  scheduledChangesDal: ScheduledChangesDal;
+  feeRulesDal: Pick<FeeRulesDal, 'timeline' | 'plansAt'>;
+  paymentPlansDal: Pick<PaymentPlansDal, 'findPlans'>;
+  scheduledChangesDal: Pick<ScheduledChangesDal, 'pendingFor'>;
   merchants: MerchantsService;
   assignmentLimit: AssignmentLimit;
   customerLocks: CustomerLocks<FeeRulesDals>;

@@ -47,7 +47,10 @@ export function planWith<E extends object>(p: Omit<PlanRow, 'isSelected'>, extra
   return Object.assign(planFields(p), extra);
 }
 
-export function createPaymentPlansService(deps: { paymentPlansDal: PaymentPlansDal; merchants: MerchantsService }) {
+export function createPaymentPlansService(deps: {
+  paymentPlansDal: Pick<PaymentPlansDal, 'list'>;
+  merchants: MerchantsService;
+}) {
   const { paymentPlansDal, merchants } = deps;
 
   return {

@@ -48,7 +48,7 @@ export interface ScheduledChangeResource {
 
 export interface ScheduledChangesServiceDeps {
   uow: UnitOfWork<FeeRulesDals>;
-  scheduledChangesDal: ScheduledChangesDal;
+  scheduledChangesDal: Pick<ScheduledChangesDal, 'list' | 'dueCandidates'>;
   customerLocks: CustomerLocks<FeeRulesDals>;
   assignmentLimit: AssignmentLimit;
   timelines: FeeRuleTimelines;

@@ -1,7 +1,7 @@
 /** Queries of merchants: the caller's listing, one merchant, its changes, and ownership checks. */
 import { and, count, eq, getTableColumns, ilike, or, type SQL } from 'drizzle-orm';
 import { type Db, isoUtc, queryRows, sql, sqlState } from '../../db/database.js';
-import { merchants } from '../../db/schema.js';
+import { apiKeys, merchants } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
@@ -71,6 +71,15 @@ const LIST_COLUMNS = sql.join(
 
 export function createMerchantsDal(db: Db) {
   return {
+    /** The hashes of a merchant's ENABLED keys: what every instance must forget when the merchant's status changes. */
+    async enabledKeyHashes(merchantId: string): Promise<string[]> {
+      const rows = await db
+        .select({ keyHash: apiKeys.keyHash })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.status, 'ENABLED')));
+      return rows.map((r) => r.keyHash);
+    },
+
     /** How many merchants the scope sees that match the listing's filters. */
     async count(scope: MerchantScope, filters: ListFilters): Promise<number> {
       const [row] = await db.select({ total: count() }).from(merchants).where(listWhere(scope, filters));

@@ -5,13 +5,11 @@
  * whose merchant may be named.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
+import type { Notice, UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
-import type { ApiKeysDal } from '../api-keys/api-keys-dal.js';
-import { type KeyCaches, keysChangeNotice } from '../api-keys/key-change-feed.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import { merchantResource, readPlatformFields } from './merchant-shapes.js';
 import type { MerchantChanges, MerchantListRow, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
@@ -42,7 +40,18 @@ async function* resources(batches: AsyncIterable<MerchantListRow[]>): AsyncGener
 /** The DALs a change of merchants writes through (the customer's assignment lock takes its own). */
 export interface MerchantsDals {
   merchants: MerchantsDal;
-  apiKeys: ApiKeysDal;
+}
+
+/**
+ * How the API keys' caches learn that keys changed, given by the composition
+ * root: a merchant's status decides whether its keys work, and merchants know
+ * nothing else of keys.
+ */
+export interface KeyCacheInvalidation {
+  /** The notice that makes every instance forget these keys of the customer. */
+  noticeFor(customerId: string, keyHashes: readonly string[]): Notice;
+  /** This instance forgets one at once, before the answer. */
+  changed(customerId: string, keyHash: string): void;
 }
 
 /** Fields a PATCH never takes: who the merchant is and whose, its country (its tax identifier depends on it), and what the service sets. */
@@ -74,17 +83,17 @@ function assertMayChange(principal: Principal): void {
 
 export function createMerchantsService(deps: {
   uow: UnitOfWork<MerchantsDals>;
-  merchantsDal: MerchantsDal;
-  keyCaches: KeyCaches;
+  merchantsDal: Pick<MerchantsDal, 'count' | 'pageInBatches' | 'find' | 'belongsToCustomer'>;
+  keyCaches: KeyCacheInvalidation;
   customerLocks: CustomerLocks<MerchantsDals>;
 }) {
   const { uow, merchantsDal, keyCaches, customerLocks } = deps;
 
   /** Every instance forgets the merchant's verified keys, so its new status applies to the next request. */
   async function pushKeyChanges(scope: WriteScope<MerchantsDals>, customerId: string, merchantId: string) {
-    const hashes = await scope.dal.apiKeys.enabledKeyHashesOfMerchant(merchantId);
+    const hashes = await scope.dal.merchants.enabledKeyHashes(merchantId);
     if (hashes.length === 0) return;
-    await scope.notify(keysChangeNotice(customerId, hashes));
+    await scope.notify(keyCaches.noticeFor(customerId, hashes));
     scope.afterCommit(() => {
       for (const hash of hashes) keyCaches.changed(customerId, hash);
     });

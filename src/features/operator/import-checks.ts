@@ -76,7 +76,7 @@ const userKey = (u: { email: string; customer_id: string; password?: string | un
   u.password ? u.email : `${u.customer_id}|${u.email}`;
 
 /** merchant_code is unique within a customer: in the file, and against the customer's other merchants. */
-async function checkMerchantCodes(dal: ImportDal, doc: Normalised): Promise<void> {
+async function checkMerchantCodes(dal: Pick<ImportDal, 'merchantsWithCodes'>, doc: Normalised): Promise<void> {
   const coded = doc.merchants.flatMap((m, i) =>
     m.merchant_code === undefined ? [] : [{ i, id: m.id, customer_id: m.customer_id, merchant_code: m.merchant_code }],
   );
@@ -106,7 +106,13 @@ async function checkMerchantCodes(dal: ImportDal, doc: Normalised): Promise<void
  * Cross-references inside the document and against what the database already holds.
  * Returns the owning customer of every merchant the document assigns plans to.
  */
-export async function checkReferences(dal: ImportDal, doc: Normalised): Promise<Set<string>> {
+/** The reads of the import, on the pool. */
+export type ImportReads = Pick<
+  ImportDal,
+  'loginPasswordHashes' | 'merchantsWithCodes' | 'existingCustomerIds' | 'merchantOwners' | 'plansByIds'
+>;
+
+export async function checkReferences(dal: ImportReads, doc: Normalised): Promise<Set<string>> {
   const duplicates = <T>(list: T[], name: string, key: (item: T) => string, what: (item: T) => string) => {
     const seen = new Set<string>();
     list.forEach((item, i) => {

@@ -18,6 +18,7 @@ import type { ChangedLoginUser, ImportDal, LoginUserRow, UserRow } from './impor
 import {
   checkReferences,
   type DocumentCheck,
+  type ImportReads,
   merchantRow,
   type Normalised,
   parseDocument,
@@ -38,7 +39,7 @@ export interface ImportDals extends FeeRulesDals, AuthDals {
 }
 
 export function createImportService(deps: {
-  dal: ImportDal;
+  dal: ImportReads;
   hasher: PasswordHasher;
   /** A re-import that changes a login user's role or password ends their sessions, as the users API does. */
   sessions: Pick<AuthService, 'revokeSessionsIn'>;

@@ -16,7 +16,7 @@ import type { UsersDal } from './users-dal.js';
 
 export interface OwnTotpDeps {
   uow: UnitOfWork<{ users: UsersDal; auth: AuthDal }>;
-  usersDal: UsersDal;
+  usersDal: Pick<UsersDal, 'totp'>;
   auth: Pick<AuthService, 'countAttempt' | 'countSuccess' | 'revokeSessionsIn'>;
   assertCurrentPassword: CurrentPasswordCheck;
   totpIssuer: string;
@@ -43,7 +43,7 @@ export function createOwnTotp(deps: OwnTotpDeps) {
       const current = await usersDal.totp(caller.userId);
       if (current?.enabled) throw new ConflictError('mfa_already_enabled');
       const secret = newTotpSecret();
-      await usersDal.setPendingTotp(caller.userId, secret);
+      await uow.write(context, ({ dal }) => dal.users.setPendingTotp(caller.userId, secret));
       return { secret, otpauth_url: otpauthUrl(secret, caller.email, deps.totpIssuer) };
     },
 

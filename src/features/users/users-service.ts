@@ -37,7 +37,7 @@ export interface UsersDals extends AuthDals {
 
 export interface UsersServiceDeps {
   uow: UnitOfWork<UsersDals>;
-  usersDal: UsersDal;
+  usersDal: Pick<UsersDal, 'list' | 'customer' | 'findLoginUser' | 'passwordHash' | 'totp'>;
   auth: AuthService;
   hasher: PasswordHasher;
   keyCaches: KeyCaches;
@@ -94,7 +94,7 @@ export function createUsersService(deps: UsersServiceDeps) {
   const assertCurrentPassword = createCurrentPasswordCheck(deps);
   const ownTotp = createOwnTotp({ ...deps, assertCurrentPassword, now });
 
-  async function found(customerId: string, id: string, dal: UsersDal = usersDal): Promise<UserRow> {
+  async function found(customerId: string, id: string, dal: Pick<UsersDal, 'lock'>): Promise<UserRow> {
     const row = await dal.lock(customerId, id);
     if (!row) throw userNotFound();
     return row;

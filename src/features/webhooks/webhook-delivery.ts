@@ -19,7 +19,6 @@ import { webhookAttemptDuration, webhookAttempts } from '../../lib/metrics.js';
 import type { Log } from '../../lib/log.js';
 import type { WebhookSender } from './webhook-sender.js';
 import type { AttemptResult, ClaimedDelivery } from './webhook-queue-dal.js';
-import type { WebhooksDal } from './webhooks-dal.js';
 import { type WebhooksDals, WEBHOOKS_CHANNEL } from './webhooks-service.js';
 
 /** Events fanned out per statement. */
@@ -33,7 +32,6 @@ export const DISABLE_AFTER_MS = 5 * 86_400_000;
 const JITTER = 0.2;
 
 export interface DeliveryOptions {
-  dal: WebhooksDal;
   uow: UnitOfWork<WebhooksDals>;
   sender: WebhookSender;
   listen(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
@@ -54,7 +52,7 @@ export function jittered(ms: number, random = Math.random): number {
 }
 
 export function createWebhookDelivery(options: DeliveryOptions) {
-  const { dal, uow, sender, retrySchedule, concurrency, log } = options;
+  const { uow, sender, retrySchedule, concurrency, log } = options;
   /** Long enough for an attempt and writing its outcome; past it another instance may take the delivery. */
   const leaseMs = options.timeoutMs + 30_000;
   const perCustomer = perCustomerCap(concurrency);
@@ -182,7 +180,8 @@ export function createWebhookDelivery(options: DeliveryOptions) {
         moreDue = true;
         return false;
       }
-      const result = await dal.claimDue({ claimLimit, leaseMs, perCustomer, inFlight: inFlightBy });
+      const claim = { claimLimit, leaseMs, perCustomer, inFlight: inFlightBy };
+      const result = await uow.write(SYSTEM_CONTEXT, ({ dal }) => dal.webhooks.claimDue(claim));
       moreDue = result.moreDue;
       for (const delivery of result.claimed) start(delivery);
       for (const [customer, n] of inFlightBy) if (n >= perCustomer) heldAtCap.add(customer);
@@ -201,7 +200,7 @@ export function createWebhookDelivery(options: DeliveryOptions) {
     intervalMs: POLL_INTERVAL_MS,
     log,
     async tick() {
-      const made = await dal.fanOut(FAN_OUT_BATCH);
+      const made = await uow.write(SYSTEM_CONTEXT, ({ dal }) => dal.webhooks.fanOut(FAN_OUT_BATCH));
       if (made.deliveries > 0) claimer.wake();
       return made.events === FAN_OUT_BATCH;
     },

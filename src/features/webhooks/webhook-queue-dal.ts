@@ -76,8 +76,8 @@ export interface FanOutResult {
 }
 
 /**
- * The queue's statements are planned without bitmap scans, in their own
- * transaction. Processed deliveries and fanned-out events leave index entries
+ * The queue's statements are planned without bitmap scans, each in its own
+ * unit of work (SET LOCAL lasts as long as it). Processed deliveries and fanned-out events leave index entries
  * behind until a vacuum (at most once a minute). A bitmap scan reads every one
  * of them, every tick, and never marks them dead; an index scan marks them
  * once and skips them after (docs/performance.md, line 7).
@@ -236,20 +236,16 @@ export const secretCellOf = (id: string, column: 'secret' | 'previous_secret') =
 
 export function createWebhookQueueDal(db: Db, sealed: SealedValues) {
   return {
-    /** New events to deliveries (`fanOutIn`) in its own transaction, planned without bitmap scans. */
+    /** New events to deliveries (`fanOutIn`), planned without bitmap scans; in a unit of work of its own. */
     async fanOut(limit: number): Promise<FanOutResult> {
-      return db.transaction(async (tx) => {
-        await preferIndexScans(tx);
-        return fanOutIn(tx, limit);
-      });
+      await preferIndexScans(db);
+      return fanOutIn(db, limit);
     },
 
-    /** A claim (`claimDueIn`) in its own transaction, planned without bitmap scans; the attempts start once it has committed. */
+    /** A claim (`claimDueIn`), planned without bitmap scans; in a unit of work of its own, so the attempts start once it has committed. */
     async claimDue(request: ClaimRequest): Promise<ClaimResult> {
-      return db.transaction(async (tx) => {
-        await preferIndexScans(tx);
-        return claimDueIn(tx, sealed, request);
-      });
+      await preferIndexScans(db);
+      return claimDueIn(db, sealed, request);
     },
 
     /**

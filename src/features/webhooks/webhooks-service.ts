@@ -90,7 +90,7 @@ const notFound = () => new NotFoundError('webhook_not_found');
 
 export function createWebhooksService(deps: {
   uow: UnitOfWork<WebhooksDals>;
-  dal: WebhooksDal;
+  dal: Pick<WebhooksDal, 'find' | 'list' | 'listDeliveries' | 'listEnabledIds'>;
   policy: UrlPolicy;
   /**
    * Test sends per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE): one mock payment
