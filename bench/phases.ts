@@ -34,7 +34,7 @@ import {
 } from './report.js';
 import { MIN_LEAD_SECONDS } from '../src/features/fee-plans/scheduled-changes-service.js';
 import { type SeedData, WIDE_MERCHANTS } from './seed.js';
-import { MAX_PAGE_SIZE } from '../src/schemas/common.js';
+import { MAX_MERCHANT_PAGE_SIZE } from '../src/features/merchants/merchants-schemas.js';
 import { startServer } from './server-process.js';
 
 export interface PhaseContext {
@@ -135,7 +135,7 @@ export async function feeRulesAt(ctx: PhaseContext): Promise<LoadResult> {
   expectStatus(await assignAll(ctx.seed.main.planIds.slice(0, 2)), 201, 'POST /v1/fee-rules/bulk-assign/all');
   const merchants = await request(ctx.baseUrl, 'GET', '/v1/merchants?size=1', { headers });
   expectStatus(merchants, 200, 'GET /v1/merchants?size=1');
-  const merchantId = (merchants.body as { data: Array<{ id: string }> }).data[0]!.id;
+  const merchantId = (merchants.body as { _embedded: { merchants: Array<{ id: string }> } })._embedded.merchants[0]!.id;
   const path = `/v1/merchants/${merchantId}/fee-rules?at=${encodeURIComponent(at)}`;
   const probe = await request(ctx.baseUrl, 'GET', path, { headers });
   expectStatus(probe, 200, 'GET /v1/merchants/{id}/fee-rules?at=');
@@ -152,19 +152,28 @@ export async function feeRulesAt(ctx: PhaseContext): Promise<LoadResult> {
 export const listing = (ctx: PhaseContext, keys: string[]) => keyed(ctx, keys, '/v1/api-keys?size=10');
 
 /**
- * GET /v1/merchants?size=1000, the largest page a listing serves (integrations ask
- * for size=10000 to take a whole list), of a customer with 10,000 merchants, with
- * a customer token: what one such request costs beside the cheap ones.
+ * GET /v1/merchants?size=10000, the largest page the merchant listing serves (the
+ * platform's maximum; integrations ask for it to take a whole list), of a customer
+ * with 12,000 merchants, with a customer token: written as it is read, so 50 such
+ * pages at once must stay within the service's memory budget.
  */
 export async function fullPage(ctx: PhaseContext): Promise<LoadResult> {
   const token = await login(ctx.baseUrl, ctx.seed.wide.login);
   const headers = { authorization: `Bearer ${token}` };
-  const path = `/v1/merchants?size=${MAX_PAGE_SIZE}`;
+  const path = `/v1/merchants?size=${MAX_MERCHANT_PAGE_SIZE}`;
   const probe = await request(ctx.baseUrl, 'GET', path, { headers });
   expectStatus(probe, 200, `GET ${path}`);
-  const { data, page } = probe.body as { data: unknown[]; page: { size: number; total_elements: number } };
-  if (data.length !== MAX_PAGE_SIZE || page.size !== MAX_PAGE_SIZE || page.total_elements !== WIDE_MERCHANTS) {
-    throw new Error(`${path} answered ${data.length} merchants, page ${JSON.stringify(page)}`);
+  const { _embedded, page } = probe.body as {
+    _embedded: { merchants: unknown[] };
+    page: { size: number; total_elements: number };
+  };
+  const served = _embedded.merchants.length;
+  if (
+    served !== MAX_MERCHANT_PAGE_SIZE ||
+    page.size !== MAX_MERCHANT_PAGE_SIZE ||
+    page.total_elements !== WIDE_MERCHANTS
+  ) {
+    throw new Error(`${path} answered ${served} merchants, page ${JSON.stringify(page)}`);
   }
   return warmThenRun(ctx.baseUrl, {
     path,

@@ -191,7 +191,7 @@ async function main(): Promise<BenchReport> {
   }
   if (wanted('fullpage')) {
     report.fullPage = await phase(
-      '3c. a full page: GET /v1/merchants?size=1000 of 10,000 merchants, with an access token',
+      '3c. a full page: GET /v1/merchants?size=10000 of 12,000 merchants, with an access token',
       () => phases.fullPage(ctx),
     );
   }

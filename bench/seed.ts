@@ -33,7 +33,7 @@ export const SCHEDULED_ALL_MERCHANTS = 100_000;
 
 const MERCHANTS = 50;
 /** Enough for ten full pages: what an integration asking for size=10000 finds. */
-export const WIDE_MERCHANTS = 10_000;
+export const WIDE_MERCHANTS = 12_000;
 const PASSWORD = 'bench-password-1';
 
 const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;

@@ -70,7 +70,15 @@ export const READS = {
   ],
   signingKeys: ['listVerifying'],
   feeRules: ['customerExists', 'assignableMerchants', 'previewReplacement', 'timeline', 'plansAt'],
-  merchants: ['enabledKeyHashes', 'list', 'find', 'belongsToCustomer', 'notOfCustomer', 'inactiveAmong'],
+  merchants: [
+    'enabledKeyHashes',
+    'count',
+    'pageInBatches',
+    'find',
+    'belongsToCustomer',
+    'notOfCustomer',
+    'inactiveAmong',
+  ],
   import: [
     'existingCustomerIds',
     'merchantOwners',

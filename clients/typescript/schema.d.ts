@@ -190,15 +190,39 @@ export interface paths {
         };
         /**
          * List the caller's merchants
-         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). `status` keeps ACTIVE or INACTIVE merchants only (default: both). Merchants made before onboarding through the API answer null for the fields they lack. Unknown query parameters are a 400.
+         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). `status` keeps ACTIVE or INACTIVE merchants only (default: both). Merchants made before onboarding through the API answer null for the fields they lack. Unknown query parameters are a 400. The answer is the platform's shape, `{ _embedded: { merchants }, page }` (no `data`). `size` goes up to 10,000, the platform's maximum: a larger size is served as 10,000 and `page.size` tells the size used. A page is written as its rows are read (in batches), never held whole.
          */
         get: operations["listMerchants"];
         put?: never;
         /**
          * Onboard a merchant
-         * @description Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. `tax_identification` must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
+         * @description Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `tax_identification` (or `tax`) is required and must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
          */
         post: operations["createMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's merchants (the platform's v2 path)
+         * @description The same operation as GET /v1/merchants.
+         */
+        get: operations["listMerchantsV2"];
+        put?: never;
+        /**
+         * Onboard a merchant (the platform's v2 path)
+         * @description The same operation as POST /v1/merchants. Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `tax_identification` (or `tax`) is required and must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
+         */
+        post: operations["createMerchantV2"];
         delete?: never;
         options?: never;
         head?: never;
@@ -224,29 +248,9 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant, or deactivate and reactivate it
-         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation, and the lengths of its country apply to the fields sent. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
          */
         patch: operations["updateMerchant"];
-        trace?: never;
-    };
-    "/v2/merchants": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Onboard a merchant (the platform's v2 path)
-         * @description The same operation as POST /v1/merchants. Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. `tax_identification` must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
-         */
-        post: operations["createMerchantV2"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/v2/merchants/{id}": {
@@ -264,7 +268,7 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant (the platform's v2 path)
-         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation, and the lengths of its country apply to the fields sent. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
          */
         patch: operations["updateMerchantV2"];
         trace?: never;
@@ -455,6 +459,26 @@ export interface paths {
          * @description Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key's expires_at, access and rate_limit where they are not sent, and may ask for less but not more. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. The full key is returned only here. Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key), 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
          */
         post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a merchant key (the platform SDK's path)
+         * @description POST /v1/api-keys for a MERCHANT key, as the platform's SDK asks for it: `{ user, user_type: MERCHANT, customer_id, merchant_id }`, also under /api. The SDK sends `X-API-KEY` (a customer key) and `Authorization` (a customer token, with or without `Bearer`) together: here both may be present, and then both must be valid and of the same customer (else 401); the key is the caller. The answer is the platform's: `{ id, api_key, user, user_type, merchant_id, customer_id, create_date, update_date }`; the rules and errors are POST /v1/api-keys'.
+         */
+        post: operations["createSdkMerchantKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -672,7 +696,7 @@ export interface paths {
         put?: never;
         /**
          * Add a login user
-         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. The body may be the platform's CreateUserRequest instead, `{ user_type: CUSTOMER, attributes: { email, customer_id, name? } }`: `customer_id` must be the caller's (else 404 customer_not_found), and `user_type: MERCHANT` is a 400 (merchant users act through API keys: POST /v1/api-keys with merchant_id). Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
          */
         post: operations["createUser"];
         delete?: never;
@@ -1260,6 +1284,8 @@ export interface components {
                 /** @description Length of the window in seconds */
                 window_seconds: number;
             };
+            /** @description The platform's: when sent, MERCHANT with merchant_id and CUSTOMER without (else 400) */
+            user_type?: "CUSTOMER" | "MERCHANT";
         };
         /**
          * @description A new API key, with the full key shown this once
@@ -1272,6 +1298,7 @@ export interface components {
          *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
          *       "status": "ENABLED",
          *       "create_date": "2026-11-23T07:30:00.000Z",
+         *       "update_date": "2026-11-23T07:30:00.000Z",
          *       "name": "POS terminals, store 12",
          *       "expires_at": "2027-11-23T00:00:00.000Z",
          *       "access": "full",
@@ -1313,6 +1340,11 @@ export interface components {
              * @description ISO 8601 UTC, milliseconds, Z
              */
             create_date: string;
+            /**
+             * Format: date-time
+             * @description When the key last changed: create_date, for a new key
+             */
+            update_date: string;
             /** @description null when unset */
             name: string | null;
             /**
@@ -1341,6 +1373,81 @@ export interface components {
                 /** @description The login user's e-mail, or that of the API key's user; null for the operator */
                 email: string | null;
             } | null;
+        };
+        /**
+         * @description The platform SDK's request for a merchant key
+         * @example {
+         *       "user": "pos-terminal@acme.example",
+         *       "user_type": "MERCHANT",
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+         *     }
+         */
+        SdkMerchantKeyRequest: {
+            /**
+             * Format: email
+             * @description E-mail of the merchant user the key is for
+             */
+            user: string;
+            /**
+             * @description Always MERCHANT: this path makes merchant keys
+             * @enum {string}
+             */
+            user_type: "MERCHANT";
+            /**
+             * Format: uuid
+             * @description The caller's customer
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description A merchant of customer_id
+             */
+            merchant_id: string;
+        };
+        /**
+         * @description A new merchant key as the platform's SDK reads it
+         * @example {
+         *       "id": "3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90",
+         *       "api_key": "fgk_22WY3G1n6Bmo56ATzpJZx6SHFfC2JU7W1sHFV4",
+         *       "user": "pos-terminal@acme.example",
+         *       "user_type": "MERCHANT",
+         *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "create_date": "2026-11-23T07:30:00.000Z",
+         *       "update_date": "2026-11-23T07:30:00.000Z"
+         *     }
+         */
+        SdkCreatedKey: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            /** @description The full key. Shown only in this response. */
+            api_key: string;
+            user: string;
+            user_type: "CUSTOMER" | "MERCHANT";
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            merchant_id: string;
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            customer_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            update_date: string;
         };
         /**
          * @description An API key as listed: masked
@@ -2292,11 +2399,15 @@ export interface components {
          * @example {
          *       "state": "Buenos Aires",
          *       "city": "La Plata",
-         *       "zip": "B1900",
+         *       "zip": "B1900AAA",
          *       "street": "Calle 7",
          *       "number": "1234",
          *       "floor": "2",
-         *       "apartment": "B"
+         *       "apartment": "B",
+         *       "location": {
+         *         "lat": -34.9214,
+         *         "lng": -57.9545
+         *       }
          *     }
          */
         MerchantAddress: {
@@ -2312,7 +2423,7 @@ export interface components {
             city: string;
             /**
              * @description Postal code
-             * @example B1900
+             * @example B1900AAA
              */
             zip: string;
             /**
@@ -2335,6 +2446,19 @@ export interface components {
              * @example B
              */
             apartment?: string;
+            /**
+             * @description Where the merchant is on a map: both or neither
+             * @example {
+             *       "lat": -34.9214,
+             *       "lng": -57.9545
+             *     }
+             */
+            location?: {
+                /** @description Latitude, degrees */
+                lat: number;
+                /** @description Longitude, degrees */
+                lng: number;
+            };
         };
         /**
          * @description The merchant's tax identifier
@@ -2356,7 +2480,23 @@ export interface components {
             number: string;
         };
         /**
-         * @description The person who represents the merchant
+         * @description The person who represents the merchant: identification or representative_id is required
+         * @example {
+         *       "type": "PRESIDENT",
+         *       "name": "Ana",
+         *       "surname": "García",
+         *       "representative_id": {
+         *         "type": "DNI",
+         *         "number": "26756539"
+         *       },
+         *       "birth_date": "1978-05-21",
+         *       "email": "ana.garcia@example.com",
+         *       "phone": "+54 221 555 0100",
+         *       "identification": {
+         *         "type": "DNI",
+         *         "number": "26756539"
+         *       }
+         *     }
          * @example {
          *       "type": "PRESIDENT",
          *       "name": "Ana",
@@ -2365,6 +2505,18 @@ export interface components {
          *         "type": "DNI",
          *         "number": "26756539"
          *       },
+         *       "email": "ana.garcia@example.com",
+         *       "phone": "+54 221 555 0100"
+         *     }
+         * @example {
+         *       "type": "PRESIDENT",
+         *       "name": "Ana",
+         *       "surname": "García",
+         *       "representative_id": {
+         *         "type": "DNI",
+         *         "number": "26756539"
+         *       },
+         *       "birth_date": "1978-05-21",
          *       "email": "ana.garcia@example.com",
          *       "phone": "+54 221 555 0100"
          *     }
@@ -2385,8 +2537,31 @@ export interface components {
              * @example García
              */
             surname: string;
+            /**
+             * Format: email
+             * @description E-mail address: name@domain with at least one dot in the domain
+             */
+            email: string;
+            /**
+             * @description Phone number, international form recommended
+             * @example +54 221 555 0100
+             */
+            phone: string;
             /** @description The representative's identity document */
-            identification: {
+            identification?: {
+                /**
+                 * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                 * @example DNI
+                 */
+                type: string;
+                /**
+                 * @description Document number
+                 * @example 26756539
+                 */
+                number: string;
+            };
+            /** @description The platform's v1 name of identification: the same document (when both are sent they must agree) */
+            representative_id?: {
                 /**
                  * @description Kind of document, e.g. DNI, CURP, PASSPORT
                  * @example DNI
@@ -2399,18 +2574,14 @@ export interface components {
                 number: string;
             };
             /**
-             * Format: email
-             * @description E-mail address: name@domain with at least one dot in the domain
+             * Format: date
+             * @description The representative's date of birth (YYYY-MM-DD)
+             * @example 1978-05-21
              */
-            email: string;
-            /**
-             * @description Phone number, international form recommended
-             * @example +54 221 555 0100
-             */
-            phone: string;
+            birth_date?: string;
         };
         /**
-         * @description A new merchant of the caller's customer
+         * @description A new merchant of the caller's customer, in the platform's v2 shape (tax_identification) or v1 shape (tax): one of the two is required, and when both are sent they must agree
          * @example {
          *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
          *       "country": "ARG",
@@ -2423,11 +2594,15 @@ export interface components {
          *       "address": {
          *         "state": "Buenos Aires",
          *         "city": "La Plata",
-         *         "zip": "B1900",
+         *         "zip": "B1900AAA",
          *         "street": "Calle 7",
          *         "number": "1234",
          *         "floor": "2",
-         *         "apartment": "B"
+         *         "apartment": "B",
+         *         "location": {
+         *           "lat": -34.9214,
+         *           "lng": -57.9545
+         *         }
          *       },
          *       "tax_identification": {
          *         "type": "CUIT",
@@ -2437,10 +2612,75 @@ export interface components {
          *         "type": "PRESIDENT",
          *         "name": "Ana",
          *         "surname": "García",
-         *         "identification": {
+         *         "representative_id": {
          *           "type": "DNI",
          *           "number": "26756539"
          *         },
+         *         "birth_date": "1978-05-21",
+         *         "email": "ana.garcia@example.com",
+         *         "phone": "+54 221 555 0100",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         }
+         *       },
+         *       "tax": {
+         *         "id": "30712345671",
+         *         "type": "RESPONSABLE_INSCRIPTO"
+         *       },
+         *       "financial_info": {
+         *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+         *       },
+         *       "phone": "+54 221 555 0199",
+         *       "activity": "Cafetería",
+         *       "category": "5814",
+         *       "settlement_condition": {
+         *         "transaction_fee": "3.5",
+         *         "settlement": "T+1",
+         *         "cbu_or_cvu": "2850590940090418135201"
+         *       }
+         *     }
+         * @example {
+         *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "country": "ARG",
+         *       "legal_type": "LEGAL_ENTITY",
+         *       "business_name": "Cafetería La Plata S.A.",
+         *       "fantasy_name": "Café 7",
+         *       "email": "admin@cafe7.example.com",
+         *       "address": {
+         *         "state": "Buenos Aires",
+         *         "city": "La Plata",
+         *         "zip": "B1900AAA",
+         *         "street": "Calle 7",
+         *         "number": "1234",
+         *         "floor": "2",
+         *         "apartment": "B",
+         *         "location": {
+         *           "lat": -34.9214,
+         *           "lng": -57.9545
+         *         }
+         *       },
+         *       "tax": {
+         *         "id": "30712345671",
+         *         "type": "RESPONSABLE_INSCRIPTO"
+         *       },
+         *       "phone": "+54 221 555 0199",
+         *       "activity": "Cafetería",
+         *       "category": "5814",
+         *       "settlement_condition": {
+         *         "transaction_fee": "3.5",
+         *         "settlement": "T+1",
+         *         "cbu_or_cvu": "2850590940090418135201"
+         *       },
+         *       "representative": {
+         *         "type": "PRESIDENT",
+         *         "name": "Ana",
+         *         "surname": "García",
+         *         "representative_id": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         },
+         *         "birth_date": "1978-05-21",
          *         "email": "ana.garcia@example.com",
          *         "phone": "+54 221 555 0100"
          *       }
@@ -2488,37 +2728,129 @@ export interface components {
              */
             merchant_code?: string;
             address: components["schemas"]["MerchantAddress"];
-            tax_identification: components["schemas"]["TaxIdentification"];
+            tax_identification?: components["schemas"]["TaxIdentification"];
+            /**
+             * @description The platform's v1 tax object
+             * @example {
+             *       "id": "30712345671",
+             *       "type": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            tax?: {
+                /**
+                 * @description The CUIT (ARG) or RFC (MEX): the same fact as tax_identification.number
+                 * @example 30712345671
+                 */
+                id: string;
+                /**
+                 * @description The tax condition, e.g. RESPONSABLE_INSCRIPTO, MONOTRIBUTO; the same fact as financial_info.tax_condition
+                 * @example RESPONSABLE_INSCRIPTO
+                 */
+                type?: string;
+            };
             representative?: components["schemas"]["MerchantRepresentative"];
+            /**
+             * @description The merchant's phone number
+             * @example +54 221 555 0199
+             */
+            phone?: string;
+            /**
+             * @description What the merchant does
+             * @example Cafetería
+             */
+            activity?: string;
+            /**
+             * @description The merchant's category, e.g. a merchant category code
+             * @example 5814
+             */
+            category?: string;
+            /**
+             * @description The platform's v1 settlement terms
+             * @example {
+             *       "transaction_fee": "3.5",
+             *       "settlement": "T+1",
+             *       "cbu_or_cvu": "2850590940090418135201"
+             *     }
+             */
+            settlement_condition?: {
+                /**
+                 * @description The fee agreed, as text
+                 * @example 3.5
+                 */
+                transaction_fee: string;
+                /**
+                 * @description When funds settle, as text
+                 * @example T+1
+                 */
+                settlement: string;
+                /**
+                 * @description The account funds settle to: a CBU or CVU, 22 digits with valid check digits (dashes and spaces are ignored; answered compact)
+                 * @example 2850590940090418135201
+                 */
+                cbu_or_cvu: string;
+            };
+            /**
+             * @description The platform's v2 financial information: names to strings; tax_condition is the same fact as tax.type (when both are sent they must agree)
+             * @example {
+             *       "tax_condition": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            financial_info?: {
+                [key: string]: string;
+            };
         };
         /**
-         * @description The fields to change; address, tax_identification and representative are replaced whole. id, customer_id and country cannot be changed (400).
+         * @description The fields to change, in the platform's v1 or v2 shape (when both name one fact they must agree); address, tax_identification (or tax), representative, settlement_condition and financial_info are replaced whole. id, customer_id and country cannot be changed (400). The per-country lengths of the create apply.
          * @example {
          *       "fantasy_name": "Café 7 Centro",
          *       "address": {
          *         "state": "Buenos Aires",
          *         "city": "La Plata",
-         *         "zip": "B1900",
+         *         "zip": "B1900AAA",
          *         "street": "Calle 8",
          *         "number": "900",
          *         "floor": "2",
-         *         "apartment": "B"
+         *         "apartment": "B",
+         *         "location": {
+         *           "lat": -34.9214,
+         *           "lng": -57.9545
+         *         }
          *       },
          *       "tax_identification": {
          *         "type": "CUIT",
          *         "number": "30712345671"
          *       },
+         *       "tax": {
+         *         "id": "30712345671",
+         *         "type": "MONOTRIBUTO"
+         *       },
+         *       "financial_info": {
+         *         "tax_condition": "MONOTRIBUTO"
+         *       },
          *       "representative": {
          *         "type": "PROXY",
          *         "name": "Ana",
          *         "surname": "García",
-         *         "identification": {
+         *         "representative_id": {
          *           "type": "DNI",
          *           "number": "26756539"
          *         },
+         *         "birth_date": "1978-05-21",
          *         "email": "ana.garcia@example.com",
-         *         "phone": "+54 221 555 0100"
+         *         "phone": "+54 221 555 0100",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         }
          *       },
+         *       "settlement_condition": {
+         *         "transaction_fee": "3.5",
+         *         "settlement": "T+1",
+         *         "cbu_or_cvu": "2850590940090418135201"
+         *       },
+         *       "phone": "+54 221 555 0199",
+         *       "activity": "Cafetería",
+         *       "category": "5814",
          *       "email": null
          *     }
          */
@@ -2561,7 +2893,42 @@ export interface components {
             address?: components["schemas"]["MerchantAddress"];
             tax_identification?: components["schemas"]["TaxIdentification"];
             /**
+             * @description The platform's v1 tax object
+             * @example {
+             *       "id": "30712345671",
+             *       "type": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            tax?: {
+                /**
+                 * @description The CUIT (ARG) or RFC (MEX): the same fact as tax_identification.number
+                 * @example 30712345671
+                 */
+                id: string;
+                /**
+                 * @description The tax condition, e.g. RESPONSABLE_INSCRIPTO, MONOTRIBUTO; the same fact as financial_info.tax_condition
+                 * @example RESPONSABLE_INSCRIPTO
+                 */
+                type?: string;
+            };
+            /**
              * @description The whole representative, replaced; null removes it
+             * @example {
+             *       "type": "PRESIDENT",
+             *       "name": "Ana",
+             *       "surname": "García",
+             *       "representative_id": {
+             *         "type": "DNI",
+             *         "number": "26756539"
+             *       },
+             *       "birth_date": "1978-05-21",
+             *       "email": "ana.garcia@example.com",
+             *       "phone": "+54 221 555 0100",
+             *       "identification": {
+             *         "type": "DNI",
+             *         "number": "26756539"
+             *       }
+             *     }
              * @example {
              *       "type": "PRESIDENT",
              *       "name": "Ana",
@@ -2570,6 +2937,18 @@ export interface components {
              *         "type": "DNI",
              *         "number": "26756539"
              *       },
+             *       "email": "ana.garcia@example.com",
+             *       "phone": "+54 221 555 0100"
+             *     }
+             * @example {
+             *       "type": "PRESIDENT",
+             *       "name": "Ana",
+             *       "surname": "García",
+             *       "representative_id": {
+             *         "type": "DNI",
+             *         "number": "26756539"
+             *       },
+             *       "birth_date": "1978-05-21",
              *       "email": "ana.garcia@example.com",
              *       "phone": "+54 221 555 0100"
              *     }
@@ -2590,8 +2969,31 @@ export interface components {
                  * @example García
                  */
                 surname: string;
+                /**
+                 * Format: email
+                 * @description E-mail address: name@domain with at least one dot in the domain
+                 */
+                email: string;
+                /**
+                 * @description Phone number, international form recommended
+                 * @example +54 221 555 0100
+                 */
+                phone: string;
                 /** @description The representative's identity document */
-                identification: {
+                identification?: {
+                    /**
+                     * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                     * @example DNI
+                     */
+                    type: string;
+                    /**
+                     * @description Document number
+                     * @example 26756539
+                     */
+                    number: string;
+                };
+                /** @description The platform's v1 name of identification: the same document (when both are sent they must agree) */
+                representative_id?: {
                     /**
                      * @description Kind of document, e.g. DNI, CURP, PASSPORT
                      * @example DNI
@@ -2604,19 +3006,64 @@ export interface components {
                     number: string;
                 };
                 /**
-                 * Format: email
-                 * @description E-mail address: name@domain with at least one dot in the domain
+                 * Format: date
+                 * @description The representative's date of birth (YYYY-MM-DD)
+                 * @example 1978-05-21
                  */
-                email: string;
+                birth_date?: string;
+            } | null;
+            /**
+             * @description The merchant's phone number; null clears it
+             * @example +54 221 555 0199
+             */
+            phone?: string | null;
+            /**
+             * @description What the merchant does; null clears it
+             * @example Cafetería
+             */
+            activity?: string | null;
+            /**
+             * @description The merchant's category; null clears it
+             * @example 5814
+             */
+            category?: string | null;
+            /**
+             * @description The settlement terms, replaced whole; null clears them
+             * @example {
+             *       "transaction_fee": "3.5",
+             *       "settlement": "T+1",
+             *       "cbu_or_cvu": "2850590940090418135201"
+             *     }
+             */
+            settlement_condition?: {
                 /**
-                 * @description Phone number, international form recommended
-                 * @example +54 221 555 0100
+                 * @description The fee agreed, as text
+                 * @example 3.5
                  */
-                phone: string;
+                transaction_fee: string;
+                /**
+                 * @description When funds settle, as text
+                 * @example T+1
+                 */
+                settlement: string;
+                /**
+                 * @description The account funds settle to: a CBU or CVU, 22 digits with valid check digits (dashes and spaces are ignored; answered compact)
+                 * @example 2850590940090418135201
+                 */
+                cbu_or_cvu: string;
+            } | null;
+            /**
+             * @description The financial information, replaced whole; null clears it
+             * @example {
+             *       "tax_condition": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            financial_info?: {
+                [key: string]: string;
             } | null;
         };
         /**
-         * @description A merchant of a customer
+         * @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent
          * @example {
          *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
          *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
@@ -2631,28 +3078,52 @@ export interface components {
          *       "address": {
          *         "state": "Buenos Aires",
          *         "city": "La Plata",
-         *         "zip": "B1900",
+         *         "zip": "B1900AAA",
          *         "street": "Calle 7",
          *         "number": "1234",
          *         "floor": "2",
-         *         "apartment": "B"
+         *         "apartment": "B",
+         *         "location": {
+         *           "lat": -34.9214,
+         *           "lng": -57.9545
+         *         }
          *       },
          *       "tax_identification": {
          *         "type": "CUIT",
          *         "number": "30712345671"
          *       },
+         *       "tax": {
+         *         "id": "30712345671",
+         *         "type": "RESPONSABLE_INSCRIPTO"
+         *       },
          *       "representative": {
          *         "type": "PRESIDENT",
          *         "name": "Ana",
          *         "surname": "García",
-         *         "identification": {
+         *         "representative_id": {
          *           "type": "DNI",
          *           "number": "26756539"
          *         },
+         *         "birth_date": "1978-05-21",
          *         "email": "ana.garcia@example.com",
-         *         "phone": "+54 221 555 0100"
+         *         "phone": "+54 221 555 0100",
+         *         "identification": {
+         *           "type": "DNI",
+         *           "number": "26756539"
+         *         }
          *       },
          *       "additional_info": "Open weekends",
+         *       "phone": "+54 221 555 0199",
+         *       "activity": "Cafetería",
+         *       "category": "5814",
+         *       "settlement_condition": {
+         *         "transaction_fee": "3.5",
+         *         "settlement": "T+1",
+         *         "cbu_or_cvu": "2850590940090418135201"
+         *       },
+         *       "financial_info": {
+         *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+         *       },
          *       "create_date": "2026-10-02T14:05:00.000Z",
          *       "update_date": "2026-10-02T14:05:00.000Z"
          *     }
@@ -2698,11 +3169,15 @@ export interface components {
              * @example {
              *       "state": "Buenos Aires",
              *       "city": "La Plata",
-             *       "zip": "B1900",
+             *       "zip": "B1900AAA",
              *       "street": "Calle 7",
              *       "number": "1234",
              *       "floor": "2",
-             *       "apartment": "B"
+             *       "apartment": "B",
+             *       "location": {
+             *         "lat": -34.9214,
+             *         "lng": -57.9545
+             *       }
              *     }
              */
             address: {
@@ -2718,7 +3193,7 @@ export interface components {
                 city: string;
                 /**
                  * @description Postal code
-                 * @example B1900
+                 * @example B1900AAA
                  */
                 zip: string;
                 /**
@@ -2741,6 +3216,19 @@ export interface components {
                  * @example B
                  */
                 apartment?: string;
+                /**
+                 * @description Where the merchant is on a map: both or neither
+                 * @example {
+                 *       "lat": -34.9214,
+                 *       "lng": -57.9545
+                 *     }
+                 */
+                location?: {
+                    /** @description Latitude, degrees */
+                    lat: number;
+                    /** @description Longitude, degrees */
+                    lng: number;
+                };
             } | null;
             /**
              * @description CUIT or RFC, compact (null for merchants made before onboarding through the API)
@@ -2761,20 +3249,14 @@ export interface components {
                  */
                 number: string;
             } | null;
-            /**
-             * @description The representative, or null
-             * @example {
-             *       "type": "PRESIDENT",
-             *       "name": "Ana",
-             *       "surname": "García",
-             *       "identification": {
-             *         "type": "DNI",
-             *         "number": "26756539"
-             *       },
-             *       "email": "ana.garcia@example.com",
-             *       "phone": "+54 221 555 0100"
-             *     }
-             */
+            /** @description v1's tax: id is tax_identification.number (null for merchants made before onboarding through the API) */
+            tax: {
+                /** @description The CUIT or RFC, compact: tax_identification.number */
+                id: string;
+                /** @description The tax condition, or null: financial_info.tax_condition */
+                type: string | null;
+            } | null;
+            /** @description The representative, or null */
             representative: {
                 /**
                  * @description What the person is to the merchant
@@ -2791,6 +3273,16 @@ export interface components {
                  * @example García
                  */
                 surname: string;
+                /**
+                 * Format: email
+                 * @description E-mail address: name@domain with at least one dot in the domain
+                 */
+                email: string;
+                /**
+                 * @description Phone number, international form recommended
+                 * @example +54 221 555 0100
+                 */
+                phone: string;
                 /** @description The representative's identity document */
                 identification: {
                     /**
@@ -2804,19 +3296,68 @@ export interface components {
                      */
                     number: string;
                 };
+                /** @description identification, under its v1 name */
+                representative_id: {
+                    /**
+                     * @description Kind of document, e.g. DNI, CURP, PASSPORT
+                     * @example DNI
+                     */
+                    type: string;
+                    /**
+                     * @description Document number
+                     * @example 26756539
+                     */
+                    number: string;
+                };
                 /**
-                 * Format: email
-                 * @description E-mail address: name@domain with at least one dot in the domain
+                 * Format: date
+                 * @description Date of birth, or null
+                 * @example 1978-05-21
                  */
-                email: string;
-                /**
-                 * @description Phone number, international form recommended
-                 * @example +54 221 555 0100
-                 */
-                phone: string;
+                birth_date: string | null;
             } | null;
             /** @description Free text, or null */
             additional_info: string | null;
+            /** @description The merchant's phone number, or null */
+            phone: string | null;
+            /** @description What the merchant does, or null */
+            activity: string | null;
+            /** @description The merchant's category, or null */
+            category: string | null;
+            /**
+             * @description The settlement terms (the CBU or CVU compact), or null
+             * @example {
+             *       "transaction_fee": "3.5",
+             *       "settlement": "T+1",
+             *       "cbu_or_cvu": "2850590940090418135201"
+             *     }
+             */
+            settlement_condition: {
+                /**
+                 * @description The fee agreed, as text
+                 * @example 3.5
+                 */
+                transaction_fee: string;
+                /**
+                 * @description When funds settle, as text
+                 * @example T+1
+                 */
+                settlement: string;
+                /**
+                 * @description The account funds settle to: a CBU or CVU, 22 digits with valid check digits (dashes and spaces are ignored; answered compact)
+                 * @example 2850590940090418135201
+                 */
+                cbu_or_cvu: string;
+            } | null;
+            /**
+             * @description The financial information, or null
+             * @example {
+             *       "tax_condition": "RESPONSABLE_INSCRIPTO"
+             *     }
+             */
+            financial_info: {
+                [key: string]: string;
+            } | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC, milliseconds, Z
@@ -2829,49 +3370,92 @@ export interface components {
             update_date: string;
         };
         /**
-         * @description A page of merchants, newest first
+         * @description Where the page sits in the whole listing
          * @example {
-         *       "data": [
-         *         {
-         *           "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
-         *           "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-         *           "name": "Café 7",
-         *           "business_name": "Cafetería La Plata S.A.",
-         *           "fantasy_name": "Café 7",
-         *           "legal_type": "LEGAL_ENTITY",
-         *           "country": "ARG",
-         *           "merchant_code": "LP-0001",
-         *           "email": "admin@cafe7.example.com",
-         *           "status": "ACTIVE",
-         *           "address": {
-         *             "state": "Buenos Aires",
-         *             "city": "La Plata",
-         *             "zip": "B1900",
-         *             "street": "Calle 7",
-         *             "number": "1234",
-         *             "floor": "2",
-         *             "apartment": "B"
-         *           },
-         *           "tax_identification": {
-         *             "type": "CUIT",
-         *             "number": "30712345671"
-         *           },
-         *           "representative": {
-         *             "type": "PRESIDENT",
-         *             "name": "Ana",
-         *             "surname": "García",
-         *             "identification": {
-         *               "type": "DNI",
-         *               "number": "26756539"
+         *       "size": 10,
+         *       "total_elements": 1,
+         *       "total_pages": 1,
+         *       "number": 0
+         *     }
+         */
+        MerchantPage: {
+            /** @description Results per page: the size asked for, or 10000 when it asked for more */
+            size: number;
+            total_elements: number;
+            total_pages: number;
+            /** @description Zero-based number of the returned page */
+            number: number;
+        };
+        /**
+         * @description A page of merchants, newest first, in the platform's shape
+         * @example {
+         *       "_embedded": {
+         *         "merchants": [
+         *           {
+         *             "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *             "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *             "name": "Café 7",
+         *             "business_name": "Cafetería La Plata S.A.",
+         *             "fantasy_name": "Café 7",
+         *             "legal_type": "LEGAL_ENTITY",
+         *             "country": "ARG",
+         *             "merchant_code": "LP-0001",
+         *             "email": "admin@cafe7.example.com",
+         *             "status": "ACTIVE",
+         *             "address": {
+         *               "state": "Buenos Aires",
+         *               "city": "La Plata",
+         *               "zip": "B1900AAA",
+         *               "street": "Calle 7",
+         *               "number": "1234",
+         *               "floor": "2",
+         *               "apartment": "B",
+         *               "location": {
+         *                 "lat": -34.9214,
+         *                 "lng": -57.9545
+         *               }
          *             },
-         *             "email": "ana.garcia@example.com",
-         *             "phone": "+54 221 555 0100"
-         *           },
-         *           "additional_info": "Open weekends",
-         *           "create_date": "2026-10-02T14:05:00.000Z",
-         *           "update_date": "2026-10-02T14:05:00.000Z"
-         *         }
-         *       ],
+         *             "tax_identification": {
+         *               "type": "CUIT",
+         *               "number": "30712345671"
+         *             },
+         *             "tax": {
+         *               "id": "30712345671",
+         *               "type": "RESPONSABLE_INSCRIPTO"
+         *             },
+         *             "representative": {
+         *               "type": "PRESIDENT",
+         *               "name": "Ana",
+         *               "surname": "García",
+         *               "representative_id": {
+         *                 "type": "DNI",
+         *                 "number": "26756539"
+         *               },
+         *               "birth_date": "1978-05-21",
+         *               "email": "ana.garcia@example.com",
+         *               "phone": "+54 221 555 0100",
+         *               "identification": {
+         *                 "type": "DNI",
+         *                 "number": "26756539"
+         *               }
+         *             },
+         *             "additional_info": "Open weekends",
+         *             "phone": "+54 221 555 0199",
+         *             "activity": "Cafetería",
+         *             "category": "5814",
+         *             "settlement_condition": {
+         *               "transaction_fee": "3.5",
+         *               "settlement": "T+1",
+         *               "cbu_or_cvu": "2850590940090418135201"
+         *             },
+         *             "financial_info": {
+         *               "tax_condition": "RESPONSABLE_INSCRIPTO"
+         *             },
+         *             "create_date": "2026-10-02T14:05:00.000Z",
+         *             "update_date": "2026-10-02T14:05:00.000Z"
+         *           }
+         *         ]
+         *       },
          *       "page": {
          *         "size": 10,
          *         "total_elements": 1,
@@ -2881,8 +3465,11 @@ export interface components {
          *     }
          */
         MerchantListing: {
-            data: components["schemas"]["Merchant"][];
-            page: components["schemas"]["Page"];
+            /** @description The page's merchants, newest first */
+            _embedded: {
+                merchants: components["schemas"]["Merchant"][];
+            };
+            page: components["schemas"]["MerchantPage"];
         };
         /**
          * @description A user of the customer, in the platform's shape
@@ -3108,7 +3695,15 @@ export interface components {
             };
         };
         /**
-         * @description A new login user of the caller's customer (role MEMBER unless given)
+         * @description A new login user of the caller's customer (role MEMBER unless given): the platform's `{ user_type, attributes: { email, customer_id, name? } }`, or feegate's `{ email, name?, description?, role? }`; one of `email` and `attributes` is required (else a 400 naming email)
+         * @example {
+         *       "user_type": "CUSTOMER",
+         *       "attributes": {
+         *         "email": "ana@acme.example",
+         *         "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *         "name": "Ana Gómez"
+         *       }
+         *     }
          * @example {
          *       "email": "ana@acme.example",
          *       "name": "Ana Gómez",
@@ -3120,11 +3715,27 @@ export interface components {
              * Format: email
              * @description E-mail address: name@domain with at least one dot in the domain
              */
-            email: string;
+            email?: string;
             name?: string;
             description?: string;
             /** @description ADMIN: everything, users too; MEMBER: everything but users; VIEWER: reads only */
             role?: "ADMIN" | "MEMBER" | "VIEWER";
+            /** @description The platform's CreateUserRequest: CUSTOMER (MERCHANT is a 400: merchant users act through API keys, POST /v1/api-keys with merchant_id) */
+            user_type?: "CUSTOMER" | "MERCHANT";
+            /** @description The platform's CreateUserRequest attributes */
+            attributes?: {
+                /**
+                 * Format: email
+                 * @description E-mail address: name@domain with at least one dot in the domain
+                 */
+                email: string;
+                /**
+                 * Format: uuid
+                 * @description The caller's customer (another is a 404 customer_not_found)
+                 */
+                customer_id: string;
+                name?: string;
+            };
         };
         /**
          * @description What changes (at least one field); what is left out stays
@@ -3300,6 +3911,7 @@ export interface components {
          */
         CreateWebhookRequest: {
             /**
+             * Format: uri
              * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
              * @example https://hooks.example.com/feegate
              */
@@ -3323,6 +3935,7 @@ export interface components {
          */
         UpdateWebhookRequest: {
             /**
+             * Format: uri
              * @description Where events are POSTed: an https:// URL (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true) whose host is public; at most 2048 characters
              * @example https://hooks.example.com/feegate
              */
@@ -3357,6 +3970,7 @@ export interface components {
              * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
              */
             id: string;
+            /** Format: uri */
             notification_url: string;
             notification_type: string[];
             /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
@@ -4525,7 +5139,7 @@ export interface operations {
             query?: {
                 /** @description Zero-based page number (0..2147483647) */
                 page?: number;
-                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
+                /** @description Results per page: an integer of at least 1. A size above 10000 is not refused: it is served as 10000, and page.size of the answer tells the size used */
                 size?: number;
                 /**
                  * @description Only merchants whose name contains this text (any letter case), or whose id starts with it
@@ -4544,7 +5158,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of merchants, newest first */
+            /** @description A page of merchants, newest first, in the platform's shape */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4552,47 +5166,73 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
-                     *           "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-                     *           "name": "Café 7",
-                     *           "business_name": "Cafetería La Plata S.A.",
-                     *           "fantasy_name": "Café 7",
-                     *           "legal_type": "LEGAL_ENTITY",
-                     *           "country": "ARG",
-                     *           "merchant_code": "LP-0001",
-                     *           "email": "admin@cafe7.example.com",
-                     *           "status": "ACTIVE",
-                     *           "address": {
-                     *             "state": "Buenos Aires",
-                     *             "city": "La Plata",
-                     *             "zip": "B1900",
-                     *             "street": "Calle 7",
-                     *             "number": "1234",
-                     *             "floor": "2",
-                     *             "apartment": "B"
-                     *           },
-                     *           "tax_identification": {
-                     *             "type": "CUIT",
-                     *             "number": "30712345671"
-                     *           },
-                     *           "representative": {
-                     *             "type": "PRESIDENT",
-                     *             "name": "Ana",
-                     *             "surname": "García",
-                     *             "identification": {
-                     *               "type": "DNI",
-                     *               "number": "26756539"
+                     *       "_embedded": {
+                     *         "merchants": [
+                     *           {
+                     *             "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *             "name": "Café 7",
+                     *             "business_name": "Cafetería La Plata S.A.",
+                     *             "fantasy_name": "Café 7",
+                     *             "legal_type": "LEGAL_ENTITY",
+                     *             "country": "ARG",
+                     *             "merchant_code": "LP-0001",
+                     *             "email": "admin@cafe7.example.com",
+                     *             "status": "ACTIVE",
+                     *             "address": {
+                     *               "state": "Buenos Aires",
+                     *               "city": "La Plata",
+                     *               "zip": "B1900AAA",
+                     *               "street": "Calle 7",
+                     *               "number": "1234",
+                     *               "floor": "2",
+                     *               "apartment": "B",
+                     *               "location": {
+                     *                 "lat": -34.9214,
+                     *                 "lng": -57.9545
+                     *               }
                      *             },
-                     *             "email": "ana.garcia@example.com",
-                     *             "phone": "+54 221 555 0100"
-                     *           },
-                     *           "additional_info": "Open weekends",
-                     *           "create_date": "2026-10-02T14:05:00.000Z",
-                     *           "update_date": "2026-10-02T14:05:00.000Z"
-                     *         }
-                     *       ],
+                     *             "tax_identification": {
+                     *               "type": "CUIT",
+                     *               "number": "30712345671"
+                     *             },
+                     *             "tax": {
+                     *               "id": "30712345671",
+                     *               "type": "RESPONSABLE_INSCRIPTO"
+                     *             },
+                     *             "representative": {
+                     *               "type": "PRESIDENT",
+                     *               "name": "Ana",
+                     *               "surname": "García",
+                     *               "representative_id": {
+                     *                 "type": "DNI",
+                     *                 "number": "26756539"
+                     *               },
+                     *               "birth_date": "1978-05-21",
+                     *               "email": "ana.garcia@example.com",
+                     *               "phone": "+54 221 555 0100",
+                     *               "identification": {
+                     *                 "type": "DNI",
+                     *                 "number": "26756539"
+                     *               }
+                     *             },
+                     *             "additional_info": "Open weekends",
+                     *             "phone": "+54 221 555 0199",
+                     *             "activity": "Cafetería",
+                     *             "category": "5814",
+                     *             "settlement_condition": {
+                     *               "transaction_fee": "3.5",
+                     *               "settlement": "T+1",
+                     *               "cbu_or_cvu": "2850590940090418135201"
+                     *             },
+                     *             "financial_info": {
+                     *               "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *             },
+                     *             "create_date": "2026-10-02T14:05:00.000Z",
+                     *             "update_date": "2026-10-02T14:05:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
                      *       "page": {
                      *         "size": 10,
                      *         "total_elements": 1,
@@ -4711,11 +5351,15 @@ export interface operations {
                  *       "address": {
                  *         "state": "Buenos Aires",
                  *         "city": "La Plata",
-                 *         "zip": "B1900",
+                 *         "zip": "B1900AAA",
                  *         "street": "Calle 7",
                  *         "number": "1234",
                  *         "floor": "2",
-                 *         "apartment": "B"
+                 *         "apartment": "B",
+                 *         "location": {
+                 *           "lat": -34.9214,
+                 *           "lng": -57.9545
+                 *         }
                  *       },
                  *       "tax_identification": {
                  *         "type": "CUIT",
@@ -4725,12 +5369,32 @@ export interface operations {
                  *         "type": "PRESIDENT",
                  *         "name": "Ana",
                  *         "surname": "García",
-                 *         "identification": {
+                 *         "representative_id": {
                  *           "type": "DNI",
                  *           "number": "26756539"
                  *         },
+                 *         "birth_date": "1978-05-21",
                  *         "email": "ana.garcia@example.com",
-                 *         "phone": "+54 221 555 0100"
+                 *         "phone": "+54 221 555 0100",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         }
+                 *       },
+                 *       "tax": {
+                 *         "id": "30712345671",
+                 *         "type": "RESPONSABLE_INSCRIPTO"
+                 *       },
+                 *       "financial_info": {
+                 *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                 *       },
+                 *       "phone": "+54 221 555 0199",
+                 *       "activity": "Cafetería",
+                 *       "category": "5814",
+                 *       "settlement_condition": {
+                 *         "transaction_fee": "3.5",
+                 *         "settlement": "T+1",
+                 *         "cbu_or_cvu": "2850590940090418135201"
                  *       }
                  *     }
                  */
@@ -4738,7 +5402,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A merchant of a customer */
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
             201: {
                 headers: {
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
@@ -4761,28 +5425,540 @@ export interface operations {
                      *       "address": {
                      *         "state": "Buenos Aires",
                      *         "city": "La Plata",
-                     *         "zip": "B1900",
+                     *         "zip": "B1900AAA",
                      *         "street": "Calle 7",
                      *         "number": "1234",
                      *         "floor": "2",
-                     *         "apartment": "B"
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
                      *       },
                      *       "tax_identification": {
                      *         "type": "CUIT",
                      *         "number": "30712345671"
                      *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "representative": {
                      *         "type": "PRESIDENT",
                      *         "name": "Ana",
                      *         "surname": "García",
-                     *         "identification": {
+                     *         "representative_id": {
                      *           "type": "DNI",
                      *           "number": "26756539"
                      *         },
+                     *         "birth_date": "1978-05-21",
                      *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
                      *       },
                      *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
+                     *       "create_date": "2026-10-02T14:05:00.000Z",
+                     *       "update_date": "2026-10-02T14:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listMerchantsV2: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number (0..2147483647) */
+                page?: number;
+                /** @description Results per page: an integer of at least 1. A size above 10000 is not refused: it is served as 10000, and page.size of the answer tells the size used */
+                size?: number;
+                /**
+                 * @description Only merchants whose name contains this text (any letter case), or whose id starts with it
+                 * @example coffee
+                 */
+                q?: string;
+                /**
+                 * @description Only merchants in this status, ACTIVE or INACTIVE, case-insensitive; default both
+                 * @example ACTIVE
+                 */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of merchants, newest first, in the platform's shape */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "_embedded": {
+                     *         "merchants": [
+                     *           {
+                     *             "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *             "name": "Café 7",
+                     *             "business_name": "Cafetería La Plata S.A.",
+                     *             "fantasy_name": "Café 7",
+                     *             "legal_type": "LEGAL_ENTITY",
+                     *             "country": "ARG",
+                     *             "merchant_code": "LP-0001",
+                     *             "email": "admin@cafe7.example.com",
+                     *             "status": "ACTIVE",
+                     *             "address": {
+                     *               "state": "Buenos Aires",
+                     *               "city": "La Plata",
+                     *               "zip": "B1900AAA",
+                     *               "street": "Calle 7",
+                     *               "number": "1234",
+                     *               "floor": "2",
+                     *               "apartment": "B",
+                     *               "location": {
+                     *                 "lat": -34.9214,
+                     *                 "lng": -57.9545
+                     *               }
+                     *             },
+                     *             "tax_identification": {
+                     *               "type": "CUIT",
+                     *               "number": "30712345671"
+                     *             },
+                     *             "tax": {
+                     *               "id": "30712345671",
+                     *               "type": "RESPONSABLE_INSCRIPTO"
+                     *             },
+                     *             "representative": {
+                     *               "type": "PRESIDENT",
+                     *               "name": "Ana",
+                     *               "surname": "García",
+                     *               "representative_id": {
+                     *                 "type": "DNI",
+                     *                 "number": "26756539"
+                     *               },
+                     *               "birth_date": "1978-05-21",
+                     *               "email": "ana.garcia@example.com",
+                     *               "phone": "+54 221 555 0100",
+                     *               "identification": {
+                     *                 "type": "DNI",
+                     *                 "number": "26756539"
+                     *               }
+                     *             },
+                     *             "additional_info": "Open weekends",
+                     *             "phone": "+54 221 555 0199",
+                     *             "activity": "Cafetería",
+                     *             "category": "5814",
+                     *             "settlement_condition": {
+                     *               "transaction_fee": "3.5",
+                     *               "settlement": "T+1",
+                     *               "cbu_or_cvu": "2850590940090418135201"
+                     *             },
+                     *             "financial_info": {
+                     *               "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *             },
+                     *             "create_date": "2026-10-02T14:05:00.000Z",
+                     *             "update_date": "2026-10-02T14:05:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "page": {
+                     *         "size": 10,
+                     *         "total_elements": 1,
+                     *         "total_pages": 1,
+                     *         "number": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createMerchantV2: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *       "country": "ARG",
+                 *       "legal_type": "LEGAL_ENTITY",
+                 *       "business_name": "Cafetería La Plata S.A.",
+                 *       "fantasy_name": "Café 7",
+                 *       "additional_info": "Open weekends",
+                 *       "email": "admin@cafe7.example.com",
+                 *       "merchant_code": "LP-0001",
+                 *       "address": {
+                 *         "state": "Buenos Aires",
+                 *         "city": "La Plata",
+                 *         "zip": "B1900AAA",
+                 *         "street": "Calle 7",
+                 *         "number": "1234",
+                 *         "floor": "2",
+                 *         "apartment": "B",
+                 *         "location": {
+                 *           "lat": -34.9214,
+                 *           "lng": -57.9545
+                 *         }
+                 *       },
+                 *       "tax_identification": {
+                 *         "type": "CUIT",
+                 *         "number": "30712345671"
+                 *       },
+                 *       "representative": {
+                 *         "type": "PRESIDENT",
+                 *         "name": "Ana",
+                 *         "surname": "García",
+                 *         "representative_id": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         },
+                 *         "birth_date": "1978-05-21",
+                 *         "email": "ana.garcia@example.com",
+                 *         "phone": "+54 221 555 0100",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         }
+                 *       },
+                 *       "tax": {
+                 *         "id": "30712345671",
+                 *         "type": "RESPONSABLE_INSCRIPTO"
+                 *       },
+                 *       "financial_info": {
+                 *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                 *       },
+                 *       "phone": "+54 221 555 0199",
+                 *       "activity": "Cafetería",
+                 *       "category": "5814",
+                 *       "settlement_condition": {
+                 *         "transaction_fee": "3.5",
+                 *         "settlement": "T+1",
+                 *         "cbu_or_cvu": "2850590940090418135201"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMerchantRequest"];
+            };
+        };
+        responses: {
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "name": "Café 7",
+                     *       "business_name": "Cafetería La Plata S.A.",
+                     *       "fantasy_name": "Café 7",
+                     *       "legal_type": "LEGAL_ENTITY",
+                     *       "country": "ARG",
+                     *       "merchant_code": "LP-0001",
+                     *       "email": "admin@cafe7.example.com",
+                     *       "status": "ACTIVE",
+                     *       "address": {
+                     *         "state": "Buenos Aires",
+                     *         "city": "La Plata",
+                     *         "zip": "B1900AAA",
+                     *         "street": "Calle 7",
+                     *         "number": "1234",
+                     *         "floor": "2",
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
+                     *       },
+                     *       "tax_identification": {
+                     *         "type": "CUIT",
+                     *         "number": "30712345671"
+                     *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
+                     *       "representative": {
+                     *         "type": "PRESIDENT",
+                     *         "name": "Ana",
+                     *         "surname": "García",
+                     *         "representative_id": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         },
+                     *         "birth_date": "1978-05-21",
+                     *         "email": "ana.garcia@example.com",
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
+                     *       },
+                     *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "create_date": "2026-10-02T14:05:00.000Z",
                      *       "update_date": "2026-10-02T14:05:00.000Z"
                      *     }
@@ -4949,7 +6125,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A merchant of a customer */
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4970,28 +6146,52 @@ export interface operations {
                      *       "address": {
                      *         "state": "Buenos Aires",
                      *         "city": "La Plata",
-                     *         "zip": "B1900",
+                     *         "zip": "B1900AAA",
                      *         "street": "Calle 7",
                      *         "number": "1234",
                      *         "floor": "2",
-                     *         "apartment": "B"
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
                      *       },
                      *       "tax_identification": {
                      *         "type": "CUIT",
                      *         "number": "30712345671"
                      *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "representative": {
                      *         "type": "PRESIDENT",
                      *         "name": "Ana",
                      *         "surname": "García",
-                     *         "identification": {
+                     *         "representative_id": {
                      *           "type": "DNI",
                      *           "number": "26756539"
                      *         },
+                     *         "birth_date": "1978-05-21",
                      *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
                      *       },
                      *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "create_date": "2026-10-02T14:05:00.000Z",
                      *       "update_date": "2026-10-02T14:05:00.000Z"
                      *     }
@@ -5117,27 +6317,51 @@ export interface operations {
                  *       "address": {
                  *         "state": "Buenos Aires",
                  *         "city": "La Plata",
-                 *         "zip": "B1900",
+                 *         "zip": "B1900AAA",
                  *         "street": "Calle 8",
                  *         "number": "900",
                  *         "floor": "2",
-                 *         "apartment": "B"
+                 *         "apartment": "B",
+                 *         "location": {
+                 *           "lat": -34.9214,
+                 *           "lng": -57.9545
+                 *         }
                  *       },
                  *       "tax_identification": {
                  *         "type": "CUIT",
                  *         "number": "30712345671"
                  *       },
+                 *       "tax": {
+                 *         "id": "30712345671",
+                 *         "type": "MONOTRIBUTO"
+                 *       },
+                 *       "financial_info": {
+                 *         "tax_condition": "MONOTRIBUTO"
+                 *       },
                  *       "representative": {
                  *         "type": "PROXY",
                  *         "name": "Ana",
                  *         "surname": "García",
-                 *         "identification": {
+                 *         "representative_id": {
                  *           "type": "DNI",
                  *           "number": "26756539"
                  *         },
+                 *         "birth_date": "1978-05-21",
                  *         "email": "ana.garcia@example.com",
-                 *         "phone": "+54 221 555 0100"
+                 *         "phone": "+54 221 555 0100",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         }
                  *       },
+                 *       "settlement_condition": {
+                 *         "transaction_fee": "3.5",
+                 *         "settlement": "T+1",
+                 *         "cbu_or_cvu": "2850590940090418135201"
+                 *       },
+                 *       "phone": "+54 221 555 0199",
+                 *       "activity": "Cafetería",
+                 *       "category": "5814",
                  *       "email": null
                  *     }
                  */
@@ -5145,7 +6369,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A merchant of a customer */
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
             200: {
                 headers: {
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
@@ -5168,28 +6392,52 @@ export interface operations {
                      *       "address": {
                      *         "state": "Buenos Aires",
                      *         "city": "La Plata",
-                     *         "zip": "B1900",
+                     *         "zip": "B1900AAA",
                      *         "street": "Calle 7",
                      *         "number": "1234",
                      *         "floor": "2",
-                     *         "apartment": "B"
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
                      *       },
                      *       "tax_identification": {
                      *         "type": "CUIT",
                      *         "number": "30712345671"
                      *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "representative": {
                      *         "type": "PRESIDENT",
                      *         "name": "Ana",
                      *         "surname": "García",
-                     *         "identification": {
+                     *         "representative_id": {
                      *           "type": "DNI",
                      *           "number": "26756539"
                      *         },
+                     *         "birth_date": "1978-05-21",
                      *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
                      *       },
                      *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "create_date": "2026-10-02T14:05:00.000Z",
                      *       "update_date": "2026-10-02T14:05:00.000Z"
                      *     }
@@ -5341,254 +6589,6 @@ export interface operations {
             };
         };
     };
-    createMerchantV2: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-                 *       "country": "ARG",
-                 *       "legal_type": "LEGAL_ENTITY",
-                 *       "business_name": "Cafetería La Plata S.A.",
-                 *       "fantasy_name": "Café 7",
-                 *       "additional_info": "Open weekends",
-                 *       "email": "admin@cafe7.example.com",
-                 *       "merchant_code": "LP-0001",
-                 *       "address": {
-                 *         "state": "Buenos Aires",
-                 *         "city": "La Plata",
-                 *         "zip": "B1900",
-                 *         "street": "Calle 7",
-                 *         "number": "1234",
-                 *         "floor": "2",
-                 *         "apartment": "B"
-                 *       },
-                 *       "tax_identification": {
-                 *         "type": "CUIT",
-                 *         "number": "30712345671"
-                 *       },
-                 *       "representative": {
-                 *         "type": "PRESIDENT",
-                 *         "name": "Ana",
-                 *         "surname": "García",
-                 *         "identification": {
-                 *           "type": "DNI",
-                 *           "number": "26756539"
-                 *         },
-                 *         "email": "ana.garcia@example.com",
-                 *         "phone": "+54 221 555 0100"
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["CreateMerchantRequest"];
-            };
-        };
-        responses: {
-            /** @description A merchant of a customer */
-            201: {
-                headers: {
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
-                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-                     *       "name": "Café 7",
-                     *       "business_name": "Cafetería La Plata S.A.",
-                     *       "fantasy_name": "Café 7",
-                     *       "legal_type": "LEGAL_ENTITY",
-                     *       "country": "ARG",
-                     *       "merchant_code": "LP-0001",
-                     *       "email": "admin@cafe7.example.com",
-                     *       "status": "ACTIVE",
-                     *       "address": {
-                     *         "state": "Buenos Aires",
-                     *         "city": "La Plata",
-                     *         "zip": "B1900",
-                     *         "street": "Calle 7",
-                     *         "number": "1234",
-                     *         "floor": "2",
-                     *         "apartment": "B"
-                     *       },
-                     *       "tax_identification": {
-                     *         "type": "CUIT",
-                     *         "number": "30712345671"
-                     *       },
-                     *       "representative": {
-                     *         "type": "PRESIDENT",
-                     *         "name": "Ana",
-                     *         "surname": "García",
-                     *         "identification": {
-                     *           "type": "DNI",
-                     *           "number": "26756539"
-                     *         },
-                     *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
-                     *       },
-                     *       "additional_info": "Open weekends",
-                     *       "create_date": "2026-10-02T14:05:00.000Z",
-                     *       "update_date": "2026-10-02T14:05:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Merchant"];
-                };
-            };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
-                    };
-                };
-            };
-            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
-                    };
-                };
-            };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
-                    };
-                };
-            };
-            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "customer_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
-            409: {
-                headers: {
-                    /** @description Seconds to wait before retrying (1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
-                    };
-                };
-            };
-            /** @description Body larger than the configured limit. code: payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Body that is not application/json. code: unsupported_media_type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Unprocessable Content. code: idempotency_key_reused */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. code: rate_limited */
-            429: {
-                headers: {
-                    /** @description Seconds until a retry can succeed */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in the window */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window (0) */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window ends */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "internal_error";
-                    };
-                };
-            };
-            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code?: "server_busy" | "database_unavailable";
-                    };
-                };
-            };
-        };
-    };
     updateMerchantV2: {
         parameters: {
             query?: never;
@@ -5613,27 +6613,51 @@ export interface operations {
                  *       "address": {
                  *         "state": "Buenos Aires",
                  *         "city": "La Plata",
-                 *         "zip": "B1900",
+                 *         "zip": "B1900AAA",
                  *         "street": "Calle 8",
                  *         "number": "900",
                  *         "floor": "2",
-                 *         "apartment": "B"
+                 *         "apartment": "B",
+                 *         "location": {
+                 *           "lat": -34.9214,
+                 *           "lng": -57.9545
+                 *         }
                  *       },
                  *       "tax_identification": {
                  *         "type": "CUIT",
                  *         "number": "30712345671"
                  *       },
+                 *       "tax": {
+                 *         "id": "30712345671",
+                 *         "type": "MONOTRIBUTO"
+                 *       },
+                 *       "financial_info": {
+                 *         "tax_condition": "MONOTRIBUTO"
+                 *       },
                  *       "representative": {
                  *         "type": "PROXY",
                  *         "name": "Ana",
                  *         "surname": "García",
-                 *         "identification": {
+                 *         "representative_id": {
                  *           "type": "DNI",
                  *           "number": "26756539"
                  *         },
+                 *         "birth_date": "1978-05-21",
                  *         "email": "ana.garcia@example.com",
-                 *         "phone": "+54 221 555 0100"
+                 *         "phone": "+54 221 555 0100",
+                 *         "identification": {
+                 *           "type": "DNI",
+                 *           "number": "26756539"
+                 *         }
                  *       },
+                 *       "settlement_condition": {
+                 *         "transaction_fee": "3.5",
+                 *         "settlement": "T+1",
+                 *         "cbu_or_cvu": "2850590940090418135201"
+                 *       },
+                 *       "phone": "+54 221 555 0199",
+                 *       "activity": "Cafetería",
+                 *       "category": "5814",
                  *       "email": null
                  *     }
                  */
@@ -5641,7 +6665,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A merchant of a customer */
+            /** @description A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent */
             200: {
                 headers: {
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
@@ -5664,28 +6688,52 @@ export interface operations {
                      *       "address": {
                      *         "state": "Buenos Aires",
                      *         "city": "La Plata",
-                     *         "zip": "B1900",
+                     *         "zip": "B1900AAA",
                      *         "street": "Calle 7",
                      *         "number": "1234",
                      *         "floor": "2",
-                     *         "apartment": "B"
+                     *         "apartment": "B",
+                     *         "location": {
+                     *           "lat": -34.9214,
+                     *           "lng": -57.9545
+                     *         }
                      *       },
                      *       "tax_identification": {
                      *         "type": "CUIT",
                      *         "number": "30712345671"
                      *       },
+                     *       "tax": {
+                     *         "id": "30712345671",
+                     *         "type": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "representative": {
                      *         "type": "PRESIDENT",
                      *         "name": "Ana",
                      *         "surname": "García",
-                     *         "identification": {
+                     *         "representative_id": {
                      *           "type": "DNI",
                      *           "number": "26756539"
                      *         },
+                     *         "birth_date": "1978-05-21",
                      *         "email": "ana.garcia@example.com",
-                     *         "phone": "+54 221 555 0100"
+                     *         "phone": "+54 221 555 0100",
+                     *         "identification": {
+                     *           "type": "DNI",
+                     *           "number": "26756539"
+                     *         }
                      *       },
                      *       "additional_info": "Open weekends",
+                     *       "phone": "+54 221 555 0199",
+                     *       "activity": "Cafetería",
+                     *       "category": "5814",
+                     *       "settlement_condition": {
+                     *         "transaction_fee": "3.5",
+                     *         "settlement": "T+1",
+                     *         "cbu_or_cvu": "2850590940090418135201"
+                     *       },
+                     *       "financial_info": {
+                     *         "tax_condition": "RESPONSABLE_INSCRIPTO"
+                     *       },
                      *       "create_date": "2026-10-02T14:05:00.000Z",
                      *       "update_date": "2026-10-02T14:05:00.000Z"
                      *     }
@@ -7825,6 +8873,7 @@ export interface operations {
                      *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
                      *       "status": "ENABLED",
                      *       "create_date": "2026-11-23T07:30:00.000Z",
+                     *       "update_date": "2026-11-23T07:30:00.000Z",
                      *       "name": "POS terminals, store 12",
                      *       "expires_at": "2027-11-23T00:00:00.000Z",
                      *       "access": "full",
@@ -7840,6 +8889,197 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden, key_escalation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden" | "key_escalation";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found, merchant_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found" | "merchant_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: user_conflict, api_key_limit_reached, idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "user_conflict" | "api_key_limit_reached" | "idempotency_key_in_use";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createSdkMerchantKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user": "pos-terminal@acme.example",
+                 *       "user_type": "MERCHANT",
+                 *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SdkMerchantKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description A new merchant key as the platform's SDK reads it */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90",
+                     *       "api_key": "fgk_22WY3G1n6Bmo56ATzpJZx6SHFfC2JU7W1sHFV4",
+                     *       "user": "pos-terminal@acme.example",
+                     *       "user_type": "MERCHANT",
+                     *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *       "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *       "create_date": "2026-11-23T07:30:00.000Z",
+                     *       "update_date": "2026-11-23T07:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SdkCreatedKey"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
@@ -8379,6 +9619,7 @@ export interface operations {
                      *       "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
                      *       "status": "ENABLED",
                      *       "create_date": "2026-11-23T07:30:00.000Z",
+                     *       "update_date": "2026-11-23T07:30:00.000Z",
                      *       "name": "POS terminals, store 12",
                      *       "expires_at": "2027-11-23T00:00:00.000Z",
                      *       "access": "full",
@@ -10289,9 +11530,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "ana@acme.example",
-                 *       "name": "Ana Gómez",
-                 *       "role": "MEMBER"
+                 *       "user_type": "CUSTOMER",
+                 *       "attributes": {
+                 *         "email": "ana@acme.example",
+                 *         "customer_id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *         "name": "Ana Gómez"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["CreateUserRequest"];
@@ -10368,6 +11612,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: customer_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "customer_not_found";
                     };
                 };
             };
@@ -12031,6 +13287,11 @@ export interface operations {
                          * @description ISO 8601 UTC, milliseconds, Z
                          */
                         create_date: string;
+                        /**
+                         * Format: date-time
+                         * @description When the key last changed: create_date, for a new key
+                         */
+                        update_date: string;
                         /** @description null when unset */
                         name: string | null;
                         /**
@@ -12166,6 +13427,11 @@ export interface operations {
                          * @description ISO 8601 UTC, milliseconds, Z
                          */
                         create_date: string;
+                        /**
+                         * Format: date-time
+                         * @description When the key last changed: create_date, for a new key
+                         */
+                        update_date: string;
                         /** @description null when unset */
                         name: string | null;
                         /**

@@ -31,6 +31,8 @@ export interface MerchantAddress {
   number: string;
   floor?: string | null;
   apartment?: string | null;
+  /** The platform's v2 map position (migration 0018): both or neither. */
+  location?: { lat: number; lng: number };
 }
 export interface MerchantRepresentative {
   type: 'PRESIDENT' | 'PROXY' | 'OTHER';
@@ -39,6 +41,14 @@ export interface MerchantRepresentative {
   identification: { type: string; number: string };
   email: string;
   phone: string;
+  /** ISO 8601 date, from the platform's v1 shape (migration 0018). */
+  birth_date?: string;
+}
+/** The platform's v1 settlement terms (migration 0018), strings as it sends them. */
+export interface MerchantSettlementCondition {
+  transaction_fee: string;
+  settlement: string;
+  cbu_or_cvu: string;
 }
 
 export const customers = pgTable('customers', {
@@ -74,6 +84,12 @@ export const merchants = pgTable(
     representative: jsonb('representative').$type<MerchantRepresentative>(),
     additionalInfo: text('additional_info'),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    // Migration 0018: the platform's v1 fields v2 has no column for (tax.type is financial_info.tax_condition).
+    phone: text('phone'),
+    activity: text('activity'),
+    category: text('category'),
+    settlementCondition: jsonb('settlement_condition').$type<MerchantSettlementCondition>(),
+    financialInfo: jsonb('financial_info').$type<Record<string, string>>(),
   },
   (t) => [
     // Target of composite foreign keys: "this merchant belongs to that customer".

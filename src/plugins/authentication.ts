@@ -21,6 +21,8 @@ declare module 'fastify' {
     anyRole?: boolean;
     /** Enrolment of two-factor codes: the session of an MFA_SETUP challenge may stand in for an access token. */
     mfaSetup?: boolean;
+    /** The platform SDK's path: X-API-KEY and Authorization together, both checked, one customer. */
+    sdkCredentials?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -30,17 +32,35 @@ declare module 'fastify' {
   }
 }
 
-const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
+/** `Bearer <token>`, or the token alone (the platform's gateway takes both). */
+const BEARER = /^(?:Bearer[ ]+)?([^\s]+)[ ]*$/i;
 const READS = new Set(['GET', 'HEAD']);
 const CHALLENGE_SESSION_PREFIX = 'fgc_';
 
 export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { authenticators: Authenticators }) => {
   app.decorateRequest('principal', null);
+  /** The SDK's pair: the key is the caller; the token must be valid, of the same customer, and allowed to write. */
+  async function bothCredentials(request: FastifyRequest, authorization: string, apiKey: string): Promise<Principal> {
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token || token.startsWith(CHALLENGE_SESSION_PREFIX)) throw new UnauthorizedError('invalid_token');
+    const [byKey, byToken] = await Promise.all([
+      opts.authenticators.apiKey(apiKey.trim()),
+      opts.authenticators.accessToken(token),
+    ]);
+    if (byKey.customerId !== byToken.customerId)
+      throw new UnauthorizedError('invalid_token', 'The API key and the access token are of different customers.');
+    if (byKey.readOnly && !READS.has(request.method)) throw new ForbiddenError('read_only_key');
+    if (byToken.role === 'VIEWER' && !READS.has(request.method))
+      throw new ForbiddenError('insufficient_role', 'A VIEWER only reads: this operation changes something.');
+    return byKey;
+  }
   app.decorate('authenticate', async (request: FastifyRequest) => {
     const authorization = request.headers.authorization;
     const apiKey = request.headers['x-api-key'];
     if (authorization !== undefined && apiKey !== undefined) {
-      throw new BadRequestError('ambiguous_credentials');
+      if (!request.routeOptions.config.sdkCredentials) throw new BadRequestError('ambiguous_credentials');
+      request.principal = await bothCredentials(request, String(authorization), String(apiKey));
+      return;
     }
     if (typeof apiKey === 'string' && apiKey.length > 0) {
       request.principal = await opts.authenticators.apiKey(apiKey.trim());
@@ -52,7 +72,10 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     if (typeof authorization === 'string') {
       const token = BEARER.exec(authorization)?.[1];
       if (!token)
-        throw new UnauthorizedError('invalid_token', 'The Authorization header must be "Bearer <access_token>".');
+        throw new UnauthorizedError(
+          'invalid_token',
+          'The Authorization header must be "Bearer <access_token>" or the access token alone.',
+        );
       if (token.startsWith(CHALLENGE_SESSION_PREFIX)) {
         if (!request.routeOptions.config.mfaSetup)
           throw new UnauthorizedError('invalid_token', 'A challenge session only enrols two-factor codes.');

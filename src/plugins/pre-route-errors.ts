@@ -14,7 +14,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyHttpOptions,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
@@ -98,26 +105,56 @@ function patternOf(url: string): RegExp {
   return new RegExp(`^${segments.join('/')}$`);
 }
 
+/** A route URL as routed: its pattern, its methods, and how many of its segments are literal. */
+interface RouteShape {
+  pattern: RegExp;
+  methods: Set<string>;
+  literalSegments: number;
+}
+
+const literalSegmentsOf = (url: string) => url.split('/').filter((s) => s !== '*' && !s.startsWith(':')).length;
+
+/**
+ * The methods of the route that matches `path` itself: among the URLs whose
+ * pattern matches, only the most literal ones (`/v1/users/me`, never its
+ * parametric neighbour `/v1/users/:id`), so `Allow` names only real methods.
+ */
+function methodsOf(routes: Iterable<RouteShape>, path: string): Set<string> {
+  let best = -1;
+  const methods = new Set<string>();
+  for (const route of routes) {
+    if (!route.pattern.test(path) || route.literalSegments < best) continue;
+    if (route.literalSegments > best) methods.clear();
+    best = route.literalSegments;
+    for (const m of route.methods) methods.add(m);
+  }
+  return methods;
+}
+
 /**
  * 404 for unknown paths; 405 with `Allow` for a known path asked with another
- * method. Register before any route. Routing comes before the body: the answer
+ * method; a static path wins over a parametric route with that method
+ * (`PATCH /v1/users/me` is a 405, not `PATCH /v1/users/{id}` with id "me"). Register before any route. Routing comes before the body: the answer
  * is given before Fastify reads or judges one (empty JSON, a media type it does
  * not take, a QUERY without Content-Type), so a client's body never turns a
  * wrong path into a 400 or 415.
  */
 export const preRouteErrorsPlugin = fp(async (app: FastifyInstance) => {
-  const allowed = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  const allowed = new Map<string, RouteShape>();
   app.addHook('onRoute', (route) => {
-    const entry = allowed.get(route.url) ?? { pattern: patternOf(route.url), methods: new Set<string>() };
+    const entry = allowed.get(route.url) ?? {
+      pattern: patternOf(route.url),
+      methods: new Set<string>(),
+      literalSegments: literalSegmentsOf(route.url),
+    };
     for (const method of [route.method].flat()) entry.methods.add(method);
     allowed.set(route.url, entry);
+    if (/[:*]/.test(route.url)) route.onRequest = [staticPathWins, ...[route.onRequest ?? []].flat()];
   });
+  // Matched as routed (without /api), told as the client wrote it.
+  const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? request.url;
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
-    // Matched as routed (without /api), told as the client wrote it.
-    const path = request.url.split('?')[0] ?? request.url;
-    const methods = new Set<string>();
-    for (const { pattern, methods: some } of allowed.values())
-      if (pattern.test(path)) for (const m of some) methods.add(m);
+    const methods = methodsOf(allowed.values(), pathOf(request));
     if (methods.size === 0 || methods.has(request.method)) {
       return sendProblem(
         request,
@@ -134,6 +171,13 @@ export const preRouteErrorsPlugin = fp(async (app: FastifyInstance) => {
     );
   };
   app.setNotFoundHandler(notFound);
+  // The router gives a path a parametric route when its static route lacks the method: refused first on every
+  // parametric route (after the global hooks: headers, metrics, rate limits; before authentication).
+  const staticPathWins: onRequestHookHandler = (request, reply, done) => {
+    const own = allowed.get(pathOf(request));
+    if (own === undefined || own.methods.has(request.method)) done();
+    else notFound(request, reply);
+  };
   // The 404 route's handler would run only after its body was parsed: this hook answers
   // first. preParsing comes after the onRequest hooks (metrics, rate limits) and before
   // the body parser; a callback hook that does not call `done` ends the lifecycle here.

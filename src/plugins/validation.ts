@@ -14,7 +14,18 @@ import { NoQuery } from '../schemas/common.js';
 import { problems } from '../schemas/problems.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const common: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false };
+/**
+ * multipleOfPrecision: `commission`'s multipleOf 0.0001 checked with a tolerance
+ * of 1e-3 steps, above binary floating point's error up to its maximum (the
+ * service then checks the decimals exactly).
+ */
+const common: Options = {
+  removeAdditional: false,
+  useDefaults: true,
+  allErrors: false,
+  strict: false,
+  multipleOfPrecision: 3,
+};
 
 /**
  * A keyword that replaces the value it sits on with `replace(setting, value)`

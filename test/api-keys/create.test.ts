@@ -29,9 +29,11 @@ describe('POST /v1/api-keys: happy', () => {
       'name',
       'rate_limit',
       'status',
+      'update_date',
       'user',
       'user_type',
     ]);
+    assert.equal(body.update_date, body.create_date, 'a new key has not changed since it was made');
     assert.equal(body.user, 'integration@alpha.test');
     assert.equal(body.user_type, 'CUSTOMER');
     assert.equal(body.customer_id, world.customerId);

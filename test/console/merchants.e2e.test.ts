@@ -124,7 +124,7 @@ describe('console: merchants in the browser', { skip: CHROMIUM_MISSING }, () => 
     assert.match(await zipError.innerText(), /must not be empty/);
     assert.equal(await page.getByLabel('Postal code').getAttribute('aria-invalid'), 'true');
 
-    await page.getByLabel('Postal code').fill('B1900');
+    await page.getByLabel('Postal code').fill('B1900AAA');
     await page.getByRole('button', { name: 'Add merchant' }).click();
     const cuitError = page.locator('#field-tax_identification-number-error');
     await cuitError.waitFor();

@@ -166,7 +166,7 @@ describe('INACTIVE merchants: listed and readable', () => {
     const { app, m0, m1, headers } = await setup();
     assert.equal((await patchMerchant(app, headers, m1, { status: 'INACTIVE' })).statusCode, 200);
     const list = async (query: string) =>
-      json(await app.inject({ method: 'GET', url: `/v1/merchants${query}`, headers })).data.map(
+      json(await app.inject({ method: 'GET', url: `/v1/merchants${query}`, headers }))._embedded.merchants.map(
         (m: { id: string; status: string }) => `${m.id} ${m.status}`,
       );
     assert.deepEqual((await list('')).sort(), [`${m0} ACTIVE`, `${m1} INACTIVE`].sort());

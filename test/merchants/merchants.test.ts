@@ -26,10 +26,10 @@ describe('GET /v1/merchants: happy', () => {
     const body = json(res);
     assert.deepEqual(body.page, { size: 10, total_elements: 2, total_pages: 1, number: 0 });
     assert.deepEqual(
-      body.data.map((m: { id: string }) => m.id),
+      body._embedded.merchants.map((m: { id: string }) => m.id),
       [...world.merchantIds].sort().reverse(),
     );
-    const [first] = body.data;
+    const [first] = body._embedded.merchants;
     assert.equal(first.customer_id, world.customerId);
     assert.match(first.create_date, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     // A merchant with only a name (the import's) answers null for every field it lacks.
@@ -57,13 +57,13 @@ describe('GET /v1/merchants: happy', () => {
     );
     const first = json(await list('?size=3'));
     assert.deepEqual(
-      first.data.map((m: { id: string }) => m.id),
+      first._embedded.merchants.map((m: { id: string }) => m.id),
       [ids[4], ids[3], ids[2]],
     );
     assert.deepEqual(first.page, { size: 3, total_elements: 7, total_pages: 3, number: 0 });
     const second = json(await list('?size=3&page=1'));
     assert.deepEqual(
-      second.data.map((m: { id: string }) => m.id),
+      second._embedded.merchants.map((m: { id: string }) => m.id),
       [ids[1], ids[0], [...world.merchantIds].sort().reverse()[0]],
     );
   });
@@ -71,16 +71,19 @@ describe('GET /v1/merchants: happy', () => {
   it('answers an empty page with correct totals past the end', async () => {
     const { list } = await setup();
     const body = json(await list('?page=5&size=1'));
-    assert.deepEqual(body, { data: [], page: { size: 1, total_elements: 2, total_pages: 2, number: 5 } });
+    assert.deepEqual(body, {
+      _embedded: { merchants: [] },
+      page: { size: 1, total_elements: 2, total_pages: 2, number: 5 },
+    });
   });
 
-  it('serves a size above 1000 as 1000, and says so in page.size', async () => {
+  it("serves a size above 10,000 (the platform's maximum) as 10,000, and says so in page.size", async () => {
     const { list } = await setup();
     for (const [size, served] of [
-      ['1000', 1000],
-      ['1001', 1000],
-      ['10000', 1000],
-      ['99999999999999999999', 1000],
+      ['1001', 1001],
+      ['10000', 10000],
+      ['10001', 10000],
+      ['99999999999999999999', 10000],
       ['100', 100],
     ] as const) {
       const res = await list(`?size=${size}`);
@@ -123,11 +126,11 @@ describe('GET /v1/merchants: the wire format of a page', () => {
     const res = await list('?size=1000');
     assert.equal(res.statusCode, 200);
     const body = json(res);
-    const ids = body.data.map((m: { id: string }) => m.id);
+    const ids = body._embedded.merchants.map((m: { id: string }) => m.id);
     assert.deepEqual(ids.slice(0, 2), [old[1]!.id, old[0]!.id]);
     assert.equal(ids.at(-1), old[2]!.id);
     assert.deepEqual(
-      body.data.filter((m: { id: string }) => old.some((o) => o.id === m.id)),
+      body._embedded.merchants.filter((m: { id: string }) => old.some((o) => o.id === m.id)),
       [old[1]!, old[0]!, old[2]!].map(({ id, at }) =>
         merchantWithNameOnly({
           id,
@@ -137,10 +140,10 @@ describe('GET /v1/merchants: the wire format of a page', () => {
         }),
       ),
     );
-    const inactive = body.data.find((m: { id: string }) => m.id === argentine.id);
+    const inactive = body._embedded.merchants.find((m: { id: string }) => m.id === argentine.id);
     assert.equal(inactive.status, 'INACTIVE');
     assert.deepEqual(
-      body.data.find((m: { id: string }) => m.id === mexican.id),
+      body._embedded.merchants.find((m: { id: string }) => m.id === mexican.id),
       mexican,
     );
     // The page is the one-merchant answers, in order, joined: same keys, order, values and escapes.
@@ -150,7 +153,7 @@ describe('GET /v1/merchants: the wire format of a page', () => {
       assert.equal(one.statusCode, 200);
       singles.push(one.body);
     }
-    assert.equal(res.body, `{"data":[${singles.join(',')}],"page":${JSON.stringify(body.page)}}`);
+    assert.equal(res.body, `{"_embedded":{"merchants":[${singles.join(',')}]},"page":${JSON.stringify(body.page)}}`);
   });
 });
 
@@ -180,7 +183,7 @@ describe('GET /v1/merchants?q: search', () => {
     ]);
     return { ...ctx, ids };
   }
-  const names = (body: Record<string, any>) => (body.data as { name: string }[]).map((m) => m.name);
+  const names = (body: Record<string, any>) => (body._embedded.merchants as { name: string }[]).map((m) => m.name);
 
   it("finds the caller's merchants whose name contains the text in any letter case, with the totals of the match", async () => {
     const { list } = await withShops();
@@ -200,11 +203,11 @@ describe('GET /v1/merchants?q: search', () => {
   it('finds a merchant by its id or the start of it, in any letter case', async () => {
     const { list, ids } = await withShops();
     assert.deepEqual(
-      json(await list(`?q=${ids[0]}`)).data.map((m: { id: string }) => m.id),
+      json(await list(`?q=${ids[0]}`))._embedded.merchants.map((m: { id: string }) => m.id),
       [ids[0]],
     );
     assert.deepEqual(
-      json(await list(`?q=${ids[1]!.slice(0, 13).toUpperCase()}`)).data.map((m: { id: string }) => m.id),
+      json(await list(`?q=${ids[1]!.slice(0, 13).toUpperCase()}`))._embedded.merchants.map((m: { id: string }) => m.id),
       [ids[1]],
     );
   });
@@ -213,7 +216,7 @@ describe('GET /v1/merchants?q: search', () => {
     const { list, ids } = await withShops();
     assert.deepEqual(names(json(await list('?q=elsewhere'))), []);
     assert.deepEqual(json(await list(`?q=${ids[2]}`)), {
-      data: [],
+      _embedded: { merchants: [] },
       page: { size: 10, total_elements: 0, total_pages: 0, number: 0 },
     });
   });
@@ -256,8 +259,10 @@ describe('GET /v1/merchants: security', () => {
   it("never shows another customer's merchants", async () => {
     const { app, world, list } = await setup();
     const other = await loginAs(app, world.otherLogin);
-    const mine = json(await list()).data.map((m: { id: string }) => m.id);
-    const theirs = json(await list('', bearer(other.access_token))).data.map((m: { id: string }) => m.id);
+    const mine = json(await list())._embedded.merchants.map((m: { id: string }) => m.id);
+    const theirs = json(await list('', bearer(other.access_token)))._embedded.merchants.map(
+      (m: { id: string }) => m.id,
+    );
     assert.deepEqual([...mine].sort(), [...world.merchantIds].sort());
     assert.deepEqual([...theirs].sort(), [...world.otherMerchantIds].sort());
   });
@@ -271,7 +276,7 @@ describe('GET /v1/merchants: security', () => {
     });
     const body = json(await list('', apiKey(key.api_key)));
     assert.deepEqual(
-      body.data.map((m: { id: string }) => m.id),
+      body._embedded.merchants.map((m: { id: string }) => m.id),
       [world.merchantIds[1]],
     );
     assert.deepEqual(body.page, { size: 10, total_elements: 1, total_pages: 1, number: 0 });

@@ -100,16 +100,22 @@ describe('POST /v1/merchants and /v2/merchants: happy', () => {
       merchant_code: code,
       email: null,
       status: 'ACTIVE',
-      address: { state: 'Buenos Aires', city: 'La Plata', zip: 'B1900', street: 'Calle 7', number: '1234' },
+      address: { state: 'Buenos Aires', city: 'La Plata', zip: 'B1900AAA', street: 'Calle 7', number: '1234' },
       tax_identification: { type: 'CUIT', number: '30712345671' },
+      tax: { id: '30712345671', type: null },
       representative: null,
       additional_info: null,
+      phone: null,
+      activity: null,
+      category: null,
+      settlement_condition: null,
+      financial_info: null,
       create_date: merchant.create_date,
       update_date: merchant.create_date,
     });
     assert.deepEqual(json(await getMerchant(app, owner, merchant.id)), merchant);
     const listed = json(await app.inject({ method: 'GET', url: `/v1/merchants?q=${merchant.id}`, headers: owner }));
-    assert.deepEqual(listed.data, [merchant]);
+    assert.deepEqual(listed._embedded.merchants, [merchant]);
   });
 
   it('onboards a Mexican merchant through /v2 with every optional field, the RFC upper-cased', async () => {
@@ -117,7 +123,11 @@ describe('POST /v1/merchants and /v2/merchants: happy', () => {
     const merchant = await created(body, owner, 'v2');
     assert.equal(merchant.name, 'Tacos Lalo');
     assert.deepEqual(merchant.tax_identification, { type: 'RFC', number: 'GODE561231GR8' });
-    assert.deepEqual(merchant.representative, body.representative);
+    assert.deepEqual(merchant.representative, {
+      ...body.representative,
+      representative_id: body.representative.identification,
+      birth_date: null,
+    });
     assert.deepEqual(merchant.address, body.address);
     assert.equal(merchant.email, 'lalo@example.mx');
     assert.equal(merchant.additional_info, 'Solo efectivo los domingos');

@@ -62,8 +62,8 @@ describe('errors before a route', () => {
     const { app, token, world } = await customerSession(h);
     const me = await app.inject({ method: 'PUT', url: '/v1/users/me', headers: bearer(token), payload: { user: 'x' } });
     assert.equal(assertProblem(me, 405, 'method_not_allowed').instance, '/v1/users/me');
-    // PATCH /v1/users/{id} matches the path too (and refuses "me" as an id with a 400).
-    assert.equal(me.headers.allow, 'GET, HEAD, PATCH');
+    // Only the route of the path itself: PATCH /v1/users/{id} is a parametric neighbour, not this path's.
+    assert.equal(me.headers.allow, 'GET, HEAD');
 
     const before = await keysSnapshot(app.database);
     const keys = await app.inject({
@@ -86,6 +86,33 @@ describe('errors before a route', () => {
 
     // An unknown path stays 404, whatever the method.
     assertProblem(await app.inject({ method: 'PUT', url: '/v1/people/you' }), 404, 'not_found');
+  });
+
+  it('answer a static path with a method only its parametric neighbour has with 405 and its own Allow; nothing changes', async () => {
+    const { app, token } = await customerSession(h);
+    const before = await keysSnapshot(app.database);
+    for (const [method, url, allow] of [
+      ['PATCH', '/v1/users/me', 'GET, HEAD'],
+      ['PATCH', '/api/v1/users/me', 'GET, HEAD'],
+      ['DELETE', '/v1/fee-rules/scheduled-changes', 'GET, HEAD'],
+      ['DELETE', '/v1/fee-rules/bulk-assign', 'POST'],
+      ['DELETE', '/api/v1/fee-rules/bulk-assign', 'POST'],
+    ] as const) {
+      const res = await app.inject({ method, url, headers: bearer(token), payload: { name: 'x', role: 'VIEWER' } });
+      assertProblem(res, 405, 'method_not_allowed');
+      assert.equal(res.headers.allow, allow, `${method} ${url}`);
+    }
+    // Without credentials too: the method is judged before the caller.
+    assertProblem(await app.inject({ method: 'PATCH', url: '/v1/users/me' }), 405, 'method_not_allowed');
+    assert.equal(await keysSnapshot(app.database), before, 'nothing changed');
+    // The parametric route still serves its own paths.
+    const notAUuid = await app.inject({
+      method: 'PATCH',
+      url: '/v1/users/someone',
+      headers: bearer(token),
+      payload: {},
+    });
+    assert.equal(notAUuid.statusCode, 400);
   });
 
   it('keep malformed JSON 400, a text body 415 and a body over the limit 413 as problem details', async () => {

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { createFeegateClient } from '../../clients/typescript/index.js';
 import { buildApp, loggerOptions } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { merchants } from '../../src/db/schema.js';
+import { paymentPlans } from '../../src/db/schema.js';
 import { keysSnapshot, whoAmI } from '../helpers/api-keys.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { customerSession, issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
@@ -148,8 +148,9 @@ describe('routing comes before the body', () => {
     const key = await issueKey(app, { user: 'kept@alpha.test', customerId: world.customerId });
     const before = await keysSnapshot(app.database);
     const cases: Array<[string, string, Record<string, string>, string, string]> = [
-      // PATCH /v1/users/{id} matches the path too (and refuses "me" as an id with a 400).
-      ['PUT', '/v1/users/me', { ...JSON_TYPE, 'Content-Length': '0' }, '', 'GET, HEAD, PATCH'],
+      // Only this path's own methods, never those of its parametric neighbour PATCH /v1/users/{id}.
+      ['PUT', '/v1/users/me', { ...JSON_TYPE, 'Content-Length': '0' }, '', 'GET, HEAD'],
+      ['PATCH', '/v1/users/me', { ...JSON_TYPE, 'Content-Length': '12' }, '{"name":"x"}', 'GET, HEAD'],
       ['POST', `/v1/api-keys/${key.id}`, { ...auth(token), ...JSON_TYPE, 'Content-Length': '1' }, '{', 'DELETE, PATCH'],
       [
         'PUT',
@@ -222,7 +223,8 @@ describe('the platform base path /api', () => {
       const atRoot = await root(method, op.path, init);
       const underApi = await prefixed(method, op.path, init);
       const label = `${op.method} ${op.path}: ${atRoot.response.status} ${atRoot.error?.code ?? ''} / under /api ${underApi.response.status} ${underApi.error?.code ?? ''}`;
-      if (!/^\/v[12]\//.test(op.path)) {
+      // The platform SDK's /auth/users answers under /api too (contract section 20).
+      if (!/^\/(v[12]|auth)\//.test(op.path)) {
         // Operations outside the API's versions stay at the root only.
         if (underApi.response.status !== 404 || underApi.error?.code !== 'not_found')
           differences.push(`${label} (only at the root)`);
@@ -235,7 +237,7 @@ describe('the platform base path /api', () => {
         (underApi.response.status !== atRoot.response.status || underApi.error?.code !== atRoot.error?.code)
       )
         differences.push(label);
-      if (underApi.error && !underApi.error.instance?.startsWith('/api/v'))
+      if (underApi.error && !/^\/api\/(v[12]|auth)\//.test(underApi.error.instance ?? ''))
         differences.push(`${label} (instance ${underApi.error.instance})`);
       if (underApi.response.ok) succeeded++;
     }
@@ -312,7 +314,7 @@ describe('the platform base path /api', () => {
 });
 
 describe('page sizes', () => {
-  it('serves size=10000 as 1000 on every listing of the document, and refuses a size below 1', async () => {
+  it('serves size=10000 as 1000 on every listing of the document (merchants: 100000 as 10000), and refuses a size below 1', async () => {
     const app = await h.app();
     const world = await seedWorld(app);
     const { api_key } = await issueKey(app, { user: 'lister@alpha.test', customerId: world.customerId });
@@ -332,15 +334,17 @@ describe('page sizes', () => {
     const listings = operations(doc).filter((op) => op.parameters.some((p) => p.in === 'query' && p.name === 'size'));
     assert.ok(listings.length >= 4, `${listings.length} listings`);
     for (const op of listings) {
+      // The merchant listing's maximum is the platform's (contract section 20).
+      const max = /^\/v[12]\/merchants$/.test(op.path) ? 10000 : 1000;
       const size = op.parameters.find((p) => p.name === 'size')!.schema;
       assert.deepEqual(
         [size.type, size.minimum, size.maximum, size['x-clamp-maximum']],
-        ['integer', 1, undefined, 1000],
+        ['integer', 1, undefined, max],
         `${op.path} states size`,
       );
       assert.match(
         doc.paths[op.path].get.parameters.find((p: Schema) => p.name === 'size').description,
-        /above 1000 .* served as 1000/,
+        new RegExp(`above ${max} .* served as ${max}`),
       );
       const required = Object.fromEntries(
         op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example]),
@@ -348,9 +352,9 @@ describe('page sizes', () => {
       const url = (value: string) =>
         fillPath(op.path, { id: json(subscription).id }) + queryString({ ...required, size: value });
       for (const [ask, served] of [
-        ['10000', 1000],
-        ['1001', 1000],
-        ['1000', 1000],
+        [`${max * 10}`, max],
+        [`${max + 1}`, max],
+        [`${max}`, max],
         ['1', 1],
       ] as const) {
         const res = await app.inject({ url: url(ask), headers: { 'x-api-key': api_key } });
@@ -370,18 +374,27 @@ describe('page sizes', () => {
     }
   });
 
-  it('serves 1,000 of 1,005 merchants for size=10000, and the other 5 on the next page', async () => {
+  it('serves 1,000 of 1,005 payment plans for size=10000, and the other 5 on the next page', async () => {
     const { app, world, token } = await customerSession(h);
-    const ids = Array.from({ length: 1003 }, () => uuid('d'));
-    await h.db.current.database.db
-      .insert(merchants)
-      .values(ids.map((id, i) => ({ id, customerId: world.customerId, name: `Shop ${i}` })));
-    const first = json(await app.inject({ url: '/api/v1/merchants?size=10000', headers: bearer(token) }));
-    assert.deepEqual(first.page, { size: 1000, total_elements: 1005, total_pages: 2, number: 0 });
+    await h.db.current.database.db.insert(paymentPlans).values(
+      Array.from({ length: 1005 }, (_, i) => ({
+        customerId: world.customerId,
+        paymentMethod: 'CREDIT',
+        cardBrand: 'VISA',
+        term: i + 1,
+        commission: '1.0000',
+        isInternational: false,
+        hasInstallments: true,
+      })),
+    );
+    const first = json(await app.inject({ url: '/api/v1/payment-plans?size=10000', headers: bearer(token) }));
+    assert.equal(first.page.size, 1000);
     assert.equal(first.data.length, 1000);
-    const second = json(await app.inject({ url: '/v1/merchants?size=10000&page=1', headers: bearer(token) }));
-    assert.deepEqual(second.page, { size: 1000, total_elements: 1005, total_pages: 2, number: 1 });
+    const total = first.page.total_elements;
+    assert.ok(total > 1000 && total <= 2000, `${total} plans: two pages`);
+    const second = json(await app.inject({ url: '/v1/payment-plans?size=10000&page=1', headers: bearer(token) }));
+    assert.deepEqual(second.page, { size: 1000, total_elements: total, total_pages: 2, number: 1 });
     const all = new Set([...first.data, ...second.data].map((m: { id: string }) => m.id));
-    assert.equal(all.size, 1005, 'every merchant once');
+    assert.equal(all.size, total, 'every plan once');
   });
 });

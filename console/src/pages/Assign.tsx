@@ -357,11 +357,11 @@ function MerchantPicker({
       {listing.state === 'error' && <ErrorNote message={listing.message} />}
       {listing.state === 'ready' && (
         <>
-          {listing.value.data.length === 0 ? (
+          {listing.value._embedded.merchants.length === 0 ? (
             <Empty>{query ? `No merchant matches “${query}”.` : 'No merchants.'}</Empty>
           ) : (
             <ul className="checklist">
-              {listing.value.data.map((m) => (
+              {listing.value._embedded.merchants.map((m) => (
                 <li key={m.id} className={refused.includes(m.id) ? 'refused' : undefined}>
                   <label className="inline">
                     <input type="checkbox" checked={selected.has(m.id)} onChange={() => onToggle(m.id)} /> {m.name}

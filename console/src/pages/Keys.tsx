@@ -25,7 +25,7 @@ export function KeysPage({ customerId }: { customerId: string }) {
   const [actionError, setActionError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [merchants] = useLoad(() => listMerchants(0, MAX_PAGE_SIZE), []);
-  const merchantList = merchants.state === 'ready' ? merchants.value.data : [];
+  const merchantList = merchants.state === 'ready' ? merchants.value._embedded.merchants : [];
 
   const [keys, reload] = useLoad(
     () =>

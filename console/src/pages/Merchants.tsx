@@ -28,7 +28,7 @@ export function MerchantsPage() {
       {listing.state === 'loading' && <Loading what="merchants" />}
       {listing.state === 'error' && <ErrorNote message={listing.message} />}
       {listing.state === 'ready' &&
-        (listing.value.data.length === 0 ? (
+        (listing.value._embedded.merchants.length === 0 ? (
           <Empty>{query ? `No merchant matches “${query}”.` : 'This customer has no merchants yet.'}</Empty>
         ) : (
           <>
@@ -43,7 +43,7 @@ export function MerchantsPage() {
                 </tr>
               </thead>
               <tbody>
-                {listing.value.data.map((m) => (
+                {listing.value._embedded.merchants.map((m) => (
                   <tr key={m.id}>
                     <td data-label="Name">
                       <Link href={`/merchants/${m.id}`}>{m.name}</Link>

@@ -35,6 +35,8 @@ export function createdRecord(
     ...(owner.merchantId ? { merchant_id: owner.merchantId } : {}),
     status: key.status,
     create_date: key.createdAt.toISOString(),
+    // A new key has not changed since it was made.
+    update_date: key.createdAt.toISOString(),
     ...lifecycleRecord(lifecycle),
     created_by: creatorRecord(creator),
   };

@@ -11,6 +11,13 @@ const NO_LOOSER =
 const ESCALATION = ' 403 key_escalation (a key caller asking for more than it has);';
 
 export const API_KEYS_DOCS = operationDocs('api-keys', {
+  createSdkMerchantKey: {
+    summary: "Create a merchant key (the platform SDK's path)",
+    description:
+      "POST /v1/api-keys for a MERCHANT key, as the platform's SDK asks for it: `{ user, user_type: MERCHANT, customer_id, merchant_id }`, also under /api. " +
+      'The SDK sends `X-API-KEY` (a customer key) and `Authorization` (a customer token, with or without `Bearer`) together: here both may be present, and then both must be valid and of the same customer (else 401); the key is the caller. ' +
+      "The answer is the platform's: `{ id, api_key, user, user_type, merchant_id, customer_id, create_date, update_date }`; the rules and errors are POST /v1/api-keys'.",
+  },
   createApiKey: {
     summary: 'Create an API key',
     description:

@@ -11,6 +11,8 @@ import {
   CreateApiKeyBody,
   CreatedApiKey,
   ListApiKeysQuery,
+  SdkCreatedKey,
+  SdkMerchantKeyBody,
   ListedApiKey,
   RollApiKeyBody,
   UpdateApiKeyBody,
@@ -44,6 +46,37 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const record = await apiKeys.create(principalOf(request), request.body, changeContext(request));
       return reply.code(201).header('cache-control', 'no-store').send(record);
+    },
+  });
+
+  // The platform SDK's merchant key path (at the root and under /api): POST /v1/api-keys with merchant_id.
+  app.post('/auth/users', {
+    onRequest: app.authenticate,
+    config: { sdkCredentials: true },
+    schema: {
+      ...API_KEYS_DOCS.createSdkMerchantKey,
+      security: SECURITY_ANY,
+      body: Ref(SdkMerchantKeyBody),
+      response: {
+        201: Ref(SdkCreatedKey),
+        ...problems(
+          ...WITH_BODY,
+          ...AUTHENTICATED_WRITE,
+          'forbidden',
+          'key_escalation',
+          'customer_not_found',
+          'merchant_not_found',
+          'user_conflict',
+          'api_key_limit_reached',
+          ...ALWAYS,
+        ),
+      },
+    },
+    handler: async (request, reply) => {
+      const record = await apiKeys.create(principalOf(request), request.body, changeContext(request));
+      // The answer's schema keeps the platform's fields only.
+      const answer = { ...record, merchant_id: request.body.merchant_id };
+      return reply.code(201).header('cache-control', 'no-store').send(answer);
     },
   });
 

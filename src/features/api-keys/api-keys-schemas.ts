@@ -89,6 +89,10 @@ export const CreateApiKeyBody = Component(
       expires_at: Type.Optional(ExpiresAt),
       access: Type.Optional({ ...Access, description: 'full (default) or read_only (GET operations only)' }),
       rate_limit: Type.Optional(RateLimit),
+      user_type: Type.Optional({
+        ...UserTypeSchema,
+        description: "The platform's: when sent, MERCHANT with merchant_id and CUSTOMER without (else 400)",
+      }),
     },
     {
       additionalProperties: false,
@@ -120,6 +124,7 @@ export const CreatedApiKey = Component(
       merchant_id: Type.Optional({ ...Uuid, description: 'Only on MERCHANT keys' }),
       status: Status,
       create_date: Timestamp,
+      update_date: { ...Timestamp, description: 'When the key last changed: create_date, for a new key' },
       ...lifecycleFields,
       created_by: CreatedBy,
     },
@@ -135,8 +140,66 @@ export const CreatedApiKey = Component(
           merchant_id: MERCHANT_ID,
           status: 'ENABLED',
           create_date: '2026-11-23T07:30:00.000Z',
+          update_date: '2026-11-23T07:30:00.000Z',
           ...LIFECYCLE_EXAMPLE,
           created_by: CREATED_BY_EXAMPLE,
+        },
+      ],
+    },
+  ),
+);
+
+/** The platform SDK's merchant key request (POST /auth/users). */
+export const SdkMerchantKeyBody = Component(
+  'SdkMerchantKeyRequest',
+  Type.Object(
+    {
+      user: { ...Email, description: 'E-mail of the merchant user the key is for' },
+      user_type: Type.Literal('MERCHANT', { description: 'Always MERCHANT: this path makes merchant keys' }),
+      customer_id: { ...Uuid, description: "The caller's customer" },
+      merchant_id: { ...Uuid, description: 'A merchant of customer_id' },
+    },
+    {
+      additionalProperties: false,
+      description: "The platform SDK's request for a merchant key",
+      examples: [
+        {
+          user: 'pos-terminal@acme.example',
+          user_type: 'MERCHANT',
+          customer_id: CUSTOMER_ID,
+          merchant_id: MERCHANT_ID,
+        },
+      ],
+    },
+  ),
+);
+
+/** The platform SDK's answer: the new key in the platform's fields only. */
+export const SdkCreatedKey = Component(
+  'SdkCreatedKey',
+  Type.Object(
+    {
+      id: Uuid,
+      api_key: Type.String({ description: 'The full key. Shown only in this response.' }),
+      user: Type.String(),
+      user_type: UserTypeSchema,
+      merchant_id: Uuid,
+      customer_id: Uuid,
+      create_date: Timestamp,
+      update_date: Timestamp,
+    },
+    {
+      description: "A new merchant key as the platform's SDK reads it",
+      examples: [
+        {
+          id: KEY_ID,
+          api_key: 'fgk_22WY3G1n6Bmo56ATzpJZx6SHFfC2JU7W1sHFV4',
+          user: 'pos-terminal@acme.example',
+          user_type: 'MERCHANT',
+          merchant_id: MERCHANT_ID,
+          customer_id: CUSTOMER_ID,
+          create_date: '2026-11-23T07:30:00.000Z',
+          update_date: '2026-11-23T07:30:00.000Z',
         },
       ],
     },

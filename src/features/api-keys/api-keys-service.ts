@@ -1,6 +1,6 @@
 /** Rules of API keys: who may create, list, change, roll and revoke which keys; key authentication is key-authentication.ts. */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { offsetOf, type PageRequest, toPage } from '../../lib/pagination.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { type ChangeContext, SYSTEM_CONTEXT } from '../../lib/change-context.js';
@@ -29,6 +29,8 @@ export interface CreateKeyRequest extends KeySettings {
   user: string;
   customer_id: string;
   merchant_id?: string | undefined;
+  /** The platform's: when sent, MERCHANT with merchant_id, CUSTOMER without. */
+  user_type?: UserType | undefined;
 }
 
 export interface ListKeysRequest extends PageRequest {
@@ -118,6 +120,13 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
 
   return {
     async create(caller: Principal, request: CreateKeyRequest, context: ChangeContext) {
+      if (request.user_type !== undefined && (request.user_type === 'MERCHANT') !== (request.merchant_id !== undefined))
+        throw new ValidationError([
+          {
+            field: 'user_type',
+            message: `must agree with merchant_id: MERCHANT with it, CUSTOMER without (merchant_id was ${request.merchant_id === undefined ? 'not sent' : 'sent'})`,
+          },
+        ]);
       if (request.customer_id !== caller.customerId) throw new NotFoundError('customer_not_found');
       if (!request.merchant_id && caller.merchantId) {
         throw new ForbiddenError('forbidden', 'A merchant caller may only create keys for its own merchant.');

@@ -69,6 +69,7 @@ export const NewFeeRuleBody = Component(
       commission: Type.Number({
         minimum: 0,
         maximum: 99_999_999.9999,
+        multipleOf: 0.0001,
         description: 'Percentage of the transaction amount, at most 4 decimals, stored exactly',
       }),
       has_installments: Type.Boolean(),

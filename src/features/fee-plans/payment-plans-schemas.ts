@@ -50,6 +50,7 @@ export const PaymentPlan = Component(
       }),
       commission: Type.Number({
         minimum: 0,
+        multipleOf: 0.0001,
         description: 'Percentage of the transaction amount, up to 4 decimals, stored exactly',
       }),
       card_brand: Type.String({ description: 'Upper-case code, e.g. VISA, MASTERCARD, AMEX, ELO' }),

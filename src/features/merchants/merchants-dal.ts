@@ -38,12 +38,26 @@ function searchFilter(search: string | undefined): SQL | undefined {
   return or(ilike(merchants.name, `%${literal}%`), sql`${merchants.id}::text LIKE ${`${literal.toLowerCase()}%`}`);
 }
 
+/** The listing's filters: a text search and a status. */
+export interface ListFilters {
+  search?: string | undefined;
+  status?: MerchantRow['status'] | undefined;
+}
+
+function listWhere(scope: MerchantScope, filters: ListFilters): SQL | undefined {
+  return and(
+    scopeFilter(scope),
+    searchFilter(filters.search),
+    filters.status === undefined ? undefined : eq(merchants.status, filters.status),
+  );
+}
+
 /** unique_violation: only merchants_customer_code_unique can raise it on an update of merchants. */
 const UNIQUE_VIOLATION = '23505';
 
 /**
  * Every column of merchants under its MerchantRow name, the instants printed by
- * PostgreSQL: a full page is 1,000 rows of 17 columns, and reading them raw
+ * PostgreSQL: a batch is hundreds of rows of 22 columns, and reading them raw
  * spares drizzle's per-cell mapping and two Dates parsed and printed again per row.
  */
 const LIST_COLUMNS = sql.join(
@@ -66,23 +80,44 @@ export function createMerchantsDal(db: Db) {
       return rows.map((r) => r.keyHash);
     },
 
-    /** One page, newest first, with the total of all that match. */
-    async list(
+    /** How many merchants the scope sees that match the listing's filters. */
+    async count(scope: MerchantScope, filters: ListFilters): Promise<number> {
+      const [row] = await db.select({ total: count() }).from(merchants).where(listWhere(scope, filters));
+      return row?.total ?? 0;
+    },
+
+    /**
+     * One page, newest first, in batches of at most `batchSize` rows, each read
+     * when the one before has been taken: one query per batch on a pooled
+     * connection given back at once, so a reader that stops early holds nothing.
+     * The first batch skips the pages before; the next ones continue after the
+     * last row read (created_at, id), which rows added meanwhile, all newer,
+     * cannot shift.
+     */
+    async *pageInBatches(
       scope: MerchantScope,
-      page: PageRequest & { search?: string | undefined; status?: MerchantRow['status'] | undefined },
-    ): Promise<{ rows: MerchantListRow[]; total: number }> {
-      const where = and(
-        scopeFilter(scope),
-        searchFilter(page.search),
-        page.status === undefined ? undefined : eq(merchants.status, page.status),
-      );
-      const [totalRow] = await db.select({ total: count() }).from(merchants).where(where);
-      const rows = await queryRows<MerchantListRow>(
-        db,
-        sql`SELECT ${LIST_COLUMNS} FROM ${merchants} WHERE ${where ?? sql`true`}
-            ORDER BY ${merchants.createdAt} DESC, ${merchants.id} DESC LIMIT ${page.size} OFFSET ${offsetOf(page)}`,
-      );
-      return { rows, total: totalRow?.total ?? 0 };
+      page: PageRequest & ListFilters,
+      batchSize: number,
+    ): AsyncGenerator<MerchantListRow[]> {
+      const where = listWhere(scope, page) ?? sql`true`;
+      let remaining = page.size;
+      let after: MerchantListRow | undefined;
+      while (remaining > 0) {
+        const limit = Math.min(batchSize, remaining);
+        const rows = await queryRows<MerchantListRow>(
+          db,
+          after === undefined
+            ? sql`SELECT ${LIST_COLUMNS} FROM ${merchants} WHERE ${where}
+                  ORDER BY ${merchants.createdAt} DESC, ${merchants.id} DESC LIMIT ${limit} OFFSET ${offsetOf(page)}`
+            : sql`SELECT ${LIST_COLUMNS} FROM ${merchants}
+                  WHERE ${where} AND (${merchants.createdAt}, ${merchants.id}) < (${after.createdAt}::timestamptz, ${after.id}::uuid)
+                  ORDER BY ${merchants.createdAt} DESC, ${merchants.id} DESC LIMIT ${limit}`,
+        );
+        if (rows.length > 0) yield rows;
+        if (rows.length < limit) return;
+        remaining -= rows.length;
+        after = rows.at(-1);
+      }
     },
 
     /** One merchant the scope may see. */

@@ -5,7 +5,9 @@ import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { Ref, SECURITY_ANY } from '../../schemas/common.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from '../../schemas/problems.js';
+import { merchantListingStream } from './merchant-listing-text.js';
 import { MERCHANTS_DOCS } from './merchants-docs.js';
+import type { MerchantResource } from './merchants-service.js';
 import {
   CreateMerchantBody,
   Merchant,
@@ -15,21 +17,35 @@ import {
   UpdateMerchantBody,
 } from './merchants-schemas.js';
 
+/** The one-merchant answer's schema: the listing writes each merchant exactly as GET /v1/merchants/{id} does. */
+const ONE_MERCHANT = Ref(Merchant);
+
 export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { merchants } = app.services;
   // Before body validation: a merchant caller learns nothing about the body it sent.
   const customerCallersOnly = async (request: FastifyRequest) => merchants.assertMayChange(principalOf(request));
 
-  app.get('/v1/merchants', {
-    onRequest: app.authenticate,
-    schema: {
-      ...MERCHANTS_DOCS.listMerchants,
-      security: SECURITY_ANY,
-      querystring: MerchantListQuery,
-      response: { 200: Ref(MerchantListing), ...problems(...AUTHENTICATED, ...ALWAYS) },
-    },
-    handler: async (request) => merchants.list(principalOf(request), request.query),
-  });
+  for (const [path, docs] of [
+    ['/v1/merchants', MERCHANTS_DOCS.listMerchants],
+    ['/v2/merchants', MERCHANTS_DOCS.listMerchantsV2],
+  ] as const) {
+    app.get(path, {
+      onRequest: app.authenticate,
+      schema: {
+        ...docs,
+        security: SECURITY_ANY,
+        querystring: MerchantListQuery,
+        response: { 200: Ref(MerchantListing), ...problems(...AUTHENTICATED, ...ALWAYS) },
+      },
+      handler: async (request, reply) => {
+        const listing = await merchants.list(principalOf(request), request.query);
+        const serialize = reply.compileSerializationSchema(ONE_MERCHANT) as (m: MerchantResource) => string;
+        // The 200 schema documents the text the stream writes; Fastify sends a stream unserialised.
+        const text = merchantListingStream(listing, serialize) as never;
+        return reply.type('application/json; charset=utf-8').send(text);
+      },
+    });
+  }
 
   app.get('/v1/merchants/:id', {
     onRequest: app.authenticate,

@@ -1,16 +1,20 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Component, Email, Nullable, PageQuery, Pattern, Ref, Text, Timestamp, Uuid } from '../../schemas/common.js';
 import {
-  Component,
-  Email,
-  Listing,
-  Nullable,
-  PageQuery,
-  Pattern,
-  Ref,
-  Text,
-  Timestamp,
-  Uuid,
-} from '../../schemas/common.js';
+  Activity,
+  BirthDate,
+  Category,
+  EXAMPLE_FINANCIAL_INFO,
+  EXAMPLE_SETTLEMENT,
+  financialInfoObject,
+  identityDocument,
+  locationObject,
+  Phone,
+  settlementObject,
+  TAX_NUMBER_PATTERN,
+  taxAnswerObject,
+  taxWriteObject,
+} from './merchant-v1-schemas.js';
 
 /** A string of one of `values`: a plain enum, so that it can also be nullable. */
 function Enum<const T extends readonly string[]>(values: T, description: string) {
@@ -35,11 +39,12 @@ const Short = (maxLength: number, description: string, example: string) =>
 const EXAMPLE_ADDRESS = {
   state: 'Buenos Aires',
   city: 'La Plata',
-  zip: 'B1900',
+  zip: 'B1900AAA',
   street: 'Calle 7',
   number: '1234',
   floor: '2',
   apartment: 'B',
+  location: { lat: -34.9214, lng: -57.9545 },
 };
 const EXAMPLE_TAX = { type: 'CUIT', number: '30712345671' } as const;
 const EXAMPLE_REPRESENTATIVE = {
@@ -50,15 +55,31 @@ const EXAMPLE_REPRESENTATIVE = {
   email: 'ana.garcia@example.com',
   phone: '+54 221 555 0100',
 } as const;
+const EXAMPLE_REPRESENTATIVE_V1 = {
+  type: 'PRESIDENT',
+  name: 'Ana',
+  surname: 'García',
+  representative_id: { type: 'DNI', number: '26756539' },
+  birth_date: '1978-05-21',
+  email: 'ana.garcia@example.com',
+  phone: '+54 221 555 0100',
+} as const;
+
+/** Both generations at once, agreeing: what the answer carries. */
+const EXAMPLE_REPRESENTATIVE_BOTH = {
+  ...EXAMPLE_REPRESENTATIVE_V1,
+  identification: EXAMPLE_REPRESENTATIVE.identification,
+};
 
 const addressFields = {
   state: Short(100, 'State or province', 'Buenos Aires'),
   city: Short(100, 'City', 'La Plata'),
-  zip: Short(16, 'Postal code', 'B1900'),
+  zip: Short(16, 'Postal code', 'B1900AAA'),
   street: Short(200, 'Street', 'Calle 7'),
   number: Short(16, 'Street number', '1234'),
   floor: Type.Optional(Short(16, 'Floor', '2')),
   apartment: Type.Optional(Short(16, 'Apartment', 'B')),
+  location: Type.Optional(locationObject),
 };
 const addressObject = Type.Object(addressFields, {
   additionalProperties: false,
@@ -67,15 +88,6 @@ const addressObject = Type.Object(addressFields, {
 });
 export const MerchantAddress = Component('MerchantAddress', addressObject);
 
-/**
- * The number's shape only: whether it is a valid CUIT or RFC, and fits the
- * merchant's country, is checked by the service (tax-identification.ts), whose
- * refusal is a 400 `invalid_tax_identification` naming `tax_identification.number`.
- */
-const TAX_NUMBER_PATTERN = Pattern(
-  '^[0-9A-Za-z&Ññ][0-9A-Za-z&Ññ .-]{9,19}$',
-  'must be a CUIT (11 digits, dashes allowed) or an RFC (12 or 13 letters and digits)',
-);
 const taxObject = Type.Object(
   {
     type: Enum(['CUIT', 'RFC'] as const, 'CUIT for a merchant in ARG, RFC for one in MEX'),
@@ -90,37 +102,49 @@ const taxObject = Type.Object(
 );
 export const TaxIdentification = Component('TaxIdentification', taxObject);
 
+const representativeCommon = {
+  type: Enum(['PRESIDENT', 'PROXY', 'OTHER'] as const, 'What the person is to the merchant'),
+  name: Short(100, 'Given name', 'Ana'),
+  surname: Short(100, 'Surname', 'García'),
+  email: Email,
+  phone: Phone('Phone number, international form recommended', EXAMPLE_REPRESENTATIVE.phone),
+};
+/** The representative as the operator's import takes it (v2's fields). */
 const representativeObject = Type.Object(
-  {
-    type: Enum(['PRESIDENT', 'PROXY', 'OTHER'] as const, 'What the person is to the merchant'),
-    name: Short(100, 'Given name', 'Ana'),
-    surname: Short(100, 'Surname', 'García'),
-    identification: Type.Object(
-      {
-        type: Short(32, 'Kind of document, e.g. DNI, CURP, PASSPORT', 'DNI'),
-        number: Short(32, 'Document number', '26756539'),
-      },
-      { additionalProperties: false, description: "The representative's identity document" },
-    ),
-    email: Email,
-    phone: Type.String({
-      minLength: 4,
-      maxLength: 32,
-      pattern: Pattern(
-        '^\\+?[0-9][0-9 ()./-]*$',
-        'must be a phone number: digits, an optional leading +, spaces, ()./-',
-      ),
-      description: 'Phone number, international form recommended',
-      examples: [EXAMPLE_REPRESENTATIVE.phone],
-    }),
-  },
+  { ...representativeCommon, identification: identityDocument },
   {
     additionalProperties: false,
     description: 'The person who represents the merchant',
     examples: [EXAMPLE_REPRESENTATIVE],
   },
 );
-export const Representative = Component('MerchantRepresentative', representativeObject);
+/** The representative as the API takes it: the document as v2's identification or v1's representative_id (equal when both). */
+const representativeWriteObject = Type.Object(
+  {
+    ...representativeCommon,
+    identification: Type.Optional(identityDocument),
+    representative_id: Type.Optional({
+      ...identityDocument,
+      description: "The platform's v1 name of identification: the same document (when both are sent they must agree)",
+    }),
+    birth_date: Type.Optional(BirthDate),
+  },
+  {
+    additionalProperties: false,
+    description: 'The person who represents the merchant: identification or representative_id is required',
+    examples: [EXAMPLE_REPRESENTATIVE_BOTH, EXAMPLE_REPRESENTATIVE, EXAMPLE_REPRESENTATIVE_V1],
+  },
+);
+export const Representative = Component('MerchantRepresentative', representativeWriteObject);
+const representativeAnswerObject = Type.Object(
+  {
+    ...representativeCommon,
+    identification: identityDocument,
+    representative_id: { ...identityDocument, description: 'identification, under its v1 name' },
+    birth_date: Nullable(BirthDate, 'Date of birth, or null'),
+  },
+  { description: 'The person who represents the merchant, both generations of the record' },
+);
 
 const AdditionalInfo = Text({
   minLength: 1,
@@ -146,7 +170,39 @@ const EXAMPLE_CREATE = {
   merchant_code: 'LP-0001',
   address: EXAMPLE_ADDRESS,
   tax_identification: EXAMPLE_TAX,
-  representative: EXAMPLE_REPRESENTATIVE,
+  representative: EXAMPLE_REPRESENTATIVE_BOTH,
+  tax: { id: EXAMPLE_TAX.number, type: EXAMPLE_FINANCIAL_INFO.tax_condition },
+  financial_info: EXAMPLE_FINANCIAL_INFO,
+  phone: '+54 221 555 0199',
+  activity: 'Cafetería',
+  category: '5814',
+  settlement_condition: EXAMPLE_SETTLEMENT,
+};
+/** The same merchant in the platform's v1 shape. */
+const EXAMPLE_CREATE_V1 = {
+  customer_id: EXAMPLE_CREATE.customer_id,
+  country: 'ARG',
+  legal_type: 'LEGAL_ENTITY',
+  business_name: EXAMPLE_CREATE.business_name,
+  fantasy_name: EXAMPLE_CREATE.fantasy_name,
+  email: EXAMPLE_CREATE.email,
+  address: EXAMPLE_ADDRESS,
+  tax: { id: EXAMPLE_TAX.number, type: 'RESPONSABLE_INSCRIPTO' },
+  phone: '+54 221 555 0199',
+  activity: 'Cafetería',
+  category: '5814',
+  settlement_condition: EXAMPLE_SETTLEMENT,
+  representative: EXAMPLE_REPRESENTATIVE_V1,
+};
+
+/** The v1 fields a write may send besides v2's (all optional; a PATCH may clear them with null). */
+const v1WriteFields = {
+  tax: taxWriteObject,
+  phone: Phone("The merchant's phone number", '+54 221 555 0199'),
+  activity: Activity,
+  category: Category,
+  settlement_condition: settlementObject,
+  financial_info: financialInfoObject,
 };
 
 /** The fields of a merchant a customer sends, shared by the create body and the operator's import. */
@@ -176,10 +232,21 @@ export const CreateMerchantBody = Component(
       email: Type.Optional(merchantFields.email),
       merchant_code: Type.Optional(MerchantCode),
       address: Ref(MerchantAddress),
-      tax_identification: Ref(TaxIdentification),
+      tax_identification: Type.Optional(Ref(TaxIdentification)),
+      tax: Type.Optional(v1WriteFields.tax),
       representative: Type.Optional(Ref(Representative)),
+      phone: Type.Optional(v1WriteFields.phone),
+      activity: Type.Optional(Activity),
+      category: Type.Optional(Category),
+      settlement_condition: Type.Optional(settlementObject),
+      financial_info: Type.Optional(financialInfoObject),
     },
-    { additionalProperties: false, description: "A new merchant of the caller's customer", examples: [EXAMPLE_CREATE] },
+    {
+      additionalProperties: false,
+      description:
+        "A new merchant of the caller's customer, in the platform's v2 shape (tax_identification) or v1 shape (tax): one of the two is required, and when both are sent they must agree",
+      examples: [EXAMPLE_CREATE, EXAMPLE_CREATE_V1],
+    },
   ),
 );
 export type CreateMerchantRequest = Static<typeof CreateMerchantBody>;
@@ -200,19 +267,31 @@ export const UpdateMerchantBody = Component(
       status: Type.Optional(Status),
       address: Type.Optional(Ref(MerchantAddress)),
       tax_identification: Type.Optional(Ref(TaxIdentification)),
-      representative: clearable(representativeObject, 'The whole representative, replaced; null removes it'),
+      tax: Type.Optional(v1WriteFields.tax),
+      representative: clearable(representativeWriteObject, 'The whole representative, replaced; null removes it'),
+      phone: clearable(v1WriteFields.phone, "The merchant's phone number; null clears it"),
+      activity: clearable(Activity, 'What the merchant does; null clears it'),
+      category: clearable(Category, "The merchant's category; null clears it"),
+      settlement_condition: clearable(settlementObject, 'The settlement terms, replaced whole; null clears them'),
+      financial_info: clearable(financialInfoObject, 'The financial information, replaced whole; null clears it'),
     },
     {
       additionalProperties: false,
       minProperties: 1,
       description:
-        'The fields to change; address, tax_identification and representative are replaced whole. id, customer_id and country cannot be changed (400).',
+        "The fields to change, in the platform's v1 or v2 shape (when both name one fact they must agree); address, tax_identification (or tax), representative, settlement_condition and financial_info are replaced whole. id, customer_id and country cannot be changed (400). The per-country lengths of the create apply.",
       examples: [
         {
           fantasy_name: 'Café 7 Centro',
           address: { ...EXAMPLE_ADDRESS, street: 'Calle 8', number: '900' },
           tax_identification: EXAMPLE_TAX,
-          representative: { ...EXAMPLE_REPRESENTATIVE, type: 'PROXY' },
+          tax: { id: EXAMPLE_TAX.number, type: 'MONOTRIBUTO' },
+          financial_info: { tax_condition: 'MONOTRIBUTO' },
+          representative: { ...EXAMPLE_REPRESENTATIVE_BOTH, type: 'PROXY' },
+          settlement_condition: EXAMPLE_SETTLEMENT,
+          phone: '+54 221 555 0199',
+          activity: 'Cafetería',
+          category: '5814',
           email: null,
         },
       ],
@@ -223,9 +302,18 @@ export type UpdateMerchantRequest = Static<typeof UpdateMerchantBody>;
 
 export const MerchantParams = Type.Object({ id: { ...Uuid, examples: ['b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e'] } });
 
+/** The platform's documented maximum of its merchant listing (contract section 20); other listings serve 1,000. */
+export const MAX_MERCHANT_PAGE_SIZE = 10_000;
+
 export const MerchantListQuery = Type.Object(
   {
     ...PageQuery,
+    size: Type.Integer({
+      minimum: 1,
+      default: 10,
+      'x-clamp-maximum': MAX_MERCHANT_PAGE_SIZE,
+      description: `Results per page: an integer of at least 1. A size above ${MAX_MERCHANT_PAGE_SIZE} is not refused: it is served as ${MAX_MERCHANT_PAGE_SIZE}, and page.size of the answer tells the size used`,
+    }),
     q: Type.Optional(
       Text({
         minLength: 1,
@@ -261,8 +349,14 @@ const EXAMPLE = {
   status: 'ACTIVE',
   address: EXAMPLE_ADDRESS,
   tax_identification: EXAMPLE_TAX,
-  representative: EXAMPLE_REPRESENTATIVE,
+  tax: { id: EXAMPLE_TAX.number, type: 'RESPONSABLE_INSCRIPTO' },
+  representative: EXAMPLE_REPRESENTATIVE_BOTH,
   additional_info: 'Open weekends',
+  phone: '+54 221 555 0199',
+  activity: 'Cafetería',
+  category: '5814',
+  settlement_condition: EXAMPLE_SETTLEMENT,
+  financial_info: EXAMPLE_FINANCIAL_INFO,
   create_date: '2026-10-02T14:05:00.000Z',
   update_date: '2026-10-02T14:05:00.000Z',
 };
@@ -286,17 +380,62 @@ export const Merchant = Component(
       status: Status,
       address: nullable(addressObject, `The address${forMerchantsBefore}`),
       tax_identification: nullable(taxObject, `CUIT or RFC, compact${forMerchantsBefore}`),
-      representative: nullable(representativeObject, 'The representative, or null'),
+      tax: nullable(taxAnswerObject, `v1's tax: id is tax_identification.number${forMerchantsBefore}`),
+      representative: nullable(representativeAnswerObject, 'The representative, or null'),
       additional_info: nullable(Type.String(), 'Free text, or null'),
+      phone: nullable(Type.String(), "The merchant's phone number, or null"),
+      activity: nullable(Type.String(), 'What the merchant does, or null'),
+      category: nullable(Type.String(), "The merchant's category, or null"),
+      settlement_condition: nullable(settlementObject, 'The settlement terms (the CBU or CVU compact), or null'),
+      financial_info: nullable(financialInfoObject, 'The financial information, or null'),
       create_date: Timestamp,
       update_date: Timestamp,
     },
-    { description: 'A merchant of a customer', examples: [EXAMPLE] },
+    {
+      description:
+        "A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent",
+      examples: [EXAMPLE],
+    },
   ),
 );
 export type MerchantResource = Static<typeof Merchant>;
 
-export const MerchantListing = Listing(Merchant, 'MerchantListing', {
-  description: 'A page of merchants, newest first',
-  examples: [{ data: [EXAMPLE], page: { size: 10, total_elements: 1, total_pages: 1, number: 0 } }],
-});
+const MerchantPage = Component(
+  'MerchantPage',
+  Type.Object(
+    {
+      size: Type.Integer({
+        minimum: 1,
+        maximum: MAX_MERCHANT_PAGE_SIZE,
+        description: `Results per page: the size asked for, or ${MAX_MERCHANT_PAGE_SIZE} when it asked for more`,
+      }),
+      total_elements: Type.Integer(),
+      total_pages: Type.Integer(),
+      number: Type.Integer({ description: 'Zero-based number of the returned page' }),
+    },
+    {
+      description: 'Where the page sits in the whole listing',
+      examples: [{ size: 10, total_elements: 1, total_pages: 1, number: 0 }],
+    },
+  ),
+);
+
+/** The platform's listing shape (HAL's `_embedded`), which its clients read: no `data`. */
+export const MerchantListing = Component(
+  'MerchantListing',
+  Type.Object(
+    {
+      _embedded: Type.Object(
+        { merchants: Type.Array(Ref(Merchant)) },
+        { description: "The page's merchants, newest first" },
+      ),
+      page: Ref(MerchantPage),
+    },
+    {
+      description: "A page of merchants, newest first, in the platform's shape",
+      examples: [
+        { _embedded: { merchants: [EXAMPLE] }, page: { size: 10, total_elements: 1, total_pages: 1, number: 0 } },
+      ],
+    },
+  ),
+);

@@ -6,11 +6,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Notice, UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
+import { merchantResource, readPlatformFields } from './merchant-shapes.js';
 import type { MerchantChanges, MerchantListRow, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
 import type {
   Country,
@@ -19,9 +20,22 @@ import type {
   MerchantStatus,
   UpdateMerchantRequest,
 } from './merchants-schemas.js';
-import { checkTaxIdentification, type TaxIdentification } from './tax-identification.js';
 
 export type { MerchantResource };
+export { merchantResource };
+
+/** A listing page: its descriptor, and its merchants in order, batch by batch as they are read. */
+export interface MerchantPage {
+  page: Page<unknown>['page'];
+  merchants: AsyncIterable<MerchantResource[]>;
+}
+
+/** Rows per query of a listing page: small enough that 50 pages of 10,000 at once stay within the memory budget. */
+const LISTING_BATCH_ROWS = 100;
+
+async function* resources(batches: AsyncIterable<MerchantListRow[]>): AsyncGenerator<MerchantResource[]> {
+  for await (const rows of batches) yield rows.map(merchantResource);
+}
 
 /** The DALs a change of merchants writes through (the customer's assignment lock takes its own). */
 export interface MerchantsDals {
@@ -54,46 +68,6 @@ function scopeOf(principal: Principal): MerchantScope {
   return { customerId: principal.customerId, merchantId: principal.merchantId };
 }
 
-/** An instant as the API answers it; the listing's rows come with theirs already printed. */
-function instant(value: Date | string): string {
-  return typeof value === 'string' ? value : value.toISOString();
-}
-
-export function merchantResource(m: MerchantRow | MerchantListRow): MerchantResource {
-  return {
-    id: m.id,
-    customer_id: m.customerId,
-    name: m.name,
-    business_name: m.businessName,
-    fantasy_name: m.fantasyName,
-    legal_type: m.legalType,
-    country: m.country as Country | null,
-    merchant_code: m.merchantCode,
-    email: m.email,
-    status: m.status,
-    address: m.address,
-    tax_identification:
-      m.taxIdentificationType === null || m.taxIdentificationNumber === null
-        ? null
-        : { type: m.taxIdentificationType as TaxIdentification['type'], number: m.taxIdentificationNumber },
-    representative: m.representative,
-    additional_info: m.additionalInfo,
-    create_date: instant(m.createdAt),
-    update_date: instant(m.updatedAt),
-  };
-}
-
-/** The identifier in its compact form, or a 400 naming `tax_identification.number`. */
-export function checkedTaxIdentification(country: Country | null, tax: TaxIdentification): TaxIdentification {
-  const checked = country
-    ? checkTaxIdentification(country, tax)
-    : { refusal: "needs the merchant's country, which this merchant has not got: the operator's import sets both" };
-  if ('ok' in checked) return checked.ok;
-  throw new BadRequestError('invalid_tax_identification', undefined, [
-    { field: 'tax_identification.number', message: checked.refusal },
-  ]);
-}
-
 function merchantNotFound(): NotFoundError {
   return new NotFoundError('merchant_not_found');
 }
@@ -109,7 +83,7 @@ function assertMayChange(principal: Principal): void {
 
 export function createMerchantsService(deps: {
   uow: UnitOfWork<MerchantsDals>;
-  merchantsDal: Pick<MerchantsDal, 'list' | 'find' | 'belongsToCustomer'>;
+  merchantsDal: Pick<MerchantsDal, 'count' | 'pageInBatches' | 'find' | 'belongsToCustomer'>;
   keyCaches: KeyCacheInvalidation;
   customerLocks: CustomerLocks<MerchantsDals>;
 }) {
@@ -126,17 +100,16 @@ export function createMerchantsService(deps: {
   }
 
   return {
+    /** The page descriptor now, the merchants as they are read: the caller writes them out batch by batch. */
     async list(
       principal: Principal,
       query: PageRequest & { q?: string | undefined; status?: string | undefined },
-    ): Promise<Page<MerchantResource>> {
-      const { rows, total } = await merchantsDal.list(scopeOf(principal), {
-        page: query.page,
-        size: query.size,
-        search: query.q,
-        status: query.status?.toUpperCase() as MerchantStatus | undefined,
-      });
-      return toPage(rows.map(merchantResource), total, query);
+    ): Promise<MerchantPage> {
+      const scope = scopeOf(principal);
+      const filters = { search: query.q, status: query.status?.toUpperCase() as MerchantStatus | undefined };
+      const total = await merchantsDal.count(scope, filters);
+      const batches = merchantsDal.pageInBatches(scope, { ...query, ...filters }, LISTING_BATCH_ROWS);
+      return { page: toPage([], total, query).page, merchants: resources(batches) };
     },
 
     async get(principal: Principal, id: string): Promise<MerchantResource> {
@@ -157,7 +130,10 @@ export function createMerchantsService(deps: {
     async create(principal: Principal, body: CreateMerchantRequest, context: ChangeContext): Promise<MerchantResource> {
       assertMayChange(principal);
       if (body.customer_id !== principal.customerId) throw new NotFoundError('customer_not_found');
-      const tax = checkedTaxIdentification(body.country, body.tax_identification);
+      const platform = readPlatformFields(body.country, body, null);
+      if (!platform.tax)
+        throw new ValidationError([{ field: 'tax_identification', message: "is required (or v1's tax.id)" }]);
+      const tax = platform.tax;
       return uow.write(context, async ({ dal, audit, emit }) => {
         const row = await dal.merchants.insert({
           customerId: principal.customerId,
@@ -171,8 +147,13 @@ export function createMerchantsService(deps: {
           address: body.address,
           taxIdentificationType: tax.type,
           taxIdentificationNumber: tax.number,
-          representative: body.representative ?? null,
+          representative: platform.representative ?? null,
           additionalInfo: body.additional_info ?? null,
+          phone: body.phone ?? null,
+          activity: body.activity ?? null,
+          category: body.category ?? null,
+          settlementCondition: platform.settlementCondition ?? null,
+          financialInfo: platform.financialInfo ?? null,
         });
         if (!row) throw new ConflictError('merchant_code_conflict');
         const merchant = merchantResource(row);
@@ -255,7 +236,13 @@ const COLUMNS_OF: Record<keyof UpdateMerchantRequest, Array<keyof MerchantChange
   status: ['status'],
   address: ['address'],
   tax_identification: ['taxIdentificationType', 'taxIdentificationNumber'],
+  tax: ['taxIdentificationType', 'taxIdentificationNumber', 'financialInfo'],
   representative: ['representative'],
+  phone: ['phone'],
+  activity: ['activity'],
+  category: ['category'],
+  settlement_condition: ['settlementCondition'],
+  financial_info: ['financialInfo'],
 };
 
 /**
@@ -263,8 +250,7 @@ const COLUMNS_OF: Record<keyof UpdateMerchantRequest, Array<keyof MerchantChange
  * the merchant's (the display name follows the names), and those fields' names.
  */
 function changesOf(current: MerchantRow, body: UpdateMerchantRequest) {
-  const tax =
-    body.tax_identification && checkedTaxIdentification(current.country as Country | null, body.tax_identification);
+  const platform = readPlatformFields(current.country as Country | null, body, current);
   const wanted: MerchantChanges = {
     legalType: body.legal_type,
     businessName: body.business_name,
@@ -275,9 +261,14 @@ function changesOf(current: MerchantRow, body: UpdateMerchantRequest) {
     merchantCode: body.merchant_code,
     status: body.status,
     address: body.address,
-    taxIdentificationType: tax?.type,
-    taxIdentificationNumber: tax?.number,
-    representative: body.representative,
+    taxIdentificationType: platform.tax?.type,
+    taxIdentificationNumber: platform.tax?.number,
+    representative: platform.representative,
+    phone: body.phone,
+    activity: body.activity,
+    category: body.category,
+    settlementCondition: platform.settlementCondition,
+    financialInfo: platform.financialInfo,
   };
   const changes: Record<string, unknown> = {};
   const fields: string[] = [];

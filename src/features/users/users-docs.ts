@@ -12,7 +12,7 @@ export const USERS_DOCS = operationDocs('users', {
   },
   createUser: {
     summary: 'Add a login user',
-    description: `A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: \`temporary_password\` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. ${ADMIN_ONLY}`,
+    description: `A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: \`temporary_password\` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. The body may be the platform's CreateUserRequest instead, \`{ user_type: CUSTOMER, attributes: { email, customer_id, name? } }\`: \`customer_id\` must be the caller's (else 404 customer_not_found), and \`user_type: MERCHANT\` is a 400 (merchant users act through API keys: POST /v1/api-keys with merchant_id). ${ADMIN_ONLY}`,
   },
   updateUser: {
     summary: 'Change a user',

@@ -49,7 +49,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Ref(CreateUserBody),
       response: {
         201: Ref(CreatedUser),
-        ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, 'user_conflict', ...ALWAYS),
+        ...problems(...WITH_BODY, ...AUTHENTICATED_WRITE, 'user_conflict', 'customer_not_found', ...ALWAYS),
       },
     },
     handler: async (request, reply) => {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Component, Email, Nullable, PageQuery, Text, Timestamp, Uuid } from '../../schemas/common.js';
 
 const RoleSchema = Type.Union([Type.Literal('ADMIN'), Type.Literal('MEMBER'), Type.Literal('VIEWER')], {
@@ -110,18 +110,47 @@ export const CreateUserBody = Component(
   'CreateUserRequest',
   Type.Object(
     {
-      email: Email,
+      email: Type.Optional(Email),
       name: Type.Optional(Name),
       description: Type.Optional(Description),
       role: Type.Optional(RoleSchema),
+      user_type: Type.Optional(
+        Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')], {
+          description:
+            "The platform's CreateUserRequest: CUSTOMER (MERCHANT is a 400: merchant users act through API keys, POST /v1/api-keys with merchant_id)",
+        }),
+      ),
+      attributes: Type.Optional(
+        Type.Object(
+          {
+            email: Email,
+            customer_id: { ...Uuid, description: "The caller's customer (another is a 404 customer_not_found)" },
+            name: Type.Optional(Name),
+          },
+          { additionalProperties: false, description: "The platform's CreateUserRequest attributes" },
+        ),
+      ),
     },
     {
       additionalProperties: false,
-      description: "A new login user of the caller's customer (role MEMBER unless given)",
-      examples: [{ email: 'ana@acme.example', name: 'Ana Gómez', role: 'MEMBER' }],
+      minProperties: 1,
+      description:
+        "A new login user of the caller's customer (role MEMBER unless given): the platform's `{ user_type, attributes: { email, customer_id, name? } }`, or feegate's `{ email, name?, description?, role? }`; one of `email` and `attributes` is required (else a 400 naming email)",
+      examples: [
+        {
+          user_type: 'CUSTOMER',
+          attributes: {
+            email: 'ana@acme.example',
+            customer_id: '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+            name: 'Ana Gómez',
+          },
+        },
+        { email: 'ana@acme.example', name: 'Ana Gómez', role: 'MEMBER' },
+      ],
     },
   ),
 );
+export type CreateUserRequest = Static<typeof CreateUserBody>;
 
 export const UpdateUserBody = Component(
   'UpdateUserRequest',

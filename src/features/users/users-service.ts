@@ -22,9 +22,11 @@ import { assertLogin, createCurrentPasswordCheck } from './current-password.js';
 import { createOwnTotp } from './own-totp.js';
 import { assertStrongPassword } from '../credentials/password-policy.js';
 import { createPasswordResets } from './password-resets.js';
+import { readCreateUser } from './platform-user-request.js';
 import type { ResetLimitsDal } from './reset-limits-dal.js';
 import { auditUser } from './user-audit.js';
 import type { UserChanges, UserRow, UsersDal } from './users-dal.js';
+import type { CreateUserRequest } from './users-schemas.js';
 
 export interface UsersDals extends AuthDals {
   users: UsersDal;
@@ -210,9 +212,10 @@ export function createUsersService(deps: UsersServiceDeps) {
       };
     },
 
-    async create(caller: Principal, input: Parameters<typeof create>[1], context: ChangeContext) {
+    /** POST /v1/users, in feegate's shape or the platform's CreateUserRequest. */
+    async create(caller: Principal, body: CreateUserRequest, context: ChangeContext) {
       assertAdmin(caller);
-      return create(caller.customerId, input, context);
+      return create(caller.customerId, readCreateUser(caller, body), context);
     },
 
     /** PATCH /v1/users/{id}; `revoke_keys` also revokes the keys the user created (mostly sent with `enabled: false`). */

@@ -9,6 +9,7 @@ export const NOTIFICATION_TYPES = [...EVENT_TYPES, ...PLATFORM_EVENT_TYPES] as c
 export const MAX_URL_LENGTH = 2048;
 
 const NotificationUrl = Text({
+  format: 'uri',
   maxLength: MAX_URL_LENGTH,
   examples: ['https://hooks.example.com/feegate'],
   description:
@@ -97,7 +98,7 @@ export const Webhook = Component(
   Type.Object(
     {
       id: Uuid,
-      notification_url: Type.String(),
+      notification_url: Type.String({ format: 'uri' }),
       notification_type: Type.Array(Type.String()),
       status: SubscriptionStatus,
       create_date: Timestamp,
