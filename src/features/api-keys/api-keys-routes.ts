@@ -19,6 +19,19 @@ import {
 } from './api-keys-schemas.js';
 import { API_KEYS_DOCS } from './api-keys-docs.js';
 
+/** What a key creation may answer besides its 201, on either of its paths. */
+const CREATE_KEY_PROBLEMS = problems(
+  ...WITH_BODY,
+  ...AUTHENTICATED_WRITE,
+  'forbidden',
+  'key_escalation',
+  'customer_not_found',
+  'merchant_not_found',
+  'user_conflict',
+  'api_key_limit_reached',
+  ...ALWAYS,
+);
+
 export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { apiKeys } = app.services;
 
@@ -30,17 +43,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Ref(CreateApiKeyBody),
       response: {
         201: Ref(CreatedApiKey),
-        ...problems(
-          ...WITH_BODY,
-          ...AUTHENTICATED_WRITE,
-          'forbidden',
-          'key_escalation',
-          'customer_not_found',
-          'merchant_not_found',
-          'user_conflict',
-          'api_key_limit_reached',
-          ...ALWAYS,
-        ),
+        ...CREATE_KEY_PROBLEMS,
       },
     },
     handler: async (request, reply) => {
@@ -59,17 +62,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Ref(SdkMerchantKeyBody),
       response: {
         201: Ref(SdkCreatedKey),
-        ...problems(
-          ...WITH_BODY,
-          ...AUTHENTICATED_WRITE,
-          'forbidden',
-          'key_escalation',
-          'customer_not_found',
-          'merchant_not_found',
-          'user_conflict',
-          'api_key_limit_reached',
-          ...ALWAYS,
-        ),
+        ...CREATE_KEY_PROBLEMS,
       },
     },
     handler: async (request, reply) => {
