@@ -34,7 +34,7 @@ import {
 } from './report.js';
 import { MIN_LEAD_SECONDS } from '../src/features/fee-plans/scheduled-changes-service.js';
 import { type SeedData, WIDE_MERCHANTS } from './seed.js';
-import { MAX_MERCHANT_PAGE_SIZE } from '../src/features/merchants/merchants-schemas.js';
+import { MAX_MERCHANT_PAGE_SIZE } from '../src/features/merchants/merchant-answer-schemas.js';
 import { startServer } from './server-process.js';
 
 export interface PhaseContext {

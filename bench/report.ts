@@ -11,7 +11,7 @@ import type { WebhookRound, WebhookRun } from './webhooks.js';
 import type { IdempotentCreation } from './idempotency.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
-import { MAX_MERCHANT_PAGE_SIZE as MERCHANT_PAGE } from '../src/features/merchants/merchants-schemas.js';
+import { MAX_MERCHANT_PAGE_SIZE as MERCHANT_PAGE } from '../src/features/merchants/merchant-answer-schemas.js';
 
 export interface BulkRun {
   merchants: number;

@@ -12,7 +12,7 @@ import { CreatedApiKey, ListedApiKey } from '../api-keys/api-keys-schemas.js';
 import { FeeRule } from '../fee-plans/fee-rule-catalogue-schemas.js';
 import { DryRun } from '../fee-plans/fee-rules-schemas.js';
 import { ScheduledChange } from '../fee-plans/scheduled-changes-schemas.js';
-import { Merchant } from '../merchants/merchants-schemas.js';
+import { Merchant } from '../merchants/merchant-answer-schemas.js';
 import { User } from '../users/users-schemas.js';
 
 const { dry_run: _dryRun, ...effect } = DryRun.properties;

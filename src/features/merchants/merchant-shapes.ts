@@ -10,7 +10,8 @@ import { BadRequestError, type FieldError, ValidationError } from '../../errors.
 import { checkBankAccount } from './bank-account.js';
 import { countryLengthErrors } from './country-lengths.js';
 import type { MerchantListRow, MerchantRow } from './merchants-dal.js';
-import type { Country, CreateMerchantRequest, MerchantResource, UpdateMerchantRequest } from './merchants-schemas.js';
+import type { MerchantResource } from './merchant-answer-schemas.js';
+import type { Country, CreateMerchantRequest, UpdateMerchantRequest } from './merchants-schemas.js';
 import { checkTaxIdentification, type TaxIdentification } from './tax-identification.js';
 
 /** An instant as the API answers it; the listing's rows come with theirs already printed. */

@@ -8,14 +8,8 @@ import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from 
 import { merchantListingStream } from './merchant-listing-text.js';
 import { MERCHANTS_DOCS } from './merchants-docs.js';
 import type { MerchantResource } from './merchants-service.js';
-import {
-  CreateMerchantBody,
-  Merchant,
-  MerchantListing,
-  MerchantListQuery,
-  MerchantParams,
-  UpdateMerchantBody,
-} from './merchants-schemas.js';
+import { Merchant, MerchantListing, MerchantListQuery, MerchantParams } from './merchant-answer-schemas.js';
+import { CreateMerchantBody, UpdateMerchantBody } from './merchants-schemas.js';
 
 /** The one-merchant answer's schema: the listing writes each merchant exactly as GET /v1/merchants/{id} does. */
 const ONE_MERCHANT = Ref(Merchant);

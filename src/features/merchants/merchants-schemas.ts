@@ -1,5 +1,6 @@
+/** What a customer sends for a merchant: the fields, and the create and update bodies (the answers: merchant-answer-schemas.ts). */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { Component, Email, Nullable, PageQuery, Pattern, Ref, Text, Timestamp, Uuid } from '../../schemas/common.js';
+import { Component, Email, Nullable, Ref, Text, Uuid } from '../../schemas/common.js';
 import {
   Activity,
   BirthDate,
@@ -12,7 +13,6 @@ import {
   Phone,
   settlementObject,
   TAX_NUMBER_PATTERN,
-  taxAnswerObject,
   taxWriteObject,
 } from './merchant-v1-schemas.js';
 
@@ -27,16 +27,22 @@ export const MERCHANT_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 export type Country = (typeof COUNTRIES)[number];
 export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];
 
-const Country = Enum(COUNTRIES, 'ISO 3166-1 alpha-3: ARG (Argentina) or MEX (Mexico)');
-const LegalType = Enum(LEGAL_TYPES, 'NATURAL_PERSON (a person trading in their own name) or LEGAL_ENTITY (a company)');
-const Status = Enum(MERCHANT_STATUSES, 'ACTIVE, or INACTIVE: its keys are refused and it gets no new payment plans');
+export const Country = Enum(COUNTRIES, 'ISO 3166-1 alpha-3: ARG (Argentina) or MEX (Mexico)');
+export const LegalType = Enum(
+  LEGAL_TYPES,
+  'NATURAL_PERSON (a person trading in their own name) or LEGAL_ENTITY (a company)',
+);
+export const Status = Enum(
+  MERCHANT_STATUSES,
+  'ACTIVE, or INACTIVE: its keys are refused and it gets no new payment plans',
+);
 
 const Name = (description: string, example: string) =>
   Text({ minLength: 1, maxLength: 200, description, examples: [example] });
 const Short = (maxLength: number, description: string, example: string) =>
   Text({ minLength: 1, maxLength, description, examples: [example] });
 
-const EXAMPLE_ADDRESS = {
+export const EXAMPLE_ADDRESS = {
   state: 'Buenos Aires',
   city: 'La Plata',
   zip: 'B1900AAA',
@@ -46,7 +52,7 @@ const EXAMPLE_ADDRESS = {
   apartment: 'B',
   location: { lat: -34.9214, lng: -57.9545 },
 };
-const EXAMPLE_TAX = { type: 'CUIT', number: '30712345671' } as const;
+export const EXAMPLE_TAX = { type: 'CUIT', number: '30712345671' } as const;
 const EXAMPLE_REPRESENTATIVE = {
   type: 'PRESIDENT',
   name: 'Ana',
@@ -66,7 +72,7 @@ const EXAMPLE_REPRESENTATIVE_V1 = {
 } as const;
 
 /** Both generations at once, agreeing: what the answer carries. */
-const EXAMPLE_REPRESENTATIVE_BOTH = {
+export const EXAMPLE_REPRESENTATIVE_BOTH = {
   ...EXAMPLE_REPRESENTATIVE_V1,
   identification: EXAMPLE_REPRESENTATIVE.identification,
 };
@@ -81,14 +87,14 @@ const addressFields = {
   apartment: Type.Optional(Short(16, 'Apartment', 'B')),
   location: Type.Optional(locationObject),
 };
-const addressObject = Type.Object(addressFields, {
+export const addressObject = Type.Object(addressFields, {
   additionalProperties: false,
   description: "The merchant's address",
   examples: [EXAMPLE_ADDRESS],
 });
 export const MerchantAddress = Component('MerchantAddress', addressObject);
 
-const taxObject = Type.Object(
+export const taxObject = Type.Object(
   {
     type: Enum(['CUIT', 'RFC'] as const, 'CUIT for a merchant in ARG, RFC for one in MEX'),
     number: Type.String({
@@ -136,7 +142,7 @@ const representativeWriteObject = Type.Object(
   },
 );
 export const Representative = Component('MerchantRepresentative', representativeWriteObject);
-const representativeAnswerObject = Type.Object(
+export const representativeAnswerObject = Type.Object(
   {
     ...representativeCommon,
     identification: identityDocument,
@@ -159,7 +165,7 @@ const MerchantCode = Text({
   examples: ['LP-0001'],
 });
 
-const EXAMPLE_CREATE = {
+export const EXAMPLE_CREATE = {
   customer_id: '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
   country: 'ARG',
   legal_type: 'LEGAL_ENTITY',
@@ -299,143 +305,3 @@ export const UpdateMerchantBody = Component(
   ),
 );
 export type UpdateMerchantRequest = Static<typeof UpdateMerchantBody>;
-
-export const MerchantParams = Type.Object({ id: { ...Uuid, examples: ['b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e'] } });
-
-/** The platform's documented maximum of its merchant listing (contract section 20); other listings serve 1,000. */
-export const MAX_MERCHANT_PAGE_SIZE = 10_000;
-
-export const MerchantListQuery = Type.Object(
-  {
-    ...PageQuery,
-    size: Type.Integer({
-      minimum: 1,
-      default: 10,
-      'x-clamp-maximum': MAX_MERCHANT_PAGE_SIZE,
-      description: `Results per page: an integer of at least 1. A size above ${MAX_MERCHANT_PAGE_SIZE} is not refused: it is served as ${MAX_MERCHANT_PAGE_SIZE}, and page.size of the answer tells the size used`,
-    }),
-    q: Type.Optional(
-      Text({
-        minLength: 1,
-        maxLength: 100,
-        description: 'Only merchants whose name contains this text (any letter case), or whose id starts with it',
-        examples: ['coffee'],
-      }),
-    ),
-    status: Type.Optional(
-      Type.String({
-        pattern: Pattern(
-          '^([Aa][Cc][Tt][Ii][Vv][Ee]|[Ii][Nn][Aa][Cc][Tt][Ii][Vv][Ee])$',
-          'must be ACTIVE or INACTIVE (any letter case)',
-        ),
-        description: 'Only merchants in this status, ACTIVE or INACTIVE, case-insensitive; default both',
-        examples: ['ACTIVE'],
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const EXAMPLE = {
-  id: 'b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e',
-  customer_id: '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
-  name: 'Café 7',
-  business_name: EXAMPLE_CREATE.business_name,
-  fantasy_name: EXAMPLE_CREATE.fantasy_name,
-  legal_type: 'LEGAL_ENTITY',
-  country: 'ARG',
-  merchant_code: 'LP-0001',
-  email: EXAMPLE_CREATE.email,
-  status: 'ACTIVE',
-  address: EXAMPLE_ADDRESS,
-  tax_identification: EXAMPLE_TAX,
-  tax: { id: EXAMPLE_TAX.number, type: 'RESPONSABLE_INSCRIPTO' },
-  representative: EXAMPLE_REPRESENTATIVE_BOTH,
-  additional_info: 'Open weekends',
-  phone: '+54 221 555 0199',
-  activity: 'Cafetería',
-  category: '5814',
-  settlement_condition: EXAMPLE_SETTLEMENT,
-  financial_info: EXAMPLE_FINANCIAL_INFO,
-  create_date: '2026-10-02T14:05:00.000Z',
-  update_date: '2026-10-02T14:05:00.000Z',
-};
-
-const nullable = (schema: TSchema, description: string) => Nullable(schema, description);
-const forMerchantsBefore = ' (null for merchants made before onboarding through the API)';
-
-export const Merchant = Component(
-  'Merchant',
-  Type.Object(
-    {
-      id: Uuid,
-      customer_id: Uuid,
-      name: Type.String({ description: 'The display name: fantasy_name, else business_name' }),
-      business_name: nullable(Type.String(), `Registered (legal) name${forMerchantsBefore}`),
-      fantasy_name: nullable(Type.String(), `Trading name${forMerchantsBefore}`),
-      legal_type: nullable(LegalType, `NATURAL_PERSON or LEGAL_ENTITY${forMerchantsBefore}`),
-      country: nullable(Country, `ARG or MEX${forMerchantsBefore}`),
-      merchant_code: nullable(Type.String(), "The customer's own code for the merchant, or null"),
-      email: nullable(Type.String(), 'Contact e-mail, or null'),
-      status: Status,
-      address: nullable(addressObject, `The address${forMerchantsBefore}`),
-      tax_identification: nullable(taxObject, `CUIT or RFC, compact${forMerchantsBefore}`),
-      tax: nullable(taxAnswerObject, `v1's tax: id is tax_identification.number${forMerchantsBefore}`),
-      representative: nullable(representativeAnswerObject, 'The representative, or null'),
-      additional_info: nullable(Type.String(), 'Free text, or null'),
-      phone: nullable(Type.String(), "The merchant's phone number, or null"),
-      activity: nullable(Type.String(), 'What the merchant does, or null'),
-      category: nullable(Type.String(), "The merchant's category, or null"),
-      settlement_condition: nullable(settlementObject, 'The settlement terms (the CBU or CVU compact), or null'),
-      financial_info: nullable(financialInfoObject, 'The financial information, or null'),
-      create_date: Timestamp,
-      update_date: Timestamp,
-    },
-    {
-      description:
-        "A merchant of a customer: feegate's fields and both generations of the platform's record, kept consistent",
-      examples: [EXAMPLE],
-    },
-  ),
-);
-export type MerchantResource = Static<typeof Merchant>;
-
-const MerchantPage = Component(
-  'MerchantPage',
-  Type.Object(
-    {
-      size: Type.Integer({
-        minimum: 1,
-        maximum: MAX_MERCHANT_PAGE_SIZE,
-        description: `Results per page: the size asked for, or ${MAX_MERCHANT_PAGE_SIZE} when it asked for more`,
-      }),
-      total_elements: Type.Integer(),
-      total_pages: Type.Integer(),
-      number: Type.Integer({ description: 'Zero-based number of the returned page' }),
-    },
-    {
-      description: 'Where the page sits in the whole listing',
-      examples: [{ size: 10, total_elements: 1, total_pages: 1, number: 0 }],
-    },
-  ),
-);
-
-/** The platform's listing shape (HAL's `_embedded`), which its clients read: no `data`. */
-export const MerchantListing = Component(
-  'MerchantListing',
-  Type.Object(
-    {
-      _embedded: Type.Object(
-        { merchants: Type.Array(Ref(Merchant)) },
-        { description: "The page's merchants, newest first" },
-      ),
-      page: Ref(MerchantPage),
-    },
-    {
-      description: "A page of merchants, newest first, in the platform's shape",
-      examples: [
-        { _embedded: { merchants: [EXAMPLE] }, page: { size: 10, total_elements: 1, total_pages: 1, number: 0 } },
-      ],
-    },
-  ),
-);

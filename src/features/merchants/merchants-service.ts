@@ -13,13 +13,8 @@ import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import { merchantResource, readPlatformFields } from './merchant-shapes.js';
 import type { MerchantChanges, MerchantListRow, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
-import type {
-  Country,
-  CreateMerchantRequest,
-  MerchantResource,
-  MerchantStatus,
-  UpdateMerchantRequest,
-} from './merchants-schemas.js';
+import type { MerchantResource } from './merchant-answer-schemas.js';
+import type { Country, CreateMerchantRequest, MerchantStatus, UpdateMerchantRequest } from './merchants-schemas.js';
 
 export type { MerchantResource };
 export { merchantResource };
