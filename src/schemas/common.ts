@@ -176,25 +176,27 @@ export const ProblemSchema = Component(
  */
 export const MAX_PAGE_SIZE = 1000;
 
-export const PageDescriptor = Component(
-  'Page',
-  Type.Object(
-    {
-      size: Type.Integer({
-        minimum: 1,
-        maximum: MAX_PAGE_SIZE,
-        description: `Results per page: the size asked for, or ${MAX_PAGE_SIZE} when it asked for more`,
-      }),
-      total_elements: Type.Integer(),
-      total_pages: Type.Integer(),
-      number: Type.Integer({ description: 'Zero-based number of the returned page' }),
-    },
-    {
-      description: 'Where a listing page sits in the whole result',
-      examples: [{ size: 10, total_elements: 1, total_pages: 1, number: 0 }],
-    },
-  ),
-);
+/** Where a page sits in its listing, for listings that serve at most `maxSize` a page. */
+export function pageDescriptor(name: string, maxSize: number, description: string) {
+  return Component(
+    name,
+    Type.Object(
+      {
+        size: Type.Integer({
+          minimum: 1,
+          maximum: maxSize,
+          description: `Results per page: the size asked for, or ${maxSize} when it asked for more`,
+        }),
+        total_elements: Type.Integer(),
+        total_pages: Type.Integer(),
+        number: Type.Integer({ description: 'Zero-based number of the returned page' }),
+      },
+      { description, examples: [{ size: 10, total_elements: 1, total_pages: 1, number: 0 }] },
+    ),
+  );
+}
+
+export const PageDescriptor = pageDescriptor('Page', MAX_PAGE_SIZE, 'Where a listing page sits in the whole result');
 
 export const PageQuery = {
   page: Type.Integer({

@@ -1,6 +1,16 @@
 /** A merchant as answers show it, alone and in pages, and the listing's query (the fields it is made of: merchants-schemas.ts). */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { Component, Nullable, PageQuery, Pattern, Ref, Text, Timestamp, Uuid } from '../../schemas/common.js';
+import {
+  Component,
+  Nullable,
+  pageDescriptor,
+  PageQuery,
+  Pattern,
+  Ref,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../schemas/common.js';
 import {
   EXAMPLE_FINANCIAL_INFO,
   EXAMPLE_SETTLEMENT,
@@ -121,25 +131,7 @@ export const Merchant = Component(
 );
 export type MerchantResource = Static<typeof Merchant>;
 
-const MerchantPage = Component(
-  'MerchantPage',
-  Type.Object(
-    {
-      size: Type.Integer({
-        minimum: 1,
-        maximum: MAX_MERCHANT_PAGE_SIZE,
-        description: `Results per page: the size asked for, or ${MAX_MERCHANT_PAGE_SIZE} when it asked for more`,
-      }),
-      total_elements: Type.Integer(),
-      total_pages: Type.Integer(),
-      number: Type.Integer({ description: 'Zero-based number of the returned page' }),
-    },
-    {
-      description: 'Where the page sits in the whole listing',
-      examples: [{ size: 10, total_elements: 1, total_pages: 1, number: 0 }],
-    },
-  ),
-);
+const MerchantPage = pageDescriptor('MerchantPage', MAX_MERCHANT_PAGE_SIZE, 'Where the page sits in the whole listing');
 
 /** The platform's listing shape (HAL's `_embedded`), which its clients read: no `data`. */
 export const MerchantListing = Component(
