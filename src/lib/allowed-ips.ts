@@ -14,11 +14,16 @@ export const MAX_ALLOWED_IPS = 20;
 type V4Range = [ipaddr.IPv4, number];
 type V6Range = [ipaddr.IPv6, number];
 
-/** Parsed ranges, by kind, as the hot path matches them. */
+/** Parsed ranges, by kind, as the hot path matches them, and the answers already found for client addresses. */
 export interface AllowedRanges {
   v4: V4Range[];
   v6: V6Range[];
+  /** Client address → allowed: most keys are used from a few addresses, so most requests parse nothing. */
+  decided: Map<string, boolean>;
 }
+
+/** Answers kept per key before they are forgotten all at once (a key used from very many addresses parses again). */
+const DECIDED_LIMIT = 256;
 
 /** Why an item is not an address or range, or null when it is one. */
 function problemOf(item: string): string | null {
@@ -64,7 +69,7 @@ export function canonicalAllowedIps(items: readonly string[]): string[] {
 /** Stored items (canonical) as the ranges the hot path matches; null for none: any address. */
 export function parseAllowedIps(items: readonly string[]): AllowedRanges | null {
   if (items.length === 0) return null;
-  const ranges: AllowedRanges = { v4: [], v6: [] };
+  const ranges: AllowedRanges = { v4: [], v6: [], decided: new Map() };
   for (const item of items) {
     const range = item.includes('/')
       ? ipaddr.parseCIDR(item)
@@ -77,13 +82,25 @@ export function parseAllowedIps(items: readonly string[]): AllowedRanges | null 
 
 /** Whether `client` (request.ip) lies in one of `ranges`. */
 export function isAllowedAddress(client: string | undefined, ranges: AllowedRanges): boolean {
-  if (!client || !ipaddr.isValid(client)) return false;
-  let address: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    address = ipaddr.parse(client);
-  } catch {
-    return false;
+  if (!client) return false;
+  let allowed = ranges.decided.get(client);
+  if (allowed === undefined) {
+    allowed = matches(client, ranges);
+    if (ranges.decided.size >= DECIDED_LIMIT) ranges.decided.clear();
+    ranges.decided.set(client, allowed);
   }
+  return allowed;
+}
+
+/** The client address in the strict forms an allowed range is written in (no `0x0a.1`, no bare `10`), or undefined. */
+function parseClient(client: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  if (ipaddr.IPv4.isValidFourPartDecimal(client)) return ipaddr.IPv4.parse(client);
+  return ipaddr.IPv6.isValid(client) ? ipaddr.IPv6.parse(client) : undefined;
+}
+
+function matches(client: string, ranges: AllowedRanges): boolean {
+  const address = parseClient(client);
+  if (!address) return false;
   let v4: ipaddr.IPv4 | undefined;
   let v6: ipaddr.IPv6 | undefined;
   if (address.kind() === 'ipv4') {

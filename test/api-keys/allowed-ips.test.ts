@@ -66,6 +66,7 @@ describe('allowed_ips', () => {
     assert.equal((await from(app, key, '10.0.0.1', '203.0.113.7')).statusCode, 200, 'anywhere, when parseable');
     assertRefused(await from(app, key, '10.0.0.1', 'not-an-address'), 'garbage in X-Forwarded-For', '0.0.0.0');
     assertRefused(await from(app, key, '10.0.0.1', '999.1.1.1'), 'an impossible IPv4 address', '0.0.0.0');
+    assertRefused(await from(app, key, '10.0.0.1', '10'), 'a bare number, not an address', '0.0.0.0');
   });
 
   it('is matched against the client TRUST_PROXY determines: hops counted from the right', async () => {
