@@ -1588,7 +1588,14 @@ export interface components {
          *       "rate_limit": {
          *         "limit": 300,
          *         "window_seconds": 60
-         *       }
+         *       },
+         *       "permissions": [
+         *         "merchants:read",
+         *         "fee_rules:read"
+         *       ],
+         *       "allowed_ips": [
+         *         "203.0.113.0/24"
+         *       ]
          *     }
          */
         UpdateApiKeyRequest: {
@@ -9466,7 +9473,14 @@ export interface operations {
                  *       "rate_limit": {
                  *         "limit": 300,
                  *         "window_seconds": 60
-                 *       }
+                 *       },
+                 *       "permissions": [
+                 *         "merchants:read",
+                 *         "fee_rules:read"
+                 *       ],
+                 *       "allowed_ips": [
+                 *         "203.0.113.0/24"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateApiKeyRequest"];

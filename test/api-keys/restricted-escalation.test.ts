@@ -100,16 +100,14 @@ describe('keys created by a restricted key', () => {
       }),
     );
     assert.deepEqual(pos.permissions, HELD);
-    const listed = await h
-      .app()
-      .then((app) =>
-        app.inject({
-          method: 'GET',
-          url: '/v1/merchants',
-          remoteAddress: INSIDE,
-          headers: { 'x-api-key': pos.api_key },
-        }),
-      );
+    const listed = await h.app().then((app) =>
+      app.inject({
+        method: 'GET',
+        url: '/v1/merchants',
+        remoteAddress: INSIDE,
+        headers: { 'x-api-key': pos.api_key },
+      }),
+    );
     assert.equal(listed.statusCode, 200);
     assert.ok(!listed.body.includes(world.merchantIds[1]!), 'only its own merchant');
   });

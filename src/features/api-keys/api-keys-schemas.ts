@@ -47,11 +47,15 @@ const RateLimit = Type.Object(
 
 const Permissions = Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), {
   maxItems: PERMISSIONS.length,
-  uniqueItems: true,
   description:
     'What the key may do, from the catalogue: api_keys, merchants, fee_rules (plans, the catalogue, assignments, timelines, scheduled changes, quotes) and webhooks, each :read or :write; users:read; audit:read. Each operation names the one it needs (x-feegate-permission).',
 });
-const AllowedIps = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+// The address rules are ipaddr.js's, checked by the service so a 400 can name the item; the pattern keeps out what is no text.
+const AllowedIp = Type.String({
+  pattern: Pattern('^[\\x21-\\x7E]+$', 'must be an IPv4 or IPv6 address or CIDR range'),
+  examples: ['203.0.113.0/24'],
+});
+const AllowedIps = Type.Array(AllowedIp, {
   maxItems: MAX_ALLOWED_IPS,
   description: `Up to ${MAX_ALLOWED_IPS} IPv4 or IPv6 addresses or CIDR ranges the key may be used from; empty: any address. The client address is the one TRUST_PROXY determines; an IPv4-mapped IPv6 client (::ffff:10.0.0.1) is its IPv4 address. Stored and shown in canonical form (a range by its network address).`,
 });
@@ -311,6 +315,8 @@ export const UpdateApiKeyBody = Component(
           name: 'POS terminals, store 12',
           expires_at: '2027-05-23T00:00:00.000Z',
           rate_limit: { limit: 300, window_seconds: 60 },
+          permissions: ['merchants:read', 'fee_rules:read'],
+          allowed_ips: ['203.0.113.0/24'],
         },
       ],
     },
