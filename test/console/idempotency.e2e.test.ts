@@ -4,7 +4,7 @@
  * (the connection fails on the way back, as behind a flaky proxy); the person
  * presses the button again and the console sends the same key, so the service
  * replays the one key it made. The next submission, even of the same form, is
- * new: a fresh key. Screenshots in /tmp/shots-i40/.
+ * new: a fresh key; a double click is one submission. Screenshots in /tmp/shots-i40/.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -94,6 +94,15 @@ describe('console: a retry after a lost answer acts once', { skip: CHROMIUM_MISS
     assert.notEqual(sent[2], sent[0], 'a fresh Idempotency-Key for a new submission');
     assert.equal(await keyCount(), before + 2);
     await page.screenshot({ path: `${SHOTS}/next-submission.png`, fullPage: true });
+
+    // A double click is one submission: however many requests it sends, they carry one key and make one key.
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByLabel('Integration user (e-mail)').fill('double-click@alpha.test');
+    await page.getByRole('button', { name: 'Create key' }).dblclick();
+    await page.getByTestId('new-key').waitFor();
+    assert.equal(new Set(sent.slice(3)).size, 1, `one key for the double click: ${sent.slice(3).join(', ')}`);
+    assert.notEqual(sent[3], sent[2]);
+    assert.equal(await keyCount(), before + 3);
     assert.deepEqual(errors.filter((e) => !/ERR_CONNECTION_RESET|Failed to fetch/.test(e)), []);
   });
 });
