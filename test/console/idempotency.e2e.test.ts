@@ -103,6 +103,9 @@ describe('console: a retry after a lost answer acts once', { skip: CHROMIUM_MISS
     assert.equal(new Set(sent.slice(3)).size, 1, `one key for the double click: ${sent.slice(3).join(', ')}`);
     assert.notEqual(sent[3], sent[2]);
     assert.equal(await keyCount(), before + 3);
-    assert.deepEqual(errors.filter((e) => !/ERR_CONNECTION_RESET|Failed to fetch/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/ERR_CONNECTION_RESET|Failed to fetch/.test(e)),
+      [],
+    );
   });
 });

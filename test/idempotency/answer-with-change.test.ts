@@ -183,8 +183,7 @@ async function hookOf(s: Seeded): Promise<string> {
 }
 
 async function userOf(s: Seeded): Promise<string> {
-  return (await createUser(s.app, s.token, { email: 'member@alpha.test' }))
-    .attributes.id;
+  return (await createUser(s.app, s.token, { email: 'member@alpha.test' })).attributes.id;
 }
 
 describe('Idempotency-Key: an answer is stored with its change', () => {
