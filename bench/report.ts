@@ -136,6 +136,8 @@ export const BUDGETS = {
   idempotentCreationRatio: 0.8,
   /** Key auth with 5 permissions and 3 allowed ranges against an unrestricted key, in the same run (contract section 22). */
   restrictedKeyAuthRatio: 0.9,
+  /** A replay of one stored answer against first requests with a key, in the same run (issue 40). */
+  idempotentReplayRatio: 1.0,
   bulkDryRun100kSecondsPostgres: 4,
   peakRssMb: 160,
   /** Line 3c on PostgreSQL: merchants written per second, at least this many times the ceiling's requests per second. */
@@ -404,6 +406,16 @@ export function lines(report: BenchReport): Line[] {
       ratio: ratio.toFixed(2),
       budget: `>= ${BUDGETS.idempotentCreationRatio.toFixed(2)} x without`,
       verdict: check(ratio >= BUDGETS.idempotentCreationRatio),
+    });
+    const { replay, replayRatio } = report.idempotentCreation;
+    out.push({
+      measure: '    replays of one stored key / first requests with a key',
+      result:
+        `${num(replay.perSec)} vs ${num(keyed.perSec)} answers/s, ` +
+        `p50 ${ms(replay.p50)} vs ${ms(keyed.p50)}, p99 ${ms(replay.p99)} vs ${ms(keyed.p99)}`,
+      ratio: replayRatio.toFixed(2),
+      budget: `>= ${BUDGETS.idempotentReplayRatio.toFixed(2)} x first`,
+      verdict: check(replayRatio >= BUDGETS.idempotentReplayRatio),
     });
   }
   if (report.webhooks) {

@@ -182,7 +182,7 @@ async function main(): Promise<BenchReport> {
   }
   if (wanted('idempotency')) {
     report.idempotentCreation = await phase(
-      '8. key creation: POST /v1/api-keys without and with Idempotency-Key (each key deleted once made)',
+      '8. key creation: POST /v1/api-keys without, with Idempotency-Key and replayed (each key deleted once made)',
       () => idempotentKeyCreation(ctx),
     );
   }
