@@ -25,6 +25,7 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['/v2/merchants', MERCHANTS_DOCS.listMerchantsV2],
   ] as const) {
     app.get(path, {
+      config: { permission: 'merchants:read' },
       onRequest: app.authenticate,
       schema: {
         ...docs,
@@ -49,6 +50,7 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   app.get('/v1/merchants/:id', {
+    config: { permission: 'merchants:read' },
     onRequest: app.authenticate,
     schema: {
       ...MERCHANTS_DOCS.getMerchant,
@@ -64,6 +66,7 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['/v2/merchants', MERCHANTS_DOCS.createMerchantV2],
   ] as const) {
     app.post(path, {
+      config: { permission: 'merchants:write' },
       onRequest: app.authenticate,
       preValidation: customerCallersOnly,
       schema: {
@@ -95,6 +98,7 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['/v2/merchants/:id', MERCHANTS_DOCS.updateMerchantV2],
   ] as const) {
     app.patch(path, {
+      config: { permission: 'merchants:write' },
       onRequest: app.authenticate,
       preValidation: [
         customerCallersOnly,
