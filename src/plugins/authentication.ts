@@ -23,6 +23,8 @@ declare module 'fastify' {
     mfaSetup?: boolean;
     /** The platform SDK's path: X-API-KEY and Authorization together, both checked, one customer. */
     sdkCredentials?: boolean;
+    /** A POST that changes nothing (a fee quote): read-only keys and VIEWERs may call it as they may GET. */
+    changesNothing?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -36,6 +38,9 @@ declare module 'fastify' {
 const BEARER = /^(?:Bearer[ ]+)?([^\s]+)[ ]*$/i;
 const READS = new Set(['GET', 'HEAD']);
 const CHALLENGE_SESSION_PREFIX = 'fgc_';
+/** Whether the request only reads: a GET or HEAD, or a route that changes nothing whatever its method. */
+const onlyReads = (request: FastifyRequest) =>
+  READS.has(request.method) || request.routeOptions.config.changesNothing === true;
 
 export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { authenticators: Authenticators }) => {
   app.decorateRequest('principal', null);
@@ -49,8 +54,8 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     ]);
     if (byKey.customerId !== byToken.customerId)
       throw new UnauthorizedError('invalid_token', 'The API key and the access token are of different customers.');
-    if (byKey.readOnly && !READS.has(request.method)) throw new ForbiddenError('read_only_key');
-    if (byToken.role === 'VIEWER' && !READS.has(request.method))
+    if (byKey.readOnly && !onlyReads(request)) throw new ForbiddenError('read_only_key');
+    if (byToken.role === 'VIEWER' && !onlyReads(request))
       throw new ForbiddenError('insufficient_role', 'A VIEWER only reads: this operation changes something.');
     return byKey;
   }
@@ -64,7 +69,7 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     }
     if (typeof apiKey === 'string' && apiKey.length > 0) {
       request.principal = await opts.authenticators.apiKey(apiKey.trim());
-      if (request.principal.readOnly && !READS.has(request.method)) {
+      if (request.principal.readOnly && !onlyReads(request)) {
         throw new ForbiddenError('read_only_key');
       }
       return;
@@ -84,7 +89,7 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
       }
       const principal = await opts.authenticators.accessToken(token);
       request.principal = principal;
-      if (principal.role === 'VIEWER' && !READS.has(request.method) && !request.routeOptions.config.anyRole) {
+      if (principal.role === 'VIEWER' && !onlyReads(request) && !request.routeOptions.config.anyRole) {
         throw new ForbiddenError('insufficient_role', 'A VIEWER only reads: this operation changes something.');
       }
       return;
