@@ -26,7 +26,7 @@ export async function* ndjsonLines(body: AsyncIterable<Buffer | string>): AsyncG
   const finish = (text: string, batch: NumberedLine[]) => {
     number++;
     const line = text.endsWith('\r') ? text.slice(0, -1) : text;
-    if (overlong) batch.push({ line: number, text: null });
+    if (overlong || line.length > MAX_LINE_CHARS) batch.push({ line: number, text: null });
     else if (line.trim() !== '') batch.push({ line: number, text: line });
     overlong = false;
   };
