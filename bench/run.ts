@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency,quotes] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency,restricted,quotes] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -18,6 +18,7 @@ import * as phases from './phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { idempotentKeyCreation } from './idempotency.js';
 import { oneQuote, quoteStream } from './quotes.js';
+import { restrictedKeyAuth } from './restricted-keys.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { generateKeyEntry } from '../src/lib/key-ring.js';
@@ -36,6 +37,7 @@ const PHASES = [
   'webhooks',
   'ratelimit',
   'idempotency',
+  'restricted',
   'quotes',
 ] as const;
 type Phase = (typeof PHASES)[number];
@@ -180,9 +182,15 @@ async function main(): Promise<BenchReport> {
         phases.listing(ctx, keys),
       );
   }
+  if (wanted('restricted')) {
+    report.restrictedKeyAuth = await phase(
+      '2c. restricted keys: GET /v1/users/me with keys of 5 permissions and 3 allowed ranges, and without',
+      () => restrictedKeyAuth(ctx),
+    );
+  }
   if (wanted('idempotency')) {
     report.idempotentCreation = await phase(
-      '8. key creation: POST /v1/api-keys without and with Idempotency-Key (each key deleted once made)',
+      '8. key creation: POST /v1/api-keys without, with Idempotency-Key and replayed (each key deleted once made)',
       () => idempotentKeyCreation(ctx),
     );
   }

@@ -22,7 +22,7 @@ export const feeQuotesRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/fee-quotes', {
     onRequest: app.authenticate,
-    config: { changesNothing: true },
+    config: { permission: 'fee_rules:read', changesNothing: true },
     schema: {
       ...FEE_QUOTES_DOCS.createFeeQuotes,
       security: SECURITY_ANY,
