@@ -184,6 +184,21 @@ describe('POST /v1/fee-quotes: happy', () => {
   });
 });
 
+describe('POST /v1/fee-quotes: permissions', () => {
+  it('needs fee_rules:read of a key (403 insufficient_permissions, before anything is read), and nothing more', async () => {
+    const { app, world, m0 } = await setup();
+    const owner = (user: string) => ({ user, customerId: world.customerId });
+    const without = await issueKey(app, owner('merchants@alpha.test'), { permissions: ['merchants:read'] });
+    const refused = await postQuotes(app, apiKey(without.api_key), { transactions: [transaction(m0)] });
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.equal(json(refused).code, 'insufficient_permissions');
+    assert.equal(json(refused).required_permission, 'fee_rules:read');
+    const only = await issueKey(app, owner('quotes@alpha.test'), { permissions: ['fee_rules:read'] });
+    const quoted = await postQuotes(app, apiKey(only.api_key), { transactions: [transaction(m0)] });
+    assert.equal(quoted.statusCode, 200, quoted.body);
+  });
+});
+
 describe('POST /v1/fee-quotes: bad input is a 400 naming the item and field, and changes nothing', () => {
   const cases: Array<[string, (m0: string) => Record<string, unknown>, string, RegExp]> = [
     ['amount as a number', (m0) => transaction(m0, { amount: 100.5 }), 'transactions[1].amount', /must be a string/],
