@@ -1,4 +1,4 @@
-/** One merchant: its details, an edit form, deactivation; its plans now, and at a moment picked by the user (history). */
+/** One merchant: its details, an edit form, deactivation; its plans now, and at a moment picked by the user (history); a quote calculator. */
 import { useState } from 'react';
 import { Link } from 'wouter';
 import type { Schemas } from '../../../clients/typescript/index';
@@ -9,6 +9,7 @@ import { getMerchant } from '../merchants';
 import { PlanFlags, type HeldPlan, type PaymentPlan } from '../plans';
 import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
 import { MerchantAssign } from './MerchantAssign';
+import { QuoteCalculator } from './QuoteCalculator';
 
 export function MerchantPage({ id, customerId }: { id: string; customerId: string }) {
   const [current, reloadCurrent] = useLoad(
@@ -54,6 +55,8 @@ export function MerchantPage({ id, customerId }: { id: string; customerId: strin
       <MerchantAssign id={id} onAssigned={reloadCurrent} />
       <h2>Plans at a date</h2>
       <History id={id} />
+      <h2>Quote a transaction</h2>
+      <QuoteCalculator id={id} />
     </section>
   );
 }
