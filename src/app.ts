@@ -162,6 +162,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(metricsPlugin, {
     sources: {
       loginQueueDepth: () => services.hasher.queued(),
+      listingPagesWaiting: () => services.listingPagePermits.waiting(),
       databasePool: () => database.poolStats?.(),
       webhookQueue: () => services.webhookQueue(),
     },

@@ -33,6 +33,7 @@ import { createWebhookSender } from './features/webhooks/webhook-sender.js';
 import { createWebhooksService } from './features/webhooks/webhooks-service.js';
 import { createBackgroundWorker } from './lib/background-worker.js';
 import { createPerMinuteLimit } from './lib/per-minute-limit.js';
+import { createPermits } from './lib/permits.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
@@ -148,11 +149,13 @@ export function createServices(config: Config, database: Database, log: Log = SI
     caches: keyCaches,
     lastUse,
   });
+  const listingPagePermits = createPermits(config.listingConcurrentPages);
   const merchants = createMerchantsService({
     uow,
     merchantsDal: dal.merchants,
     keyCaches: { noticeFor: keysChangeNotice, changed: keyCaches.changed },
     customerLocks,
+    listingPagePermits,
   });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal: dal.paymentPlans, merchants });
   const assignmentLimit = createAssignmentLimit({
@@ -257,6 +260,8 @@ export function createServices(config: Config, database: Database, log: Log = SI
   });
   return {
     users,
+    /** Turns of the merchant listing's pages: how many wait is a gauge. */
+    listingPagePermits,
     /** Secrets at rest: prepared before anything reads one (start does it). */
     secrets,
     hasher,

@@ -113,12 +113,21 @@ function Details(props: {
     );
   const address = merchant.address;
   const rep = merchant.representative;
+  const settlement = merchant.settlement_condition;
   const rows: Array<[string, string | null | undefined]> = [
     ['Business name', merchant.business_name],
     ['Trading name', merchant.fantasy_name],
     ['Legal type', merchant.legal_type === 'NATURAL_PERSON' ? 'Person' : merchant.legal_type && 'Company'],
     ['Country', merchant.country],
     [merchant.tax_identification?.type ?? 'Tax identifier', merchant.tax_identification?.number],
+    ['Tax condition', merchant.tax?.type],
+    ['Phone', merchant.phone],
+    ['Activity', merchant.activity],
+    ['Category', merchant.category],
+    [
+      'Settlement',
+      settlement && `${settlement.transaction_fee}, ${settlement.settlement}, CBU/CVU ${settlement.cbu_or_cvu}`,
+    ],
     ['Merchant code', merchant.merchant_code],
     ['E-mail', merchant.email],
     [
@@ -137,7 +146,7 @@ function Details(props: {
     [
       'Representative',
       rep &&
-        `${rep.name} ${rep.surname} (${rep.type.toLowerCase()}), ${rep.identification.type} ${rep.identification.number}, ${rep.email}, ${rep.phone}`,
+        `${rep.name} ${rep.surname} (${rep.type.toLowerCase()}), ${rep.identification.type} ${rep.identification.number}${rep.birth_date ? `, born ${rep.birth_date}` : ''}, ${rep.email}, ${rep.phone}`,
     ],
     ['Notes', merchant.additional_info],
     ['Created', formatDate(merchant.create_date)],
