@@ -78,6 +78,7 @@ export const READS = {
     'belongsToCustomer',
     'notOfCustomer',
     'inactiveAmong',
+    'statusesOf',
   ],
   import: [
     'existingCustomerIds',
