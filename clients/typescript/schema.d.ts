@@ -452,7 +452,7 @@ export interface paths {
         put?: never;
         /**
          * Quote what transactions pay
-         * @description JSON: 1..1000 transactions at one instant → 200 `{ quotes }` in the same order. Amounts are decimal strings with at most the currency's ISO 4217 minor-unit digits (USD, ARS, MXN, BRL, COP, PEN, UYU, EUR: 2; CLP: 0; BHD: 3), positive, at most 10^13 minor units. fee = amount × commission / 100, rounded half-to-even to the minor unit; net = amount − fee; both with exactly the currency's minor digits. The arithmetic is exact (integers of minor units; no floating point). The plan in force is the merchant's plan at `at` (default now) with the transaction's card_brand, payment_method and is_international, has_installments = (installments > 1) and term = installments, found as GET /v1/merchants/{id}/fee-rules?at= finds it: the history for past instants, the pending scheduled changes for future ones. A transaction that cannot be quoted answers, in its place, a QuoteRefusal `{ id, merchant_id, error: { code, detail } }` (its codes: no plan in force, a merchant the caller may not see (a merchant key sees only its own merchant), an INACTIVE merchant; see the schema); the others are quoted. A refusal is not a failure of the request: the answer is still 200. A transaction with a bad amount (a number, zero, negative, too many decimals, too large), an unknown currency or installments below 1 is a 400 `validation_failed` naming it (`transactions[3].amount`), and nothing is quoted. With `Content-Type: application/x-ndjson` the body is one QuoteLine per line (a transaction, with its own `at` if wanted; default the instant the request arrived) and the answer, `application/x-ndjson`, one line per transaction line in order, written as the body is read: any number of lines in constant memory, read no faster than the client reads the answer. Blank lines are skipped. A line that is not JSON answers `{ line, error: { code: "malformed_json" } }` on its line; one that is not a valid transaction (or longer than 16384 characters) `{ line, error: { code: "validation_failed", errors } }`; the stream goes on. The whole body must arrive within REQUEST_TIMEOUT_SECONDS: split longer batches. Nothing is changed: read-only keys and VIEWERs may quote. With an Idempotency-Key a JSON answer is kept as for any POST; an NDJSON answer is not kept. A body that is neither JSON nor NDJSON: 415. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         * @description JSON: 1..1000 transactions at one instant → 200 `{ quotes }` in the same order. Amounts are decimal strings with at most the currency's ISO 4217 minor-unit digits (USD, ARS, MXN, BRL, COP, PEN, UYU, EUR: 2; CLP: 0; BHD: 3), positive, at most 10^13 minor units. fee = amount × commission / 100, rounded half-to-even to the minor unit; net = amount − fee; both with exactly the currency's minor digits. The arithmetic is exact (integers of minor units; no floating point). The plan in force is the merchant's plan at `at` (default now) with the transaction's card_brand, payment_method and is_international, has_installments = (installments > 1) and term = installments, found as GET /v1/merchants/{id}/fee-rules?at= finds it: the history for past instants, the pending scheduled changes for future ones. A transaction that cannot be quoted answers, in its place, a QuoteRefusal `{ id, merchant_id, error: { code, detail } }` (its codes: no plan in force, a merchant the caller may not see (a merchant key sees only its own merchant), an INACTIVE merchant; see the schema); the others are quoted. A refusal is not a failure of the request: the answer is still 200. A transaction with a bad amount (a number, zero, negative, too many decimals, too large), an unknown currency or installments below 1 is a 400 `validation_failed` naming it (`transactions[3].amount`), and nothing is quoted. With `Content-Type: application/x-ndjson` the body is one QuoteTransaction per line (with its own `at` if wanted; default the instant the request arrived) and the answer, `application/x-ndjson`, one line per transaction line in order, written as the body is read: any number of lines in constant memory, read no faster than the client reads the answer. Blank lines are skipped. A line that is not JSON answers `{ line, error: { code: "malformed_json" } }` on its line; one that is not a valid transaction (or longer than 16384 characters) `{ line, error: { code: "validation_failed", errors } }`; the stream goes on. The whole body must arrive within REQUEST_TIMEOUT_SECONDS: split longer batches. Nothing is changed: read-only keys and VIEWERs may quote. With an Idempotency-Key a JSON answer is kept as for any POST; an NDJSON answer is not kept. A body that is neither JSON nor NDJSON: 415. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createFeeQuotes"];
         delete?: never;
@@ -2511,57 +2511,6 @@ export interface components {
             is_international: boolean;
         };
         /**
-         * @description One line of an application/x-ndjson request: a transaction and optionally its instant
-         * @example {
-         *       "id": "order-1001",
-         *       "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
-         *       "amount": "1234.56",
-         *       "currency": "ARS",
-         *       "card_brand": "VISA",
-         *       "payment_method": "CREDIT",
-         *       "installments": 3,
-         *       "is_international": false,
-         *       "at": "2026-03-01T12:00:00Z"
-         *     }
-         */
-        QuoteLine: {
-            /** @description The caller's own reference, echoed in the quote */
-            id?: string;
-            /**
-             * Format: uuid
-             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
-             */
-            merchant_id: string;
-            /**
-             * @description Positive decimal string with at most the currency's ISO 4217 minor-unit digits ("1234.56" in USD, "1500" in CLP), at most 10^13 minor units; a JSON number is refused
-             * @example 1234.56
-             */
-            amount: string;
-            /**
-             * @description ISO 4217 code (taken in any case), e.g. ARS, MXN, USD, BRL, CLP, COP, PEN, UYU, EUR
-             * @example ARS
-             */
-            currency: string;
-            /**
-             * @description Card brand, any case, e.g. VISA
-             * @example VISA
-             */
-            card_brand: string;
-            /**
-             * @description Payment method, any case, e.g. CREDIT
-             * @example CREDIT
-             */
-            payment_method: string;
-            /** @description Installments: the plan with has_installments = (installments > 1) and term = installments applies */
-            installments: number;
-            is_international: boolean;
-            /**
-             * Format: date-time
-             * @description The instant of this transaction (default: the request’s); RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
-             */
-            at?: string;
-        };
-        /**
          * @description Transactions to quote at one instant
          * @example {
          *       "at": "2026-03-01T12:00:00Z",
@@ -2663,7 +2612,7 @@ export interface components {
             quotes: (components["schemas"]["Quote"] | components["schemas"]["QuoteRefusal"])[];
         };
         /**
-         * @description One QuoteLine per line (UTF-8, separated by \n); blank lines are skipped
+         * @description One QuoteTransaction per line, each with an optional `at` (its instant; default the request’s), UTF-8, separated by \n; blank lines are skipped
          * @example {"id":"order-1001","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","amount":"1234.56","currency":"ARS","card_brand":"VISA","payment_method":"CREDIT","installments":3,"is_international":false}
          *     {"id":"order-1002","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","amount":"1234.56","currency":"ARS","card_brand":"VISA","payment_method":"CREDIT","installments":3,"is_international":false,"at":"2026-03-01T12:00:00Z"}
          */

@@ -20,7 +20,7 @@ import {
   type TransactionInput,
 } from './quote-pricing.js';
 
-/** What the validator makes of one NDJSON line: the line as QuoteLine admits it, or what is wrong with it. */
+/** What the validator makes of one NDJSON line: the line as the QuoteLine schema admits it, or what is wrong with it. */
 export type LineCheck = (raw: unknown) => { line: TransactionInput & { at?: string } } | { errors: FieldError[] };
 
 export interface FeeQuotesServiceDeps extends MerchantBookDeps {
