@@ -58,7 +58,7 @@ export const CHANGE_WRITERS: ChangeWriters = { audit: recordAudit, events: inser
  */
 export const READS = {
   apiKeys: ['countEnabledKeys', 'findByHash', 'list', 'findRecord'],
-  audit: ['list'],
+  audit: ['list', 'inBatches'],
   auth: [
     'findLoginUser',
     'findUserEmail',

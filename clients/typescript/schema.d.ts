@@ -549,6 +549,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the caller customer's audit trail for a range
+         * @description Every record of [from, to), oldest first (create_date, then id), streamed as it is read, so a range of a million records costs the service no more memory than one of ten. format=ndjson (the default) writes one AuditEvent per line, exactly as GET /v1/audit-events writes it; format=csv writes RFC 4180 CSV (header line, CRLF line ends, a field with a comma, quote or line break quoted) with the columns id, create_date, action, actor_type, actor_id, actor_user, request_id, target_type, target_id and details (the JSON object as text). A range covers at most 366 days. A record is written with the instant its change began, so a record of a change still in progress when the export reads past that instant is in no export that already ran: export ranges that ended a minute ago. Errors: 400 `validation_failed` (from or to missing or not an instant, an unknown format or query parameter) or `invalid_time_range` (from after to, or more than 366 days); 403 `forbidden` for merchant callers.
+         */
+        get: operations["exportAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -1717,6 +1737,8 @@ export interface components {
             data: components["schemas"]["AuditEvent"][];
             page: components["schemas"]["Page"];
         };
+        /** @description RFC 4180 CSV: a header line, then one line per record (CRLF); columns id, create_date, action, actor_type, actor_id, actor_user, request_id, target_type, target_id, details (the JSON object as text) */
+        AuditExportCsv: string;
         /**
          * @description The answer to a login challenge
          * @example {
@@ -9843,6 +9865,149 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AuditEventListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, invalid_time_range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials" | "invalid_time_range";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "forbidden";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query: {
+                /**
+                 * @description The first instant of the range (inclusive); RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                from: string;
+                /**
+                 * @description The end of the range (exclusive); at most 366 days after from; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                to: string;
+                /** @description ndjson (the default): one AuditEvent per line; csv: RFC 4180 with a header line */
+                format?: "ndjson" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records of the range, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1042",
+                     *       "action": "fee_rules.bulk_assign",
+                     *       "actor": {
+                     *         "type": "user",
+                     *         "id": "5d1c7e2a-8b3f-4a6d-9e0c-2f4b6a8d0c1e",
+                     *         "user": "ops@acme.example"
+                     *       },
+                     *       "request_id": "7f3e9a2c-1b4d-4e6f-8a0b-3c5d7e9f1a2b",
+                     *       "target": {
+                     *         "type": "merchants",
+                     *         "id": null
+                     *       },
+                     *       "details": {
+                     *         "payment_plan_ids": [
+                     *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *         ],
+                     *         "merchant_count": 2,
+                     *         "added": 2,
+                     *         "removed": 1
+                     *       },
+                     *       "create_date": "2026-11-23T07:30:00.000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["AuditEvent"];
+                    /**
+                     * @example id,create_date,action,actor_type,actor_id,actor_user,request_id,target_type,target_id,details
+                     *     1042,2026-11-23T07:30:00.000Z,fee_rules.bulk_assign,user,5d1c7e2a-8b3f-4a6d-9e0c-2f4b6a8d0c1e,ops@acme.example,7f3e9a2c-1b4d-4e6f-8a0b-3c5d7e9f1a2b,merchants,,"{""payment_plan_ids"":[""0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b""],""merchant_count"":2,""added"":2,""removed"":1}"
+                     */
+                    "text/csv": components["schemas"]["AuditExportCsv"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, invalid_time_range */

@@ -3,7 +3,7 @@ import { BadRequestError, ForbiddenError } from '../../errors.js';
 import { parseInstant } from '../../lib/instant.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
-import type { AuditDal } from './audit-dal.js';
+import type { AuditDal, AuditRow } from './audit-dal.js';
 
 export interface AuditEventResource {
   id: string;
@@ -21,7 +21,55 @@ export interface AuditListRequest extends PageRequest {
   to?: string | undefined;
 }
 
-export function createAuditService(deps: { auditDal: AuditDal }) {
+export interface AuditExportRequest {
+  from: string;
+  to: string;
+  format?: AuditExportFormat | undefined;
+}
+
+export type AuditExportFormat = 'ndjson' | 'csv';
+
+/** An export reads its records as they are written out: the caller consumes `records` batch by batch. */
+export interface AuditExport {
+  format: AuditExportFormat;
+  records: AsyncIterable<AuditEventResource[]>;
+}
+
+/** The longest range one export covers: a year, leap or not. */
+export const EXPORT_MAX_DAYS = 366;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Rows per read of an export: enough to amortise a query, few enough to hold. */
+const EXPORT_BATCH_ROWS = 1000;
+
+function resourceOf(e: AuditRow): AuditEventResource {
+  return {
+    id: String(e.id),
+    action: e.action,
+    actor: { type: e.actorType, id: e.actorId, user: e.actorUser },
+    request_id: e.requestId,
+    target: { type: e.targetType, id: e.targetId },
+    details: e.details as Record<string, unknown>,
+    create_date: e.occurredAt.toISOString(),
+  };
+}
+
+async function* resources(batches: AsyncIterable<AuditRow[]>): AsyncGenerator<AuditEventResource[]> {
+  for await (const batch of batches) yield batch.map(resourceOf);
+}
+
+/** from and to as instants, from not after to. */
+function rangeOf(request: { from?: string | undefined; to?: string | undefined }) {
+  const from = request.from === undefined ? undefined : parseInstant('from', request.from);
+  const to = request.to === undefined ? undefined : parseInstant('to', request.to);
+  if (from && to && from > to) {
+    throw new BadRequestError('invalid_time_range', 'from must not be after to.', [
+      { field: 'from', message: 'is after to' },
+    ]);
+  }
+  return { from, to };
+}
+
+export function createAuditService(deps: { auditDal: Pick<AuditDal, 'list' | 'inBatches'> }) {
   const { auditDal } = deps;
 
   /** The trail is the customer's: merchant callers see none of it. */
@@ -38,27 +86,26 @@ export function createAuditService(deps: { auditDal: AuditDal }) {
 
     async list(principal: Principal, request: AuditListRequest): Promise<Page<AuditEventResource>> {
       assertMayRead(principal);
-      const from = request.from === undefined ? undefined : parseInstant('from', request.from);
-      const to = request.to === undefined ? undefined : parseInstant('to', request.to);
-      if (from && to && from > to) {
-        throw new BadRequestError('invalid_time_range', 'from must not be after to.', [
-          { field: 'from', message: 'is after to' },
-        ]);
-      }
+      const { from, to } = rangeOf(request);
       const { rows, total } = await auditDal.list(
         { customerId: principal.customerId, action: request.action, from, to },
         request,
       );
-      const data = rows.map((e) => ({
-        id: String(e.id),
-        action: e.action,
-        actor: { type: e.actorType, id: e.actorId, user: e.actorUser },
-        request_id: e.requestId,
-        target: { type: e.targetType, id: e.targetId },
-        details: e.details as Record<string, unknown>,
-        create_date: e.occurredAt.toISOString(),
-      }));
+      const data = rows.map(resourceOf);
       return toPage(data, total, request);
+    },
+
+    /** Every record of [from, to), oldest first (contract section 25): a range of at most EXPORT_MAX_DAYS. */
+    exportRange(principal: Principal, request: AuditExportRequest): AuditExport {
+      assertMayRead(principal);
+      const { from, to } = rangeOf(request) as { from: Date; to: Date };
+      if (to.getTime() - from.getTime() > EXPORT_MAX_DAYS * DAY_MS) {
+        throw new BadRequestError('invalid_time_range', `An export covers at most ${EXPORT_MAX_DAYS} days.`, [
+          { field: 'to', message: `is more than ${EXPORT_MAX_DAYS} days after from` },
+        ]);
+      }
+      const batches = auditDal.inBatches({ customerId: principal.customerId, from, to }, EXPORT_BATCH_ROWS);
+      return { format: request.format ?? 'ndjson', records: resources(batches) };
     },
   };
 }
