@@ -1175,6 +1175,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    AUDIT_RECORD: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * AUDIT_RECORD event
+         * @description POSTed to each ENABLED subscription whose notification_type lists AUDIT_RECORD. data: A record of the customer's audit trail as GET /v1/audit-events lists it, sent as it is written (for a SIEM). Opt-in: sent only to subscriptions that list AUDIT_RECORD, and written only while one does. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onAuditRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     WEBHOOK_TEST: {
         parameters: {
             query?: never;
@@ -3939,7 +3959,7 @@ export interface components {
              */
             notification_url: string;
             /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
-            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
             /**
              * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again
              * @example Whsec-Alpha-2026
@@ -3963,7 +3983,7 @@ export interface components {
              */
             notification_url?: string;
             /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
-            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
             /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
             status?: "ENABLED" | "DISABLED";
             /**
@@ -4149,7 +4169,7 @@ export interface components {
              */
             id: string;
             /** @description An event type, upper case as the platform writes it */
-            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
+            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
             /**
              * Format: date-time
              * @description ISO 8601 UTC, milliseconds, Z
@@ -14159,6 +14179,46 @@ export interface operations {
                     /** @constant */
                     type?: "USER_UPDATED";
                     data?: components["schemas"]["User"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAuditRecord: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "AUDIT_RECORD";
+                    data?: components["schemas"]["AuditEvent"];
                 };
             };
         };

@@ -27,8 +27,10 @@ export function auditValues(context: ChangeContext, event: AuditEvent): typeof a
   };
 }
 
-export async function recordAudit(tx: Db, context: ChangeContext, event: AuditEvent): Promise<void> {
-  await tx.insert(auditEvents).values(auditValues(context, event));
+/** Writes the record; answers its id. */
+export async function recordAudit(tx: Db, context: ChangeContext, event: AuditEvent): Promise<number> {
+  const [row] = await tx.insert(auditEvents).values(auditValues(context, event)).returning({ id: auditEvents.id });
+  return row!.id;
 }
 
 export interface AuditFilters {
@@ -106,6 +108,12 @@ export function createAuditDal(db: Db) {
         .limit(page.size)
         .offset(offsetOf(page));
       return { rows, total: totalRow?.total ?? 0 };
+    },
+
+    /** One record, as the trail lists it. */
+    async find(id: number): Promise<AuditRow | undefined> {
+      const [row] = await selectRows(db).where(eq(auditEvents.id, id));
+      return row;
     },
 
     /**

@@ -4,16 +4,9 @@ import { parseInstant } from '../../lib/instant.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { AuditDal, AuditRow } from './audit-dal.js';
+import { type AuditEventResource, auditResource } from './audit-resource.js';
 
-export interface AuditEventResource {
-  id: string;
-  action: string;
-  actor: { type: string; id: string | null; user: string | null };
-  request_id: string | null;
-  target: { type: string; id: string | null };
-  details: Record<string, unknown>;
-  create_date: string;
-}
+export type { AuditEventResource };
 
 export interface AuditListRequest extends PageRequest {
   action?: string | undefined;
@@ -41,20 +34,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows per read of an export: enough to amortise a query, few enough to hold. */
 const EXPORT_BATCH_ROWS = 1000;
 
-function resourceOf(e: AuditRow): AuditEventResource {
-  return {
-    id: String(e.id),
-    action: e.action,
-    actor: { type: e.actorType, id: e.actorId, user: e.actorUser },
-    request_id: e.requestId,
-    target: { type: e.targetType, id: e.targetId },
-    details: e.details as Record<string, unknown>,
-    create_date: e.occurredAt.toISOString(),
-  };
-}
-
 async function* resources(batches: AsyncIterable<AuditRow[]>): AsyncGenerator<AuditEventResource[]> {
-  for await (const batch of batches) yield batch.map(resourceOf);
+  for await (const batch of batches) yield batch.map(auditResource);
 }
 
 /** from and to as instants, from not after to. */
@@ -91,7 +72,7 @@ export function createAuditService(deps: { auditDal: Pick<AuditDal, 'list' | 'in
         { customerId: principal.customerId, action: request.action, from, to },
         request,
       );
-      const data = rows.map(resourceOf);
+      const data = rows.map(auditResource);
       return toPage(data, total, request);
     },
 
