@@ -100,6 +100,11 @@ const CATALOGUE = {
     status: 403,
     detail: 'Your role may not do this: a VIEWER only reads, and only an ADMIN login manages users.',
   },
+  insufficient_permissions: {
+    status: 403,
+    detail: 'This API key lacks the permission this operation needs (required_permission).',
+  },
+  ip_not_allowed: { status: 403, detail: 'This API key may not be used from this address.' },
   read_only_key: { status: 403, detail: 'This API key is read-only: it may use GET operations only.' },
   key_escalation: {
     status: 403,
