@@ -20,6 +20,8 @@ import { createResetLimitsDal } from './features/users/reset-limits-dal.js';
 import { createSecretsDal } from './features/secrets/secrets-dal.js';
 import { insertEvents } from './features/events/events-dal.js';
 import { createIdempotencyDal } from './features/idempotency/idempotency-dal.js';
+import { createChangeRequestsDal } from './features/change-requests/change-requests-dal.js';
+import { APPROVAL_GATE } from './features/change-requests/approval-gate.js';
 import { IdempotencyKeyInUseError } from './errors.js';
 import type { SealedValues } from './lib/sealed-values.js';
 import type { Database, Db } from './db/database.js';
@@ -44,13 +46,17 @@ function bindDals(on: Db, driver: Database['driver'], sealed: SealedValues) {
     resetLimits: createResetLimitsDal(on),
     secrets: createSecretsDal(on),
     idempotency: createIdempotencyDal(on, sealed),
+    changeRequests: createChangeRequestsDal(on),
   };
 }
 
 export type Dals = ReturnType<typeof bindDals>;
 
-/** What every unit of work writes besides the change itself: its audit record and its domain events. */
-export const CHANGE_WRITERS: ChangeWriters = { audit: recordAudit, events: insertEvents };
+/**
+ * What every unit of work writes besides the change itself: its audit record and
+ * its domain events; and the approval gate, which may hold a fee change instead.
+ */
+export const CHANGE_WRITERS: ChangeWriters = { audit: recordAudit, events: insertEvents, approvals: APPROVAL_GATE };
 
 /**
  * The read methods of each DAL, by name: all of it that services reach on the
@@ -95,6 +101,7 @@ export const READS = {
   resetLimits: [],
   secrets: ['digestKey', 'legacyValues', 'kidCounts'],
   idempotency: [],
+  changeRequests: ['find', 'list'],
 } as const satisfies { [K in keyof Dals]: ReadonlyArray<keyof Dals[K]> };
 
 /**

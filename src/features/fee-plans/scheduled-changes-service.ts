@@ -17,6 +17,8 @@ import { checkAssignment, type FeeRulesDals } from './assignment-checks.js';
 import type { AssignmentLimit } from './assignment-limit.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { FeeRuleTimelines } from './fee-rule-timelines.js';
+import { type AskedChange, approvable, type Held } from './fee-change-requests.js';
+import { dryRun } from './dry-run.js';
 import type {
   DueCandidate,
   ScheduledChangeRow,
@@ -139,10 +141,20 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
       planIds: string[],
       effectiveAt: Date,
       context: ChangeContext,
-    ): Promise<{ scheduled_change: ScheduledChangeResource }> {
+      asked: AskedChange,
+    ): Promise<{ scheduled_change: ScheduledChangeResource } | Held> {
       await assignmentLimit.take(customerId);
-      const row = await uow.write(context, async ({ dal, audit, emit, notify, answer }) => {
+      return uow.write(context, async ({ dal, audit, emit, notify, answer, holdForApproval }) => {
         await checkAssignment(customerId, await dal.feeRules.customerExists(customerId), merchantIds, planIds, dal);
+        // Held, it is the present state a dry run with effective_at previews; pending at its instant, it expires.
+        const held = await holdForApproval(
+          approvable(customerId, asked, {
+            preview: async () => dryRun(await dal.feeRules.previewReplacement({ customerId, merchantIds }, planIds)),
+            expiresAt: effectiveAt,
+            result: (scheduled) => scheduled,
+          }),
+        );
+        if (held) return held;
         const inserted = await dal.scheduledChanges.insert({
           customerId,
           merchantIds: merchantIds === 'all' ? null : merchantIds,
@@ -167,9 +179,8 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
         await emit({ type: 'FEE_RULES_SCHEDULED', customerId, data: { ...resource } });
         await notify({ channel: SCHEDULED_CHANNEL, payload: inserted.id });
         answer({ scheduled_change: resource });
-        return inserted;
+        return { scheduled_change: resource };
       });
-      return { scheduled_change: toScheduledResource(row) };
     },
 
     /** GET /v1/fee-rules/scheduled-changes: the customer's changes, newest first. */
