@@ -968,7 +968,7 @@ export interface paths {
         head?: never;
         /**
          * Change the caller's customer
-         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. `approval_policy: { fee_changes: "REQUIRED" }`: from then on every fee change of the customer (bulk assignment, /all, a merchant's fee rules, scheduling or cancelling a scheduled change, creating or retiring a plan), by a token or a key, is answered 202 with a change request that another ADMIN approves (GET /v1/change-requests); `NONE` (the default): they apply at once, and requests already held stay held. Fields left out stay as they are; an empty body is a 400. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.
+         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. `approval_policy: { fee_changes: "REQUIRED" }`: from then on every fee change of the customer (bulk assignment, /all, a merchant's fee rules, scheduling or cancelling a scheduled change, creating or retiring a plan), by a token or a key, is answered 202 with a change request that another ADMIN approves (GET /v1/change-requests); `NONE` (the default): they apply at once, and requests already held stay held. Fields left out stay as they are. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -3010,6 +3010,72 @@ export interface components {
             }[];
         };
         /**
+         * @description Scheduled (effective_at), or held for approval (the customer requires it; Location names it)
+         * @example {
+         *       "scheduled_change": {
+         *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+         *         "effective_at": "2026-12-01T03:00:00.000Z",
+         *         "kind": "BULK",
+         *         "merchant_ids": [
+         *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+         *         ],
+         *         "payment_plan_ids": [
+         *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *         ],
+         *         "status": "PENDING",
+         *         "create_date": "2026-11-24T10:00:00.000Z",
+         *         "applied_at": null,
+         *         "cancelled_at": null,
+         *         "outcome": null
+         *       }
+         *     }
+         * @example {
+         *       "change_request": {
+         *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+         *         "status": "PENDING",
+         *         "operation": "fee_rules.bulk_assign_all",
+         *         "request": {
+         *           "method": "POST",
+         *           "path": "/v1/fee-rules/bulk-assign/all",
+         *           "body": {
+         *             "payment_plan_ids": [
+         *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *             ]
+         *           }
+         *         },
+         *         "preview": {
+         *           "dry_run": true,
+         *           "merchants": 2,
+         *           "merchants_changed": 1,
+         *           "assignments_added": 1,
+         *           "assignments_removed": 0,
+         *           "changes": [
+         *             {
+         *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *               "added": [
+         *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *               ],
+         *               "removed": []
+         *             }
+         *           ]
+         *         },
+         *         "requested_by": {
+         *           "type": "user",
+         *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+         *           "email": "maker@acme.example"
+         *         },
+         *         "reviewed_by": null,
+         *         "reason": null,
+         *         "create_date": "2026-11-24T10:00:00.000Z",
+         *         "expires_at": "2026-12-01T10:00:00.000Z",
+         *         "decided_at": null,
+         *         "applied_at": null,
+         *         "result": null
+         *       }
+         *     }
+         */
+        AssignmentAccepted: components["schemas"]["ScheduledChangeAccepted"] | components["schemas"]["ChangeRequestAccepted"];
+        /**
          * @description A probe answer
          * @example {
          *       "status": "ok"
@@ -4519,7 +4585,7 @@ export interface components {
             /** @description Four-eyes approval of fee changes (contract section 23) */
             approval_policy: {
                 /** @description REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once */
-                fee_changes: "NONE" | "REQUIRED";
+                fee_changes?: "NONE" | "REQUIRED";
             };
         };
         /**
@@ -4538,7 +4604,7 @@ export interface components {
             /** @description Four-eyes approval of fee changes (contract section 23) */
             approval_policy?: {
                 /** @description REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once */
-                fee_changes: "NONE" | "REQUIRED";
+                fee_changes?: "NONE" | "REQUIRED";
             };
         };
         /**
@@ -7759,7 +7825,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ScheduledChangeAccepted"] | components["schemas"]["ChangeRequestAccepted"];
+                    /**
+                     * @example {
+                     *       "scheduled_change": {
+                     *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *         "effective_at": "2026-12-01T03:00:00.000Z",
+                     *         "kind": "BULK",
+                     *         "merchant_ids": [
+                     *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                     *         ],
+                     *         "payment_plan_ids": [
+                     *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *         ],
+                     *         "status": "PENDING",
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "applied_at": null,
+                     *         "cancelled_at": null,
+                     *         "outcome": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, merchant_ids_required, invalid_idempotency_key */
@@ -7981,7 +8067,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ScheduledChangeAccepted"] | components["schemas"]["ChangeRequestAccepted"];
+                    /**
+                     * @example {
+                     *       "scheduled_change": {
+                     *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *         "effective_at": "2026-12-01T03:00:00.000Z",
+                     *         "kind": "BULK",
+                     *         "merchant_ids": [
+                     *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                     *         ],
+                     *         "payment_plan_ids": [
+                     *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *         ],
+                     *         "status": "PENDING",
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "applied_at": null,
+                     *         "cancelled_at": null,
+                     *         "outcome": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
@@ -8341,7 +8447,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ScheduledChangeAccepted"] | components["schemas"]["ChangeRequestAccepted"];
+                    /**
+                     * @example {
+                     *       "scheduled_change": {
+                     *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *         "effective_at": "2026-12-01T03:00:00.000Z",
+                     *         "kind": "BULK",
+                     *         "merchant_ids": [
+                     *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+                     *         ],
+                     *         "payment_plan_ids": [
+                     *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *         ],
+                     *         "status": "PENDING",
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "applied_at": null,
+                     *         "cancelled_at": null,
+                     *         "outcome": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
@@ -14663,7 +14789,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {

@@ -69,6 +69,11 @@ export const changeRequestsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/change-requests/:id/approve', {
     ...customerCallersOnly,
+    // Its one field is optional, so the body is too (curl -X POST with no body).
+    preValidation: async (request) => {
+      await customerCallersOnly.preValidation(request);
+      request.body ??= {};
+    },
     schema: {
       ...CHANGE_REQUESTS_DOCS.approveChangeRequest,
       security: SECURITY_BEARER,
@@ -78,7 +83,7 @@ export const changeRequestsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: decision('insufficient_role', 'self_approval', 'preview_changed', 'server_busy', 'rate_limited'),
     },
     handler: async (request) =>
-      changeRequests.approve(principalOf(request), request.params.id, request.body ?? {}, changeContext(request)),
+      changeRequests.approve(principalOf(request), request.params.id, request.body, changeContext(request)),
   });
 
   app.post('/v1/change-requests/:id/reject', {

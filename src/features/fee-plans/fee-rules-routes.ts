@@ -7,7 +7,7 @@ import { heldAnswer, isHeld } from '../../lib/held-changes.js';
 import { changeContext } from '../../lib/request-context.js';
 import { ChangeRequestAccepted } from '../change-requests/change-requests-schemas.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { Ref, SECURITY_ANY } from '../../schemas/common.js';
+import { Component, Ref, SECURITY_ANY } from '../../schemas/common.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from '../../schemas/problems.js';
 import {
   AssignmentQuery,
@@ -43,6 +43,17 @@ function answered(reply: FastifyReply, answer: AssignmentAnswer) {
   return reply.code(status).send(payload);
 }
 
+/** 202: scheduled (effective_at), or held for approval; each example is its component's. */
+const HELD_OR_SCHEDULED = Ref(
+  Component(
+    'AssignmentAccepted',
+    Type.Union([Ref(ScheduledChangeAccepted), Ref(ChangeRequestAccepted)], {
+      description: 'Scheduled (effective_at), or held for approval (the customer requires it; Location names it)',
+      examples: [...(ScheduledChangeAccepted.examples ?? []), ...(ChangeRequestAccepted.examples ?? [])],
+    }),
+  ),
+);
+
 export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { feeRules } = app.services;
   // Before body validation: a merchant caller learns nothing about the body it sent.
@@ -53,9 +64,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const answers = (...own: OperationCode[]) => ({
     200: Ref(DryRun),
     201: Created,
-    202: Type.Union([Ref(ScheduledChangeAccepted), Ref(ChangeRequestAccepted)], {
-      description: 'Scheduled (effective_at), or held for approval (the customer requires it; Location names it)',
-    }),
+    202: HELD_OR_SCHEDULED,
     ...problems(
       ...WITH_BODY,
       ...AUTHENTICATED_WRITE,

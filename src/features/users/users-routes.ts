@@ -224,6 +224,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.patch('/v1/customers/me', {
     onRequest: app.authenticate,
+    // Every field is optional, so the body is too.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     schema: {
       ...USERS_DOCS.updateCustomer,
       security: SECURITY_BEARER,

@@ -320,10 +320,12 @@ export const RecoveryCodes = Component(
 
 const ApprovalPolicy = Type.Object(
   {
-    fee_changes: Type.Union([Type.Literal('NONE'), Type.Literal('REQUIRED')], {
-      description:
-        'REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once',
-    }),
+    fee_changes: Type.Optional(
+      Type.Union([Type.Literal('NONE'), Type.Literal('REQUIRED')], {
+        description:
+          'REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Four-eyes approval of fee changes (contract section 23)' },
 );
@@ -350,7 +352,6 @@ export const UpdateCustomerBody = Component(
     { require_mfa: Type.Optional(Type.Boolean()), approval_policy: Type.Optional(ApprovalPolicy) },
     {
       additionalProperties: false,
-      minProperties: 1,
       description: 'The settings to change; those left out stay',
       examples: [{ require_mfa: true }, { approval_policy: { fee_changes: 'REQUIRED' } }],
     },

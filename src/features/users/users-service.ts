@@ -312,8 +312,8 @@ export function createUsersService(deps: UsersServiceDeps) {
           await scope.dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
           await auth.setRequireMfaIn(scope, caller.customerId, changes.require_mfa);
         }
-        if (changes.approval_policy)
-          await scope.dal.users.setFeeChangeApproval(caller.customerId, changes.approval_policy.fee_changes);
+        const feeChanges = changes.approval_policy?.fee_changes;
+        if (feeChanges) await scope.dal.users.setFeeChangeApproval(caller.customerId, feeChanges);
         await scope.audit({
           action: 'customer.updated',
           customerId: caller.customerId,
