@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type { WebhookRound, WebhookRun } from './webhooks.js';
 import type { IdempotentCreation } from './idempotency.js';
+import type { RestrictedKeyAuth } from './restricted-keys.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
 import { MAX_MERCHANT_PAGE_SIZE as MERCHANT_PAGE } from '../src/features/merchants/merchant-answer-schemas.js';
@@ -112,6 +113,8 @@ export interface BenchReport {
   webhooks?: WebhookRun;
   /** POST /v1/api-keys without and with Idempotency-Key, rounds alternating (bench/idempotency.ts). */
   idempotentCreation?: IdempotentCreation;
+  /** GET /v1/users/me with restricted and unrestricted keys, rounds alternating (bench/restricted-keys.ts). */
+  restrictedKeyAuth?: RestrictedKeyAuth;
   peakRssBytes?: number;
   /** What the service logged during the run (LOG_LEVEL=warn), by level and message. */
   serverLog?: Record<string, number>;
@@ -131,6 +134,10 @@ export const BUDGETS = {
   scheduledOverImmediate: 1.1,
   /** A key creation with Idempotency-Key against one without, in the same run (contract section 21). */
   idempotentCreationRatio: 0.8,
+  /** Key auth with 5 permissions and 3 allowed ranges against an unrestricted key, in the same run (contract section 22). */
+  restrictedKeyAuthRatio: 0.9,
+  /** A replay of one stored answer against first requests with a key, in the same run (issue 40). */
+  idempotentReplayRatio: 1.0,
   bulkDryRun100kSecondsPostgres: 4,
   peakRssMb: 160,
   /** Line 3c on PostgreSQL: merchants written per second, at least this many times the ceiling's requests per second. */
@@ -239,6 +246,18 @@ export function lines(report: BenchReport): Line[] {
     });
   };
   throughputLine('2. key auth GET /v1/users/me', report.keyAuth, BUDGETS.keyAuthRatio);
+  if (report.restrictedKeyAuth) {
+    const { unrestricted, restricted, ratio } = report.restrictedKeyAuth;
+    out.push({
+      measure: '2c. key auth, 5 permissions + 3 allowed ranges / unrestricted',
+      result:
+        `${num(restricted.okPerSec)} vs ${num(unrestricted.okPerSec)} req/s, ` +
+        `p99 ${ms(restricted.p99)} vs ${ms(unrestricted.p99)}${nonOk(restricted)}${nonOk(unrestricted)}`,
+      ratio: ratio.toFixed(2),
+      budget: `>= ${BUDGETS.restrictedKeyAuthRatio.toFixed(2)} x unrestricted`,
+      verdict: verdict(restricted, ratio >= BUDGETS.restrictedKeyAuthRatio && answered(unrestricted)),
+    });
+  }
   throughputLine('2b. bearer auth GET /v1/users/me', report.bearerAuth, BUDGETS.bearerAuthRatio);
   throughputLine('3. listing GET /v1/api-keys size=10', report.listing, BUDGETS.listingRatio);
   /** The ceiling a line on its own process divides by, beside line 1's. */
@@ -387,6 +406,16 @@ export function lines(report: BenchReport): Line[] {
       ratio: ratio.toFixed(2),
       budget: `>= ${BUDGETS.idempotentCreationRatio.toFixed(2)} x without`,
       verdict: check(ratio >= BUDGETS.idempotentCreationRatio),
+    });
+    const { replay, replayRatio } = report.idempotentCreation;
+    out.push({
+      measure: '    replays of one stored key / first requests with a key',
+      result:
+        `${num(replay.perSec)} vs ${num(keyed.perSec)} answers/s, ` +
+        `p50 ${ms(replay.p50)} vs ${ms(keyed.p50)}, p99 ${ms(replay.p99)} vs ${ms(keyed.p99)}`,
+      ratio: replayRatio.toFixed(2),
+      budget: `>= ${BUDGETS.idempotentReplayRatio.toFixed(2)} x first`,
+      verdict: check(replayRatio >= BUDGETS.idempotentReplayRatio),
     });
   }
   if (report.webhooks) {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency,restricted] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -17,6 +17,7 @@ import { EndpointFailed } from './load.js';
 import * as phases from './phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { idempotentKeyCreation } from './idempotency.js';
+import { restrictedKeyAuth } from './restricted-keys.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { generateKeyEntry } from '../src/lib/key-ring.js';
@@ -35,6 +36,7 @@ const PHASES = [
   'webhooks',
   'ratelimit',
   'idempotency',
+  'restricted',
 ] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -172,9 +174,15 @@ async function main(): Promise<BenchReport> {
         phases.listing(ctx, keys),
       );
   }
+  if (wanted('restricted')) {
+    report.restrictedKeyAuth = await phase(
+      '2c. restricted keys: GET /v1/users/me with keys of 5 permissions and 3 allowed ranges, and without',
+      () => restrictedKeyAuth(ctx),
+    );
+  }
   if (wanted('idempotency')) {
     report.idempotentCreation = await phase(
-      '8. key creation: POST /v1/api-keys without and with Idempotency-Key (each key deleted once made)',
+      '8. key creation: POST /v1/api-keys without, with Idempotency-Key and replayed (each key deleted once made)',
       () => idempotentKeyCreation(ctx),
     );
   }

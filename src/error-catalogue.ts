@@ -105,6 +105,11 @@ const CATALOGUE = {
     detail: 'A change request is approved or rejected by another ADMIN than the one who asked for it.',
   },
   not_requester: { status: 403, detail: 'Only the caller who asked for a change request may cancel it.' },
+  insufficient_permissions: {
+    status: 403,
+    detail: 'This API key lacks the permission this operation needs (required_permission).',
+  },
+  ip_not_allowed: { status: 403, detail: 'This API key may not be used from this address.' },
   read_only_key: { status: 403, detail: 'This API key is read-only: it may use GET operations only.' },
   key_escalation: {
     status: 403,

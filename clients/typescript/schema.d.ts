@@ -112,7 +112,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke the access token and its refresh family
-         * @description Every access and refresh token of this login stops working at once, on every instance. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).
+         * @description Every access and refresh token of this login stops working at once, on every instance. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}). Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["logout"];
         delete?: never;
@@ -132,7 +132,7 @@ export interface paths {
         put?: never;
         /**
          * End every login of the caller's user
-         * @description Every access and refresh token of every login of this user (this one included) stops working, on every instance: log out everywhere, e.g. after a device was lost. Recorded as auth.logout_all in the customer's audit trail. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}).
+         * @description Every access and refresh token of every login of this user (this one included) stops working, on every instance: log out everywhere, e.g. after a device was lost. Recorded as auth.logout_all in the customer's audit trail. With an API key: 403 `forbidden` (keys are revoked with DELETE /v1/api-keys/{id}). Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["logoutEverywhere"];
         delete?: never;
@@ -170,7 +170,7 @@ export interface paths {
         };
         /**
          * The authenticated caller
-         * @description Who the credentials belong to, and whether they are a token or an API key.
+         * @description Who the credentials belong to, and whether they are a token or an API key. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         get: operations["getCurrentUser"];
         put?: never;
@@ -190,13 +190,13 @@ export interface paths {
         };
         /**
          * List the caller's merchants
-         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). `status` keeps ACTIVE or INACTIVE merchants only (default: both). Merchants made before onboarding through the API answer null for the fields they lack. Unknown query parameters are a 400. The answer is the platform's shape, `{ _embedded: { merchants }, page }` (no `data`). `size` goes up to 10,000, the platform's maximum: a larger size is served as 10,000 and `page.size` tells the size used. A page is written as its rows are read (in batches), never held whole.
+         * @description A customer caller sees every merchant of its customer; a merchant caller sees only itself. Newest first (create_date, then id). `q` searches among them: names containing the text in any letter case, or ids starting with it (so a full id finds that one merchant). `status` keeps ACTIVE or INACTIVE merchants only (default: both). Merchants made before onboarding through the API answer null for the fields they lack. Unknown query parameters are a 400. The answer is the platform's shape, `{ _embedded: { merchants }, page }` (no `data`). `size` goes up to 10,000, the platform's maximum: a larger size is served as 10,000 and `page.size` tells the size used. A page is written as its rows are read (in batches), never held whole. Permission: `merchants:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listMerchants"];
         put?: never;
         /**
          * Onboard a merchant
-         * @description Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `tax_identification` (or `tax`) is required and must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
+         * @description Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `tax_identification` (or `tax`) is required and must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`. Permission: `merchants:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createMerchant"];
         delete?: never;
@@ -214,13 +214,13 @@ export interface paths {
         };
         /**
          * List the caller's merchants (the platform's v2 path)
-         * @description The same operation as GET /v1/merchants.
+         * @description The same operation as GET /v1/merchants. Permission: `merchants:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listMerchantsV2"];
         put?: never;
         /**
          * Onboard a merchant (the platform's v2 path)
-         * @description The same operation as POST /v1/merchants. Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `tax_identification` (or `tax`) is required and must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`.
+         * @description The same operation as POST /v1/merchants. Customer callers with write access (a login token, or a customer key with full access) add a merchant to their own customer: `customer_id` must be the caller's (another is a 404 `customer_not_found`, nothing written). Merchant callers get 403. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `tax_identification` (or `tax`) is required and must fit `country`: a CUIT in ARG, whose check digit must hold, or an RFC in MEX, whose format, date and check character must hold (checked by the stdnum library of national identifiers); anything else is a 400 `invalid_tax_identification` naming `tax_identification.number`. The number is stored and answered in its compact form (no dashes or spaces, an RFC in upper case). `merchant_code` is unique within the customer, compared exactly: a code another merchant of the customer has is a 409 `merchant_code_conflict`, also between concurrent requests (exactly one of them succeeds); another customer may use the same code. The new merchant is ACTIVE; its `name` (the display name) is its `fantasy_name`. Recorded as audit event `merchant.created` and domain event `MERCHANT_CREATED`. Permission: `merchants:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createMerchantV2"];
         delete?: never;
@@ -238,7 +238,7 @@ export interface paths {
         };
         /**
          * One merchant
-         * @description A merchant of the caller's customer, or for a merchant caller itself; any other id is a 404 `merchant_not_found`, whether it exists or not.
+         * @description A merchant of the caller's customer, or for a merchant caller itself; any other id is a 404 `merchant_not_found`, whether it exists or not. Permission: `merchants:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["getMerchant"];
         put?: never;
@@ -248,7 +248,7 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant, or deactivate and reactivate it
-         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation, and the lengths of its country apply to the fields sent. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         * @description Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation, and the lengths of its country apply to the fields sent. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`. Permission: `merchants:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         patch: operations["updateMerchant"];
         trace?: never;
@@ -268,7 +268,7 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant (the platform's v2 path)
-         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation, and the lengths of its country apply to the fields sent. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`.
+         * @description The same operation as PATCH /v1/merchants/{id}. Changes the fields sent and keeps the others; `address`, `tax_identification` and `representative` are replaced whole, and null clears an optional field. `id`, `customer_id` and `country` cannot be changed (400 naming the field), nor `name`, which follows `fantasy_name`, else `business_name`. A `tax_identification` must fit the merchant's country as on creation, and the lengths of its country apply to the fields sent. The body may use the platform's v1 shape, its v2 shape or both: `tax.id` is `tax_identification.number` (its type is the country's: CUIT or RFC), `tax.type` is `financial_info.tax_condition`, `representative.representative_id` is `representative.identification`; when both name one fact they must agree, else a 400 naming both fields. `settlement_condition.cbu_or_cvu` must be a CBU or CVU, 22 digits whose two check digits hold (stdnum, with its check digit 0 read right), else a 400 naming it; stored compact. The platform's per-country lengths apply: `business_name` 1-50 (ARG) / 1-60 (MEX), `fantasy_name` 1-50 / 1-18, `address.city` 1-30 / 1-18, `address.zip` exactly 8 (ARG, a CPA such as B1900AAA) / 5-10 (MEX), `address.number` digits, 1-10 / 1-6: a 400 naming the field and the rule. `address.location` is `{ lat, lng }`, both or neither. The answer carries both generations of the record. `status: INACTIVE` deactivates the merchant: from the answer on, every instance refuses its MERCHANT keys with 403 `merchant_inactive`, `POST /v1/fee-rules/bulk-assign` naming it is refused (422) and `/all` (and its dry run) skips it; it is still listed and readable, and keeps its plans. `status: ACTIVE` restores all of it. A change of status waits for a running assignment of the customer to end (503 `server_busy` past the statement timeout). Customer callers with write access only (merchant callers: 403); a merchant of another customer is a 404. A PATCH that changes nothing answers the merchant and records nothing; otherwise audit event `merchant.updated` (the fields changed) and domain event `MERCHANT_UPDATED`. Permission: `merchants:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         patch: operations["updateMerchantV2"];
         trace?: never;
@@ -282,7 +282,7 @@ export interface paths {
         };
         /**
          * List the payment plans the caller may assign
-         * @description The catalogue: platform plans plus the caller customer's own plans, never another customer's. is_selected is true when the plan is assigned to merchant_id. The is_selected filter needs merchant_id (400 merchant_id_required otherwise). A merchant_id the caller may not see is a 404 merchant_not_found. Newest first (create_date, then id). Unknown query parameters are a 400.
+         * @description The catalogue: platform plans plus the caller customer's own plans, never another customer's. is_selected is true when the plan is assigned to merchant_id. The is_selected filter needs merchant_id (400 merchant_id_required otherwise). A merchant_id the caller may not see is a 404 merchant_not_found. Newest first (create_date, then id). Unknown query parameters are a 400. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listPaymentPlans"];
         put?: never;
@@ -304,7 +304,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to the named merchants
-         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). INACTIVE merchants get no new plans: naming one is a 422 `inactive_merchants` (member `merchant_ids`: the INACTIVE ones), also in a dry run. Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled.
+         * @description Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. Missing or empty merchant_ids is a 400 merchant_ids_required pointing to /v1/fee-rules/bulk-assign/all. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). INACTIVE merchants get no new plans: naming one is a 422 `inactive_merchants` (member `merchant_ids`: the INACTIVE ones), also in a dry run. Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled. Permission: `fee_rules:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["bulkAssignFeeRules"];
         delete?: never;
@@ -324,7 +324,7 @@ export interface paths {
         put?: never;
         /**
          * Assign payment plans to every merchant of the customer
-         * @description Targets every ACTIVE merchant of the caller customer at the moment the assignment runs, and no other: INACTIVE merchants are skipped (by the dry run too) and keep their plans. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled.
+         * @description Targets every ACTIVE merchant of the caller customer at the moment the assignment runs, and no other: INACTIVE merchants are skipped (by the dry run too) and keep their plans. merchant_ids is not accepted here (400). Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled. Permission: `fee_rules:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["bulkAssignFeeRulesToAll"];
         delete?: never;
@@ -342,13 +342,13 @@ export interface paths {
         };
         /**
          * The payment plans a merchant held at an instant
-         * @description The plans assigned to the merchant at `at` (default now), with since when it has held each one, ordered by card_brand, payment_method, is_international, has_installments, term. For reconciling a transaction against the rule in force when it happened: every assignment and replacement is kept as history. An instant before any assignment answers an empty list. The plan fields are the plan as it is now. A future instant answers what the merchant will hold if the PENDING scheduled changes up to it apply as scheduled (retired plans skipped), each added plan with assigned_at = its change’s effective_at. Customer callers: any merchant of their customer; merchant callers: only themselves. Errors: 400 `validation_failed` (a malformed id or `at`, or an unknown query parameter); 404 `merchant_not_found` (a merchant the caller may not see, whether or not it exists).
+         * @description The plans assigned to the merchant at `at` (default now), with since when it has held each one, ordered by card_brand, payment_method, is_international, has_installments, term. For reconciling a transaction against the rule in force when it happened: every assignment and replacement is kept as history. An instant before any assignment answers an empty list. The plan fields are the plan as it is now. A future instant answers what the merchant will hold if the PENDING scheduled changes up to it apply as scheduled (retired plans skipped), each added plan with assigned_at = its change’s effective_at. Customer callers: any merchant of their customer; merchant callers: only themselves. Errors: 400 `validation_failed` (a malformed id or `at`, or an unknown query parameter); 404 `merchant_not_found` (a merchant the caller may not see, whether or not it exists). Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["getMerchantFeeRules"];
         put?: never;
         /**
          * Assign payment plans to one merchant
-         * @description The bulk assignment for the merchant of the path: 201 without a body. A merchant the caller may not see is a 404 `merchant_not_found`. Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). INACTIVE merchants get no new plans: naming one is a 422 `inactive_merchants` (member `merchant_ids`: the INACTIVE ones), also in a dry run. Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled.
+         * @description The bulk assignment for the merchant of the path: 201 without a body. A merchant the caller may not see is a 404 `merchant_not_found`. Replacement rule: for each target merchant, the current plans that share (card_brand, payment_method, is_international, has_installments) with a sent plan are dropped, then every sent plan is added; all other current plans stay. All or nothing, in one transaction with its audit record and the history of what was replaced (GET /v1/merchants/{id}/fee-rules?at=); concurrent assignments of one customer run one after another, waiting their turn without holding anything other customers need; when 8 already wait on an instance, or one has waited as long as a statement may run (DATABASE_STATEMENT_TIMEOUT_MS, 60 s by default), it answers 503 `server_busy` with Retry-After and changes nothing. A request that changes nothing writes nothing: no history and no audit record. Merchant callers get 403 `forbidden`; a caller whose customer no longer exists 404 `customer_not_found`. 422 `unknown_payment_plans` (member `payment_plan_ids`: ids that are not platform plans or plans of the caller customer), `retired_payment_plans` (member `payment_plan_ids`: plans retired from the catalogue, no longer assignable), `unknown_merchants` (member `merchant_ids`: ids that are not merchants of the caller customer) or `conflicting_payment_plans` (two plans with the same card_brand, payment_method, is_international, has_installments and term; members `payment_plan_ids` and `conflicts`). INACTIVE merchants get no new plans: naming one is a 422 `inactive_merchants` (member `merchant_ids`: the INACTIVE ones), also in a dry run. Assignment requests are limited per customer, for all its tokens and keys together: ASSIGNMENTS_PER_CUSTOMER_PER_MINUTE (30 by default) in a window of a minute, counted when a request arrives whatever its outcome; beyond it 429 `rate_limited` with Retry-After and RateLimit-* headers, before anything is read or written. Dry runs are not counted. With `dry_run=true`: 200 with the counts of what would change and the first 100 changed merchants by id, after the same checks and with the same errors; nothing is written, not even an audit record. Unknown query parameters (a misspelt dry_run) are a 400 `validation_failed` and change nothing. With `effective_at` (RFC 3339 with an offset, at least 5 s and at most 400 days ahead, else 400 `validation_failed` naming it; a leap second is refused): 202 with the scheduled change, after the same checks as the immediate call (422s included) and counted against the same per-customer limit. At effective_at the change is applied by the replacement rule to the state of that moment (for every merchant: those of that moment), in one transaction, within 5 s of the instant, once, by one instance even with several running and across restarts; its assignments carry assigned_at = effective_at exactly. A plan retired meanwhile (or a merchant that can no longer be assigned to) is skipped and reported in the change's `outcome`. With `dry_run=true` too: the preview of the present state, nothing scheduled. Permission: `fee_rules:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["assignMerchantFeeRules"];
         delete?: never;
@@ -366,13 +366,13 @@ export interface paths {
         };
         /**
          * List the fee-rule catalogue
-         * @description The plans the caller may assign: platform plans (owner PLATFORM) and the caller customer's own (owner CUSTOMER), never another customer's; ACTIVE ones unless `status=RETIRED`. Filters: card_brand, payment_method (any case), owner. Newest first (create_date, then id). Merchant callers read their customer’s catalogue too. Unknown query parameters are a 400.
+         * @description The plans the caller may assign: platform plans (owner PLATFORM) and the caller customer's own (owner CUSTOMER), never another customer's; ACTIVE ones unless `status=RETIRED`. Filters: card_brand, payment_method (any case), owner. Newest first (create_date, then id). Merchant callers read their customer’s catalogue too. Unknown query parameters are a 400. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listFeeRules"];
         put?: never;
         /**
          * Create a plan of the caller customer's own
-         * @description Customer callers with write access: 201 with the plan (owner CUSTOMER, status ACTIVE). Plans never change once made: to change a rate, create a plan and assign it (the replacement rule swaps it in for the plan of the same kind). Codes are taken in any case and stored upper-case; the commission keeps at most 4 decimals (more is a 400). An ACTIVE plan of the same customer with the same six fields: 409 `payment_plan_exists`, with its id in `payment_plan_id`. Audit event payment_plan.created; event PAYMENT_PLAN_CREATED. Merchant callers: 403 `forbidden`.
+         * @description Customer callers with write access: 201 with the plan (owner CUSTOMER, status ACTIVE). Plans never change once made: to change a rate, create a plan and assign it (the replacement rule swaps it in for the plan of the same kind). Codes are taken in any case and stored upper-case; the commission keeps at most 4 decimals (more is a 400). An ACTIVE plan of the same customer with the same six fields: 409 `payment_plan_exists`, with its id in `payment_plan_id`. Audit event payment_plan.created; event PAYMENT_PLAN_CREATED. Merchant callers: 403 `forbidden`. Permission: `fee_rules:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createFeeRule"];
         delete?: never;
@@ -393,7 +393,7 @@ export interface paths {
         post?: never;
         /**
          * Retire a plan of the caller customer's own
-         * @description The plan becomes RETIRED: no longer listed by default and no longer assignable (an assignment naming it, immediate or scheduled, answers 422; a change scheduled before skips it), but the merchants that hold it keep it until a change replaces it: a fee never changes under a merchant by a catalogue edit. Idempotent: retiring a retired plan is again 204 and records nothing. A platform plan, another customer’s plan or an unknown id: 404 `payment_plan_not_found`. Audit event payment_plan.retired; event PAYMENT_PLAN_RETIRED.
+         * @description The plan becomes RETIRED: no longer listed by default and no longer assignable (an assignment naming it, immediate or scheduled, answers 422; a change scheduled before skips it), but the merchants that hold it keep it until a change replaces it: a fee never changes under a merchant by a catalogue edit. Idempotent: retiring a retired plan is again 204 and records nothing. A platform plan, another customer’s plan or an unknown id: 404 `payment_plan_not_found`. Audit event payment_plan.retired; event PAYMENT_PLAN_RETIRED. Permission: `fee_rules:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         delete: operations["retireFeeRule"];
         options?: never;
@@ -410,7 +410,7 @@ export interface paths {
         };
         /**
          * List scheduled fee-rule changes
-         * @description The caller customer's scheduled changes, newest first (create_date, then id), all or of one `status` (PENDING, APPLIED, CANCELLED). An applied change has `applied_at` and its `outcome`: the counts of what it changed and what it skipped. Customer callers only (merchant callers: 403).
+         * @description The caller customer's scheduled changes, newest first (create_date, then id), all or of one `status` (PENDING, APPLIED, CANCELLED). An applied change has `applied_at` and its `outcome`: the counts of what it changed and what it skipped. Customer callers only (merchant callers: 403). Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listScheduledChanges"];
         put?: never;
@@ -433,7 +433,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a scheduled fee-rule change
-         * @description A PENDING change becomes CANCELLED (204) and will not apply; cancelling a cancelled change is again 204. An applied change: 409 `scheduled_change_not_pending` (a cancel that races the instance applying it waits for it, then answers this). Another customer's change or an unknown id: 404 `scheduled_change_not_found`. Audit event fee_rules.schedule_cancelled.
+         * @description A PENDING change becomes CANCELLED (204) and will not apply; cancelling a cancelled change is again 204. An applied change: 409 `scheduled_change_not_pending` (a cancel that races the instance applying it waits for it, then answers this). Another customer's change or an unknown id: 404 `scheduled_change_not_found`. Audit event fee_rules.schedule_cancelled. Permission: `fee_rules:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         delete: operations["cancelScheduledChange"];
         options?: never;
@@ -450,7 +450,7 @@ export interface paths {
         };
         /**
          * List the customer's change requests
-         * @description Newest first (create_date, then id), all or of one status. A request PENDING for 7 days expires (EXPIRED), as does a held scheduling still pending at its effective_at. Customer callers only: merchant callers get 403 `forbidden`.
+         * @description Newest first (create_date, then id), all or of one status. A request PENDING for 7 days expires (EXPIRED), as does a held scheduling still pending at its effective_at. Customer callers only: merchant callers get 403 `forbidden`. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listChangeRequests"];
         put?: never;
@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * Read a change request with what it would do now
-         * @description The request, its preview when it was made, and for a PENDING one current_preview (its dry run now; when it could no longer apply, `{ problem: { code, detail } }`) and preview_hash (SHA-256 of current_preview) to approve exactly that; null for a closed one. Customer callers only: merchant callers get 403 `forbidden`. Another customer's request answers 404 `change_request_not_found`, as one that does not exist.
+         * @description The request, its preview when it was made, and for a PENDING one current_preview (its dry run now; when it could no longer apply, `{ problem: { code, detail } }`) and preview_hash (SHA-256 of current_preview) to approve exactly that; null for a closed one. Customer callers only: merchant callers get 403 `forbidden`. Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["getChangeRequest"];
         put?: never;
@@ -492,7 +492,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a change request: it applies now
-         * @description Only the access token of an ADMIN of the same customer other than the requester: the requester gets 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. The change is applied in this request's transaction as its own route would apply it now (the replacement rule, history, its events, its audit record naming the change request, requester and approver), waiting its customer's turn like any assignment; the answer is the request, APPLIED with its result, and the event CHANGE_REQUEST_APPROVED. With preview_hash: when what the change would do now is no longer that preview, 409 `preview_changed` with members current_preview and preview_hash, and nothing changes. A change that can no longer apply (a plan retired, every merchant named inactive, a scheduled instant too close) answers 200 with the request FAILED and the reason. Of two approvals at once, one applies and the other gets 409 `change_request_closed`. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist.
+         * @description Only the access token of an ADMIN of the same customer other than the requester: the requester gets 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. The change is applied in this request's transaction as its own route would apply it now (the replacement rule, history, its events, its audit record naming the change request, requester and approver), waiting its customer's turn like any assignment; the answer is the request, APPLIED with its result, and the event CHANGE_REQUEST_APPROVED. With preview_hash: when what the change would do now is no longer that preview, 409 `preview_changed` with members current_preview and preview_hash, and nothing changes. A change that can no longer apply (a plan retired, every merchant named inactive, a scheduled instant too close) answers 200 with the request FAILED and the reason. Of two approvals at once, one applies and the other gets 409 `change_request_closed`. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["approveChangeRequest"];
         delete?: never;
@@ -512,7 +512,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a change request with a reason
-         * @description Only the access token of an ADMIN of the same customer other than the requester: the requester gets 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. REJECTED with the reason; event CHANGE_REQUEST_REJECTED. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist.
+         * @description Only the access token of an ADMIN of the same customer other than the requester: the requester gets 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. REJECTED with the reason; event CHANGE_REQUEST_REJECTED. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["rejectChangeRequest"];
         delete?: never;
@@ -532,7 +532,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel your own change request
-         * @description Only the caller (token or key) that asked for it: any other gets 403 `not_requester`. CANCELLED. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist.
+         * @description Only the caller (token or key) that asked for it: any other gets 403 `not_requester`. CANCELLED. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: `fee_rules:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["cancelChangeRequest"];
         delete?: never;
@@ -550,13 +550,13 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Customer callers: the customer's CUSTOMER keys (or one merchant's keys with merchant_id). Merchant callers: their merchant's keys. status: ENABLED (default), DELETED or EXPIRED (an ENABLED key whose expires_at has passed), any case. Newest first; keys are masked. Errors: 400 validation_failed; 404 merchant_not_found. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
+         * @description Customer callers: the customer's CUSTOMER keys (or one merchant's keys with merchant_id). Merchant callers: their merchant's keys. status: ENABLED (default), DELETED or EXPIRED (an ENABLED key whose expires_at has passed), any case. Newest first; keys are masked. Errors: 400 validation_failed; 404 merchant_not_found. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key's expires_at, access and rate_limit where they are not sent, and may ask for less but not more. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. The full key is returned only here. Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key), 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
+         * @description Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key's expires_at, access and rate_limit where they are not sent, and may ask for less but not more. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. The full key is returned only here. Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key), 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -576,7 +576,7 @@ export interface paths {
         put?: never;
         /**
          * Create a merchant key (the platform SDK's path)
-         * @description POST /v1/api-keys for a MERCHANT key, as the platform's SDK asks for it: `{ user, user_type: MERCHANT, customer_id, merchant_id }`, also under /api. The SDK sends `X-API-KEY` (a customer key) and `Authorization` (a customer token, with or without `Bearer`) together: here both may be present, and then both must be valid and of the same customer (else 401); the key is the caller. The answer is the platform's: `{ id, api_key, user, user_type, merchant_id, customer_id, create_date, update_date }`; the rules and errors are POST /v1/api-keys'.
+         * @description POST /v1/api-keys for a MERCHANT key, as the platform's SDK asks for it: `{ user, user_type: MERCHANT, customer_id, merchant_id }`, also under /api. The SDK sends `X-API-KEY` (a customer key) and `Authorization` (a customer token, with or without `Bearer`) together: here both may be present, and then both must be valid and of the same customer (else 401); the key is the caller. The answer is the platform's: `{ id, api_key, user, user_type, merchant_id, customer_id, create_date, update_date }`; the rules and errors are POST /v1/api-keys'. Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createSdkMerchantKey"];
         delete?: never;
@@ -597,14 +597,14 @@ export interface paths {
         post?: never;
         /**
          * Delete (revoke) an API key
-         * @description The key becomes DELETED and is refused at once by every instance. Deleting a deleted key is again 204. Errors: 400 validation_failed; 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
+         * @description The key becomes DELETED and is refused at once by every instance. Deleting a deleted key is again 204. Errors: 400 validation_failed; 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         /**
          * Rename an API key or change its expiry or rate limit
-         * @description Changes any of name, expires_at and rate_limit (null removes each). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on. With a key, an expiry or rate limit may be set within the calling key's own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name or rate_limit); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED, or was rolled and is in its grace period). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
+         * @description Changes any of name, expires_at and rate_limit (null removes each). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on. With a key, an expiry or rate limit may be set within the calling key's own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name or rate_limit); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED, or was rolled and is in its grace period). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -620,7 +620,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key: a new key, the old one retired after a grace period
-         * @description Creates a new key with the same user, type, customer, merchant, name, access, rate limit and expiry, and answers it with its full value (shown only here). The new key continues the old one's rate-limit count. The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it can be neither changed nor rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. A key caller may roll itself, and other keys that have no more than it has. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. Errors: 400 validation_failed (grace_period_seconds outside 0..604800); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED or already rolled). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers).
+         * @description Creates a new key with the same user, type, customer, merchant, name, access, rate limit and expiry, and answers it with its full value (shown only here). The new key continues the old one's rate-limit count. The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it can be neither changed nor rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. A key caller may roll itself, and other keys that have no more than it has. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. Errors: 400 validation_failed (grace_period_seconds outside 0..604800); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED or already rolled). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -638,7 +638,7 @@ export interface paths {
         };
         /**
          * List the audit trail of the caller's customer
-         * @description Every change made for the caller's customer (API keys created and deleted, bulk assignments, logouts), newest first (create_date, then id). Filters: action (exact), from (inclusive) and to (exclusive). Records are written in the transaction of their change and are never edited. Errors: 400 `validation_failed` (a bad page, size or instant, or an unknown query parameter) or `invalid_time_range` (from after to); 403 `forbidden` for merchant callers.
+         * @description Every change made for the caller's customer (API keys created and deleted, bulk assignments, logouts), newest first (create_date, then id). Filters: action (exact), from (inclusive) and to (exclusive). Records are written in the transaction of their change and are never edited. Errors: 400 `validation_failed` (a bad page, size or instant, or an unknown query parameter) or `invalid_time_range` (from after to); 403 `forbidden` for merchant callers. Permission: `audit:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -658,13 +658,13 @@ export interface paths {
         };
         /**
          * List the customer's webhook subscriptions
-         * @description Newest first (create_date, then id). The secrets are never answered. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
+         * @description Newest first (create_date, then id). The secrets are never answered. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Permission: `webhooks:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Events of the listed types are POSTed to notification_url, signed with secret_key (docs/webhooks.md): headers webhook-id (the event id), webhook-timestamp (Unix seconds) and webhook-signature (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed by the secret's UTF-8 bytes). secret_key: 8..256 characters with an upper-case letter and a character that is neither a letter nor a digit; it is never answered, logged or audited. notification_url: https:// (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true), without user name or password, and its host a global unicast address, never one of the IANA special-purpose ranges (loopback, private, link-local, unique-local, multicast, unspecified, IPv4-compatible and IPv4-mapped IPv6, NAT64, 6to4, Teredo, discard-only, documentation...; in any notation: decimal and hex IPv4 forms are read as addresses) nor localhost: else 400 `webhook_url_not_allowed`. Host names are resolved at every delivery, and an attempt whose host resolves to such an address fails without connecting. At most 20 subscriptions per customer (409 `webhook_limit_reached`). Audited as webhook.created. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
+         * @description Events of the listed types are POSTed to notification_url, signed with secret_key (docs/webhooks.md): headers webhook-id (the event id), webhook-timestamp (Unix seconds) and webhook-signature (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed by the secret's UTF-8 bytes). secret_key: 8..256 characters with an upper-case letter and a character that is neither a letter nor a digit; it is never answered, logged or audited. notification_url: https:// (http:// only where the operator set WEBHOOK_ALLOW_HTTP=true), without user name or password, and its host a global unicast address, never one of the IANA special-purpose ranges (loopback, private, link-local, unique-local, multicast, unspecified, IPv4-compatible and IPv4-mapped IPv6, NAT64, 6to4, Teredo, discard-only, documentation...; in any notation: decimal and hex IPv4 forms are read as addresses) nor localhost: else 400 `webhook_url_not_allowed`. Host names are resolved at every delivery, and an attempt whose host resolves to such an address fails without connecting. At most 20 subscriptions per customer (409 `webhook_limit_reached`). Audited as webhook.created. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Permission: `webhooks:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to every enabled subscription
-         * @description The platform's path: a WEBHOOK_TEST event to each ENABLED subscription of the caller's customer (one event each), delivered like any event. 202 with the event ids (none when the customer has no ENABLED subscription). Test sends, this one and the mock payment notification together, are limited per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE, default 10): beyond it 429 `rate_limited` with Retry-After, and nothing is sent. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`.
+         * @description The platform's path: a WEBHOOK_TEST event to each ENABLED subscription of the caller's customer (one event each), delivered like any event. 202 with the event ids (none when the customer has no ENABLED subscription). Test sends, this one and the mock payment notification together, are limited per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE, default 10): beyond it 429 `rate_limited` with Retry-After, and nothing is sent. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Permission: `webhooks:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["sendMockPaymentNotification"];
         delete?: never;
@@ -702,21 +702,21 @@ export interface paths {
         };
         /**
          * Read a webhook subscription
-         * @description The subscription without its secret. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         * @description The subscription without its secret. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist. Permission: `webhooks:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook subscription
-         * @description The subscription and its deliveries are deleted; pending deliveries are dropped, an attempt under way finishes. 204; a second DELETE answers 404. Audited as webhook.deleted. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         * @description The subscription and its deliveries are deleted; pending deliveries are dropped, an attempt under way finishes. 204; a second DELETE answers 404. Audited as webhook.deleted. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist. Permission: `webhooks:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change a webhook subscription
-         * @description Any of notification_url (the rules of creation), notification_type, status (ENABLED or DISABLED) and secret_key. A new secret_key signs from now on and the previous one keeps signing beside it for 24 hours (two signatures in webhook-signature, space-separated), so a receiver can switch without missing an event. DISABLED stops deliveries: those pending are marked FAILED (retry them by hand once ENABLED again). ENABLED again forgets past failures. Audited as webhook.updated (a new secret as secret_key_changed, never its value). Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         * @description Any of notification_url (the rules of creation), notification_type, status (ENABLED or DISABLED) and secret_key. A new secret_key signs from now on and the previous one keeps signing beside it for 24 hours (two signatures in webhook-signature, space-separated), so a receiver can switch without missing an event. DISABLED stops deliveries: those pending are marked FAILED (retry them by hand once ENABLED again). ENABLED again forgets past failures. Audited as webhook.updated (a new secret as secret_key_changed, never its value). Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist. Permission: `webhooks:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -732,7 +732,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a subscription
-         * @description A WEBHOOK_TEST event (data: webhook_id, message) is written and delivered to this subscription, whatever its status and notification_type, like any event: signed, retried, listed among its deliveries. 202 with the event id. Test sends, this one and the mock payment notification together, are limited per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE, default 10): beyond it 429 `rate_limited` with Retry-After, and nothing is sent. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         * @description A WEBHOOK_TEST event (data: webhook_id, message) is written and delivered to this subscription, whatever its status and notification_type, like any event: signed, retried, listed among its deliveries. 202 with the event id. Test sends, this one and the mock payment notification together, are limited per customer per minute (WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE, default 10): beyond it 429 `rate_limited` with Retry-After, and nothing is sent. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist. Permission: `webhooks:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["sendTestEvent"];
         delete?: never;
@@ -750,7 +750,7 @@ export interface paths {
         };
         /**
          * List a subscription's deliveries
-         * @description Each event sent to the subscription, newest first, with its attempts: status PENDING (due, waiting for a retry, or under way), SUCCEEDED (a 2xx within 10 s) or FAILED (after the last retry: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, each ±20%). last_status_code and last_error say how the last attempt went. Filter by status. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         * @description Each event sent to the subscription, newest first, with its attempts: status PENDING (due, waiting for a retry, or under way), SUCCEEDED (a 2xx within 10 s) or FAILED (after the last retry: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, each ±20%). last_status_code and last_error say how the last attempt went. Filter by status. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist. Permission: `webhooks:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -772,7 +772,7 @@ export interface paths {
         put?: never;
         /**
          * Attempt a delivery again now
-         * @description The delivery becomes PENDING and due now, whatever its status (a FAILED one gets one more attempt; a retry schedule does not restart). While an attempt is under way, that attempt is the new one. 202 with the delivery. Audited as webhook.delivery_retried. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist.
+         * @description The delivery becomes PENDING and due now, whatever its status (a FAILED one gets one more attempt; a retry schedule does not restart). While an attempt is under way, that attempt is the new one. 202 with the delivery. Audited as webhook.delivery_retried. Customer callers only (a token or a customer key; a read_only key only reads): merchant callers get 403 `forbidden`. Another customer's subscription answers 404 `webhook_not_found`, as one that does not exist. Permission: `webhooks:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -790,13 +790,13 @@ export interface paths {
         };
         /**
          * List the customer's users
-         * @description The customer's login users (scope LOGIN, with a role) and integration users (scope API_KEY, that hold API keys), newest first, in the platform's shape. Every role and customer keys may read it; merchant keys get 403 forbidden. `email` filters exactly, in any letter case.
+         * @description The customer's login users (scope LOGIN, with a role) and integration users (scope API_KEY, that hold API keys), newest first, in the platform's shape. Every role and customer keys may read it; merchant keys get 403 forbidden. `email` filters exactly, in any letter case. Permission: `users:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listUsers"];
         put?: never;
         /**
          * Add a login user
-         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. The body may be the platform's CreateUserRequest instead, `{ user_type: CUSTOMER, attributes: { email, customer_id, name? } }`: `customer_id` must be the caller's (else 404 customer_not_found), and `user_type: MERCHANT` is a 400 (merchant users act through API keys: POST /v1/api-keys with merchant_id). Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         * @description A login user of the caller's customer, role MEMBER unless given, in status FORCE_CHANGE_PASSWORD: `temporary_password` is shown only in this answer and must be replaced at the first login (challenge NEW_PASSWORD_REQUIRED). With SMTP_URL set it is also mailed to the address, from a durable outbox: the answer never waits for the mail server, and a mail it refused is retried. An e-mail that already names a login user: 409 user_conflict. Recorded as user.created and emitted as USER_CREATED. The body may be the platform's CreateUserRequest instead, `{ user_type: CUSTOMER, attributes: { email, customer_id, name? } }`: `customer_id` must be the caller's (else 404 customer_not_found), and `user_type: MERCHANT` is a 400 (merchant users act through API keys: POST /v1/api-keys with merchant_id). Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["createUser"];
         delete?: never;
@@ -820,7 +820,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user
-         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). A disable and a re-enable void the user's pending challenge sessions and reset code. `enabled: false, revoke_keys: true` also revokes every ENABLED API key the user created (its `created_by`), and the keys those keys created, as DELETE /v1/api-keys/{id} does: api_key.deleted and API_KEY_REVOKED each, refused at once on every instance (`revoke_keys` works without a disable too); recorded in user.updated as `revoked_keys`, the count. Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         * @description Name, description, role and enabled. A change of role, or `enabled: false`, ends every session of the user at once on every instance; a disabled login user cannot log in (its logins fail exactly as a wrong password does). A user of another customer is 404 user_not_found, as one that does not exist. `enabled: false` on an integration user refuses all its API keys at once (401 invalid_api_key) until it is enabled again. The last enabled ADMIN of a customer can be neither demoted nor disabled: 409 last_admin. An integration user has no role (409 user_conflict). A disable and a re-enable void the user's pending challenge sessions and reset code. `enabled: false, revoke_keys: true` also revokes every ENABLED API key the user created (its `created_by`), and the keys those keys created, as DELETE /v1/api-keys/{id} does: api_key.deleted and API_KEY_REVOKED each, refused at once on every instance (`revoke_keys` works without a disable too); recorded in user.updated as `revoked_keys`, the count. Recorded as user.updated, user.disabled or user.enabled, emitted as USER_UPDATED. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -836,7 +836,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a login user's password
-         * @description A new temporary password: status FORCE_CHANGE_PASSWORD, every session ended on every instance, pending challenge sessions and reset code voided, two-factor codes turned off. With SMTP_URL set the user is mailed a notice with the password; for a user that had two-factor codes it is then only mailed (`temporary_password: null, delivered_by: email`), so an ADMIN's token never yields a login without the user's second factor. Otherwise the answer carries it (`delivered_by: response`). Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.
+         * @description A new temporary password: status FORCE_CHANGE_PASSWORD, every session ended on every instance, pending challenge sessions and reset code voided, two-factor codes turned off. With SMTP_URL set the user is mailed a notice with the password; for a user that had two-factor codes it is then only mailed (`temporary_password: null, delivered_by: email`), so an ADMIN's token never yields a login without the user's second factor. Otherwise the answer carries it (`delivered_by: response`). Integration users have no password: 404 user_not_found, as a user of another customer or none. Recorded as user.password_reset. Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["resetUserPassword"];
         delete?: never;
@@ -856,7 +856,7 @@ export interface paths {
         put?: never;
         /**
          * Change your own password
-         * @description Any login user's access token, whatever its role. A wrong current_password is 401 invalid_credentials and counts as a failed login of the user name and address (429 too_many_login_attempts beyond the limit, so parallel guesses never get more). The new password, normalised with NFKC (as at login): 12..256 characters (invisible ones not counted), not only spaces or invisible characters, not in zxcvbn's list of common passwords nor too easy to guess (its first 100 characters are measured), not containing the e-mail (400 weak_password and the reason). Every other session of the user ends; this one goes on. With an API key: 403 forbidden.
+         * @description Any login user's access token, whatever its role. A wrong current_password is 401 invalid_credentials and counts as a failed login of the user name and address (429 too_many_login_attempts beyond the limit, so parallel guesses never get more). The new password, normalised with NFKC (as at login): 12..256 characters (invisible ones not counted), not only spaces or invisible characters, not in zxcvbn's list of common passwords nor too easy to guess (its first 100 characters are measured), not containing the e-mail (400 weak_password and the reason). Every other session of the user ends; this one goes on. With an API key: 403 forbidden. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["changeOwnPassword"];
         delete?: never;
@@ -916,12 +916,12 @@ export interface paths {
         put?: never;
         /**
          * Start two-factor codes (TOTP)
-         * @description A step-up: the body carries the caller's `current_password` (also with the session of an MFA_SETUP challenge); a missing or wrong one is 401 invalid_credentials and counts as a failed login (429 too_many_login_attempts beyond the limit). Then a new secret and its otpauth:// URL (RFC 6238: SHA-1, 6 digits, 30 seconds), not yet active: POST /v1/users/me/mfa/totp/verify with a first code turns it on. Already on: 409 mfa_already_enabled. With an API key: 403 forbidden.
+         * @description A step-up: the body carries the caller's `current_password` (also with the session of an MFA_SETUP challenge); a missing or wrong one is 401 invalid_credentials and counts as a failed login (429 too_many_login_attempts beyond the limit). Then a new secret and its otpauth:// URL (RFC 6238: SHA-1, 6 digits, 30 seconds), not yet active: POST /v1/users/me/mfa/totp/verify with a first code turns it on. Already on: 409 mfa_already_enabled. With an API key: 403 forbidden. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["startTotp"];
         /**
          * Turn two-factor codes off
-         * @description A step-up: the body carries the caller's `current_password` (missing or wrong: 401 invalid_credentials, counted as a failed login) and a current code or a recovery code (each good once; a wrong one is 400 invalid_code and counts as a failed login). Every other session of the user ends at once on every instance (the caller's own goes on). Recorded as user.mfa_disabled.
+         * @description A step-up: the body carries the caller's `current_password` (missing or wrong: 401 invalid_credentials, counted as a failed login) and a current code or a recovery code (each good once; a wrong one is 400 invalid_code and counts as a failed login). Every other session of the user ends at once on every instance (the caller's own goes on). Recorded as user.mfa_disabled. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         delete: operations["disableTotp"];
         options?: never;
@@ -940,7 +940,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor codes on
-         * @description The first code of the secret from POST /v1/users/me/mfa/totp turns TOTP on; the answer carries 10 single-use recovery codes, shown only here. Every other session of the user ends at once on every instance (the caller's own goes on). A wrong code is 400 invalid_code and counts as a failed login. From then on a login answers the challenge SOFTWARE_TOKEN_MFA. Recorded as user.mfa_enabled.
+         * @description The first code of the secret from POST /v1/users/me/mfa/totp turns TOTP on; the answer carries 10 single-use recovery codes, shown only here. Every other session of the user ends at once on every instance (the caller's own goes on). A wrong code is 400 invalid_code and counts as a failed login. From then on a login answers the challenge SOFTWARE_TOKEN_MFA. Recorded as user.mfa_enabled. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["verifyTotp"];
         delete?: never;
@@ -958,7 +958,7 @@ export interface paths {
         };
         /**
          * The caller's customer
-         * @description Its id, name, whether it requires two-factor codes of every login, and its approval policy of fee changes (approval_policy.fee_changes, NONE unless set).
+         * @description Its id, name, whether it requires two-factor codes of every login, and its approval policy of fee changes (approval_policy.fee_changes, NONE unless set). Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         get: operations["getCustomer"];
         put?: never;
@@ -968,7 +968,7 @@ export interface paths {
         head?: never;
         /**
          * Change the caller's customer
-         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. `approval_policy: { fee_changes: "REQUIRED" }`: from then on every fee change of the customer (bulk assignment, /all, a merchant's fee rules, scheduling or cancelling a scheduled change, creating or retiring a plan), by a token or a key, is answered 202 with a change request that another ADMIN approves (GET /v1/change-requests); `NONE` (the default): they apply at once, and requests already held stay held. Fields left out stay as they are. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.
+         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. `approval_policy: { fee_changes: "REQUIRED" }`: from then on every fee change of the customer (bulk assignment, /all, a merchant's fee rules, scheduling or cancelling a scheduled change, creating or retiring a plan), by a token or a key, is answered 202 with a change request that another ADMIN approves (GET /v1/change-requests); `NONE` (the default): they apply at once, and requests already held stay held. Fields left out stay as they are. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -1378,6 +1378,8 @@ export interface components {
             conflicts?: {
                 payment_plan_ids: string[];
             }[];
+            /** @description On insufficient_permissions and insufficient_role: the permission the operation needs (its x-feegate-permission), which the key or the login's role lacks */
+            required_permission?: "api_keys:read" | "api_keys:write" | "merchants:read" | "merchants:write" | "fee_rules:read" | "fee_rules:write" | "webhooks:read" | "webhooks:write" | "users:read" | "audit:read";
         } & {
             [key: string]: unknown;
         };
@@ -1410,7 +1412,16 @@ export interface components {
          *       "rate_limit": {
          *         "limit": 600,
          *         "window_seconds": 60
-         *       }
+         *       },
+         *       "permissions": [
+         *         "merchants:read",
+         *         "fee_rules:read",
+         *         "fee_rules:write"
+         *       ],
+         *       "allowed_ips": [
+         *         "203.0.113.0/24",
+         *         "2001:db8::/32"
+         *       ]
          *     }
          */
         CreateApiKeyRequest: {
@@ -1444,6 +1455,10 @@ export interface components {
                 /** @description Length of the window in seconds */
                 window_seconds: number;
             };
+            /** @description What the key may do, from the catalogue: api_keys, merchants, fee_rules (plans, the catalogue, assignments, timelines, scheduled changes, quotes) and webhooks, each :read or :write; users:read; audit:read. Each operation names the one it needs (x-feegate-permission). Omitted: what the calling key has (within access), or for a login every permission access allows (full: all; read_only: every :read). */
+            permissions?: ("api_keys:read" | "api_keys:write" | "merchants:read" | "merchants:write" | "fee_rules:read" | "fee_rules:write" | "webhooks:read" | "webhooks:write" | "users:read" | "audit:read")[];
+            /** @description Up to 20 IPv4 or IPv6 addresses or CIDR ranges the key may be used from; empty: any address. The client address is the one TRUST_PROXY determines; an IPv4-mapped IPv6 client (::ffff:10.0.0.1) is its IPv4 address. Stored and shown in canonical form (a range by its network address). Omitted: the calling key's, or none for a login. */
+            allowed_ips?: string[];
             /** @description The platform's: when sent, MERCHANT with merchant_id and CUSTOMER without (else 400) */
             user_type?: "CUSTOMER" | "MERCHANT";
         };
@@ -1466,6 +1481,15 @@ export interface components {
          *         "limit": 600,
          *         "window_seconds": 60
          *       },
+         *       "permissions": [
+         *         "merchants:read",
+         *         "fee_rules:read",
+         *         "fee_rules:write"
+         *       ],
+         *       "allowed_ips": [
+         *         "203.0.113.0/24",
+         *         "2001:db8::/32"
+         *       ],
          *       "created_by": {
          *         "type": "user",
          *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
@@ -1521,6 +1545,10 @@ export interface components {
                 /** @description Length of the window in seconds */
                 window_seconds: number;
             } | null;
+            /** @description What the key may do (contract section 22), in catalogue order */
+            permissions: ("api_keys:read" | "api_keys:write" | "merchants:read" | "merchants:write" | "fee_rules:read" | "fee_rules:write" | "webhooks:read" | "webhooks:write" | "users:read" | "audit:read")[];
+            /** @description Where the key may be used from, canonical; empty: any address */
+            allowed_ips: string[];
             /** @description null for keys created before creators were recorded */
             created_by: {
                 /** @description user: a login user; api_key: an API key; operator: the command line */
@@ -1633,6 +1661,15 @@ export interface components {
          *         "limit": 600,
          *         "window_seconds": 60
          *       },
+         *       "permissions": [
+         *         "merchants:read",
+         *         "fee_rules:read",
+         *         "fee_rules:write"
+         *       ],
+         *       "allowed_ips": [
+         *         "203.0.113.0/24",
+         *         "2001:db8::/32"
+         *       ],
          *       "created_by": {
          *         "type": "user",
          *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
@@ -1686,6 +1723,10 @@ export interface components {
                 /** @description Length of the window in seconds */
                 window_seconds: number;
             } | null;
+            /** @description What the key may do (contract section 22), in catalogue order */
+            permissions: ("api_keys:read" | "api_keys:write" | "merchants:read" | "merchants:write" | "fee_rules:read" | "fee_rules:write" | "webhooks:read" | "webhooks:write" | "users:read" | "audit:read")[];
+            /** @description Where the key may be used from, canonical; empty: any address */
+            allowed_ips: string[];
             /** @description null for keys created before creators were recorded */
             created_by: {
                 /** @description user: a login user; api_key: an API key; operator: the command line */
@@ -1700,14 +1741,21 @@ export interface components {
             } | null;
         };
         /**
-         * @description What to change: any of name, expires_at and rate_limit
+         * @description What to change: any of name, expires_at, rate_limit, permissions and allowed_ips
          * @example {
          *       "name": "POS terminals, store 12",
          *       "expires_at": "2027-05-23T00:00:00.000Z",
          *       "rate_limit": {
          *         "limit": 300,
          *         "window_seconds": 60
-         *       }
+         *       },
+         *       "permissions": [
+         *         "merchants:read",
+         *         "fee_rules:read"
+         *       ],
+         *       "allowed_ips": [
+         *         "203.0.113.0/24"
+         *       ]
          *     }
          */
         UpdateApiKeyRequest: {
@@ -1725,6 +1773,10 @@ export interface components {
                 /** @description Length of the window in seconds */
                 window_seconds: number;
             } | null;
+            /** @description What the key may do, from the catalogue: api_keys, merchants, fee_rules (plans, the catalogue, assignments, timelines, scheduled changes, quotes) and webhooks, each :read or :write; users:read; audit:read. Each operation names the one it needs (x-feegate-permission). Replaces the key's; a key changing itself may only drop some. */
+            permissions?: ("api_keys:read" | "api_keys:write" | "merchants:read" | "merchants:write" | "fee_rules:read" | "fee_rules:write" | "webhooks:read" | "webhooks:write" | "users:read" | "audit:read")[];
+            /** @description Up to 20 IPv4 or IPv6 addresses or CIDR ranges the key may be used from; empty: any address. The client address is the one TRUST_PROXY determines; an IPv4-mapped IPv6 client (::ffff:10.0.0.1) is its IPv4 address. Stored and shown in canonical form (a range by its network address). Replaces the key's; a key changing itself may only narrow them. */
+            allowed_ips?: string[];
         };
         /**
          * @description How long the old key keeps working
@@ -1762,6 +1814,15 @@ export interface components {
          *             "limit": 600,
          *             "window_seconds": 60
          *           },
+         *           "permissions": [
+         *             "merchants:read",
+         *             "fee_rules:read",
+         *             "fee_rules:write"
+         *           ],
+         *           "allowed_ips": [
+         *             "203.0.113.0/24",
+         *             "2001:db8::/32"
+         *           ],
          *           "created_by": {
          *             "type": "user",
          *             "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
@@ -5402,7 +5463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5410,7 +5471,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -5555,7 +5616,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5563,7 +5624,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -5785,7 +5846,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5793,7 +5854,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -5977,7 +6038,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5985,7 +6046,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -6211,7 +6272,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6219,7 +6280,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -6465,7 +6526,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6473,7 +6534,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -6699,7 +6760,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6707,7 +6768,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -6932,7 +6993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6940,7 +7001,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -7178,7 +7239,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7186,7 +7247,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -7474,7 +7535,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7482,7 +7543,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -7677,7 +7738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7685,7 +7746,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -7872,7 +7933,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7880,7 +7941,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8114,7 +8175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8122,7 +8183,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8300,7 +8361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8308,7 +8369,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -8494,7 +8555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8502,7 +8563,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8698,7 +8759,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8706,7 +8767,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -8830,7 +8891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8838,7 +8899,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -8993,7 +9054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9001,7 +9062,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -9164,7 +9225,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9172,7 +9233,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
                     };
                 };
             };
@@ -9265,7 +9326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9273,7 +9334,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -9474,7 +9535,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9482,7 +9543,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
                     };
                 };
             };
@@ -9638,7 +9699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9646,7 +9707,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
                     };
                 };
             };
@@ -9811,7 +9872,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden, self_approval */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden, self_approval */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9819,7 +9880,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden" | "self_approval";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden" | "self_approval";
                     };
                 };
             };
@@ -10034,7 +10095,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden, self_approval */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden, self_approval */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10042,7 +10103,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden" | "self_approval";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden" | "self_approval";
                     };
                 };
             };
@@ -10248,7 +10309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden, not_requester */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden, not_requester */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10256,7 +10317,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden" | "not_requester";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden" | "not_requester";
                     };
                 };
             };
@@ -10419,6 +10480,15 @@ export interface operations {
                      *             "limit": 600,
                      *             "window_seconds": 60
                      *           },
+                     *           "permissions": [
+                     *             "merchants:read",
+                     *             "fee_rules:read",
+                     *             "fee_rules:write"
+                     *           ],
+                     *           "allowed_ips": [
+                     *             "203.0.113.0/24",
+                     *             "2001:db8::/32"
+                     *           ],
                      *           "created_by": {
                      *             "type": "user",
                      *             "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
@@ -10461,7 +10531,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10469,7 +10539,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -10554,7 +10624,16 @@ export interface operations {
                  *       "rate_limit": {
                  *         "limit": 600,
                  *         "window_seconds": 60
-                 *       }
+                 *       },
+                 *       "permissions": [
+                 *         "merchants:read",
+                 *         "fee_rules:read",
+                 *         "fee_rules:write"
+                 *       ],
+                 *       "allowed_ips": [
+                 *         "203.0.113.0/24",
+                 *         "2001:db8::/32"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["CreateApiKeyRequest"];
@@ -10587,6 +10666,15 @@ export interface operations {
                      *         "limit": 600,
                      *         "window_seconds": 60
                      *       },
+                     *       "permissions": [
+                     *         "merchants:read",
+                     *         "fee_rules:read",
+                     *         "fee_rules:write"
+                     *       ],
+                     *       "allowed_ips": [
+                     *         "203.0.113.0/24",
+                     *         "2001:db8::/32"
+                     *       ],
                      *       "created_by": {
                      *         "type": "user",
                      *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
@@ -10621,7 +10709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10629,7 +10717,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden" | "key_escalation";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden" | "key_escalation";
                     };
                 };
             };
@@ -10812,7 +10900,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10820,7 +10908,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden" | "key_escalation";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden" | "key_escalation";
                     };
                 };
             };
@@ -10975,7 +11063,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10983,7 +11071,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role";
                     };
                 };
             };
@@ -11091,7 +11179,14 @@ export interface operations {
                  *       "rate_limit": {
                  *         "limit": 300,
                  *         "window_seconds": 60
-                 *       }
+                 *       },
+                 *       "permissions": [
+                 *         "merchants:read",
+                 *         "fee_rules:read"
+                 *       ],
+                 *       "allowed_ips": [
+                 *         "203.0.113.0/24"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateApiKeyRequest"];
@@ -11129,6 +11224,15 @@ export interface operations {
                      *         "limit": 600,
                      *         "window_seconds": 60
                      *       },
+                     *       "permissions": [
+                     *         "merchants:read",
+                     *         "fee_rules:read",
+                     *         "fee_rules:write"
+                     *       ],
+                     *       "allowed_ips": [
+                     *         "203.0.113.0/24",
+                     *         "2001:db8::/32"
+                     *       ],
                      *       "created_by": {
                      *         "type": "user",
                      *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
@@ -11163,7 +11267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11171,7 +11275,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "key_escalation";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "key_escalation";
                     };
                 };
             };
@@ -11333,6 +11437,15 @@ export interface operations {
                      *         "limit": 600,
                      *         "window_seconds": 60
                      *       },
+                     *       "permissions": [
+                     *         "merchants:read",
+                     *         "fee_rules:read",
+                     *         "fee_rules:write"
+                     *       ],
+                     *       "allowed_ips": [
+                     *         "203.0.113.0/24",
+                     *         "2001:db8::/32"
+                     *       ],
                      *       "created_by": {
                      *         "type": "user",
                      *         "id": "8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f",
@@ -11367,7 +11480,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, key_escalation */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, key_escalation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11375,7 +11488,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "key_escalation";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "key_escalation";
                     };
                 };
             };
@@ -11575,7 +11688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11583,7 +11696,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
                     };
                 };
             };
@@ -11703,7 +11816,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11711,7 +11824,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
                     };
                 };
             };
@@ -11835,7 +11948,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11843,7 +11956,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -11997,7 +12110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12005,7 +12118,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -12163,7 +12276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12171,7 +12284,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
                     };
                 };
             };
@@ -12276,7 +12389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12284,7 +12397,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -12445,7 +12558,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12453,7 +12566,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -12622,7 +12735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12630,7 +12743,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -12821,7 +12934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12829,7 +12942,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
                     };
                 };
             };
@@ -12957,7 +13070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12965,7 +13078,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -13164,7 +13277,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13172,7 +13285,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
                     };
                 };
             };
@@ -13309,7 +13422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13317,7 +13430,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role";
                     };
                 };
             };
@@ -13514,7 +13627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13522,7 +13635,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role";
                     };
                 };
             };
@@ -13690,7 +13803,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13698,7 +13811,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role";
                     };
                 };
             };
@@ -13865,7 +13978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13873,7 +13986,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -14257,7 +14370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14265,7 +14378,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -14415,7 +14528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14423,7 +14536,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -14561,7 +14674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role, forbidden */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14569,7 +14682,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role" | "forbidden";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden";
                     };
                 };
             };
@@ -14721,7 +14834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14729,7 +14842,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
                     };
                 };
             };
@@ -14845,7 +14958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, read_only_key, insufficient_role */
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14853,7 +14966,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_inactive" | "read_only_key" | "insufficient_role";
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role";
                     };
                 };
             };
@@ -15020,6 +15133,10 @@ export interface operations {
                             /** @description Length of the window in seconds */
                             window_seconds: number;
                         } | null;
+                        /** @description What the key may do (contract section 22), in catalogue order */
+                        permissions: ("api_keys:read" | "api_keys:write" | "merchants:read" | "merchants:write" | "fee_rules:read" | "fee_rules:write" | "webhooks:read" | "webhooks:write" | "users:read" | "audit:read")[];
+                        /** @description Where the key may be used from, canonical; empty: any address */
+                        allowed_ips: string[];
                         /** @description null for keys created before creators were recorded */
                         created_by: {
                             /** @description user: a login user; api_key: an API key; operator: the command line */
@@ -15160,6 +15277,10 @@ export interface operations {
                             /** @description Length of the window in seconds */
                             window_seconds: number;
                         } | null;
+                        /** @description What the key may do (contract section 22), in catalogue order */
+                        permissions: ("api_keys:read" | "api_keys:write" | "merchants:read" | "merchants:write" | "fee_rules:read" | "fee_rules:write" | "webhooks:read" | "webhooks:write" | "users:read" | "audit:read")[];
+                        /** @description Where the key may be used from, canonical; empty: any address */
+                        allowed_ips: string[];
                         /** @description null for keys created before creators were recorded */
                         created_by: {
                             /** @description user: a login user; api_key: an API key; operator: the command line */

@@ -14,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { Permission } from '../lib/permissions.js';
 import { createdAt } from './schema-columns.js';
 import { customers, merchants, users } from './schema-accounts.js';
 
@@ -116,6 +117,10 @@ export const apiKeys = pgTable(
     createdByType: text('created_by_type').$type<'user' | 'api_key' | 'operator'>(),
     createdById: uuid('created_by_id'),
     createdByEmail: text('created_by_email'),
+    // Restricted keys (migration 0022): catalogue permissions (src/lib/permissions.ts),
+    // and the canonical addresses and CIDR ranges it may be used from (empty: any).
+    permissions: text('permissions').array().notNull().$type<Permission[]>(),
+    allowedIps: text('allowed_ips').array().notNull().default(sql`'{}'`),
   },
   (t) => [
     foreignKey({ name: 'api_keys_replaced_by_fk', columns: [t.replacedBy], foreignColumns: [t.id] }),

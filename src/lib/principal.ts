@@ -1,3 +1,6 @@
+import type { AllowedRanges } from './allowed-ips.js';
+import type { Permission } from './permissions.js';
+
 /** Who is calling: the same shape whether a token or an API key proved it. */
 export type UserType = 'CUSTOMER' | 'MERCHANT';
 /** What a login user may do: ADMIN everything, MEMBER all but managing users, VIEWER only reads. */
@@ -27,6 +30,11 @@ export interface Principal {
   rateLimit?: { limit: number; windowSeconds: number; counter: string } | null;
   /** API key callers: when the key stops working (null: never). */
   keyExpiresAt?: Date | null;
+  /** API key callers: the key's permissions (token callers hold their role's, src/lib/permissions.ts). */
+  permissions?: ReadonlySet<Permission>;
+  /** API key callers: the key's allowed_ips as stored (canonical; empty: any address), and parsed for matching. */
+  allowedIps?: readonly string[];
+  allowedRanges?: AllowedRanges | null;
 }
 
 export function isMerchantCaller(principal: Principal): boolean {

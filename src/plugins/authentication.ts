@@ -1,11 +1,15 @@
 /**
- * Resolves the caller of a request from exactly one of its credential headers.
+ * Resolves the caller of a request from exactly one of its credential headers,
+ * and decides, before any handler reads anything, whether it may call this
+ * operation: from this address, with this permission (contract section 22).
  * Which credentials exist and how they are checked is the services' business;
  * this plugin only reads headers and attaches the Principal.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors.js';
+import { AppError, BadRequestError, ForbiddenError, UnauthorizedError } from '../errors.js';
+import { isAllowedAddress } from '../lib/allowed-ips.js';
+import { permissionsOf, type RoutePermission } from '../lib/permissions.js';
 import type { Principal } from '../lib/principal.js';
 
 export interface Authenticators {
@@ -17,6 +21,12 @@ export interface Authenticators {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
+    /**
+     * What the operation needs (src/lib/permissions.ts): every authenticated
+     * route declares it, or the app does not start. The OpenAPI document shows
+     * it as `x-feegate-permission`.
+     */
+    permission?: RoutePermission;
     /** A change any login may make to itself (its password, its two-factor codes, logout): a VIEWER too. */
     anyRole?: boolean;
     /** Enrolment of two-factor codes: the session of an MFA_SETUP challenge may stand in for an access token. */
@@ -37,8 +47,45 @@ const BEARER = /^(?:Bearer[ ]+)?([^\s]+)[ ]*$/i;
 const READS = new Set(['GET', 'HEAD']);
 const CHALLENGE_SESSION_PREFIX = 'fgc_';
 
+/** Whether a route authenticates its caller (its onRequest is `authenticate`, alone or among others). */
+function isAuthenticated(route: RouteOptions, authenticate: unknown): boolean {
+  const hooks = route.onRequest;
+  return Array.isArray(hooks) ? hooks.includes(authenticate as never) : hooks === authenticate;
+}
+
+/**
+ * The one check of what a caller may do here: a key from outside its
+ * allowed_ips never learns more than that; then the permission the route
+ * declares, against the key's or the role's (a login keeps its role's code).
+ */
+function authorise(request: FastifyRequest, principal: Principal): void {
+  if (principal.allowedRanges && !isAllowedAddress(request.ip, principal.allowedRanges))
+    throw new ForbiddenError('ip_not_allowed');
+  if (principal.readOnly && !READS.has(request.method)) throw new ForbiddenError('read_only_key');
+  const needed = request.routeOptions.config.permission;
+  if (needed === undefined || needed === 'none' || permissionsOf(principal).has(needed)) return;
+  const byRole = principal.auth === 'token';
+  throw new AppError(byRole ? 'insufficient_role' : 'insufficient_permissions', {
+    detail: byRole
+      ? `Your role (${principal.role}) does not hold ${needed}, which this operation needs: a VIEWER only reads.`
+      : `This API key does not hold ${needed}, which this operation needs.`,
+    extensions: { required_permission: needed },
+  });
+}
+
 export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { authenticators: Authenticators }) => {
   app.decorateRequest('principal', null);
+  // Fail closed at start: an operation that forgot its permission would otherwise be open to every key.
+  app.addHook('onRoute', (route) => {
+    if (!isAuthenticated(route, app.authenticate)) return;
+    const { permission } = route.config ?? {};
+    if (permission === undefined)
+      throw new Error(
+        `${route.method} ${route.url} authenticates its caller but declares no permission: add config.permission (src/lib/permissions.ts).`,
+      );
+    // The OpenAPI document reads the route's schema: the declaration goes there as its extension.
+    if (route.schema) (route.schema as Record<string, unknown>)['x-feegate-permission'] = permission;
+  });
   /** The SDK's pair: the key is the caller; the token must be valid, of the same customer, and allowed to write. */
   async function bothCredentials(request: FastifyRequest, authorization: string, apiKey: string): Promise<Principal> {
     const token = BEARER.exec(authorization)?.[1];
@@ -49,7 +96,7 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     ]);
     if (byKey.customerId !== byToken.customerId)
       throw new UnauthorizedError('invalid_token', 'The API key and the access token are of different customers.');
-    if (byKey.readOnly && !READS.has(request.method)) throw new ForbiddenError('read_only_key');
+    authorise(request, byKey);
     if (byToken.role === 'VIEWER' && !READS.has(request.method))
       throw new ForbiddenError('insufficient_role', 'A VIEWER only reads: this operation changes something.');
     return byKey;
@@ -64,9 +111,7 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     }
     if (typeof apiKey === 'string' && apiKey.length > 0) {
       request.principal = await opts.authenticators.apiKey(apiKey.trim());
-      if (request.principal.readOnly && !READS.has(request.method)) {
-        throw new ForbiddenError('read_only_key');
-      }
+      authorise(request, request.principal);
       return;
     }
     if (typeof authorization === 'string') {
@@ -84,9 +129,11 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
       }
       const principal = await opts.authenticators.accessToken(token);
       request.principal = principal;
+      // The role rule stricter than permissions: a VIEWER changes nothing but its own login's settings.
       if (principal.role === 'VIEWER' && !READS.has(request.method) && !request.routeOptions.config.anyRole) {
         throw new ForbiddenError('insufficient_role', 'A VIEWER only reads: this operation changes something.');
       }
+      authorise(request, principal);
       return;
     }
     throw new UnauthorizedError('missing_credentials');

@@ -6,8 +6,10 @@
  * 422 `idempotency_key_reused` or 409 `idempotency_key_in_use`. A claimed
  * request's change stores its answer in its own transaction (the claim rides in
  * the change context to the unit of work, which renders the answer with the
- * route's serialiser); an answer no change stored (a 4xx, a dry run) is stored
- * as it is sent; a 5xx, 429 or an answer nobody reads lets the key go.
+ * route's serialiser); only an answer that reports no change (a 4xx refused
+ * before any write, a dry run) is stored as it is sent, and
+ * test/idempotency/answer-with-change.test.ts fails any operation whose change
+ * leaves its answer to that; a 5xx, 429 or an answer nobody reads lets the key go.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

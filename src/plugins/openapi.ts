@@ -77,6 +77,7 @@ const TAGS = [
 const PROBLEM_TYPE_BASE = 'https://feegate.dev/problems/';
 
 const EXAMPLE_EXTENSIONS: Record<string, Record<string, unknown>> = {
+  insufficient_permissions: { required_permission: 'merchants:write' },
   validation_failed: { errors: [{ field: 'payment_plan_ids', message: 'must have at least 1 item' }] },
   unknown_payment_plans: { payment_plan_ids: ['7d0c7a52-3b8e-4f4e-9c61-0b2f5d8a9e13'] },
   unknown_merchants: { merchant_ids: ['c4a1e2f3-6b7d-4e8f-a9b0-1c2d3e4f5a6b'] },
@@ -128,11 +129,21 @@ function exampleOf(doc: Json, media: Json): void {
   if (Array.isArray(schema?.examples) && schema.examples.length > 0) media.example = schema.examples[0];
 }
 
+/** The sentence each authenticated operation's description ends with: the permission it needs (contract section 22). */
+export function permissionSentence(permission: string): string {
+  return permission === 'none'
+    ? ' Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.'
+    : ` Permission: \`${permission}\`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).`;
+}
+
 /** What the generator cannot know: public operations, optional defaulted parameters, examples. */
 function finishDocument(doc: Json): Json {
   for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
     for (const [method, operation] of Object.entries(operations)) {
       if (method === 'post' || method === 'patch') declareIdempotencyKey(operation);
+      const permission = operation['x-feegate-permission'];
+      if (typeof permission === 'string')
+        operation.description = `${operation.description ?? ''}${permissionSentence(permission)}`;
       operation.security ??= [];
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;

@@ -1,4 +1,5 @@
 /** Schemas shared by every feature: identifiers, timestamps, pages, the problem; the codes an operation answers are in problems.ts. */
+import { PERMISSIONS } from '../lib/permissions.js';
 import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /**
@@ -149,6 +150,15 @@ export const ProblemSchema = Component(
         Type.Array(Type.Object({ payment_plan_ids: Type.Array(Uuid) }), {
           description: 'On conflicting_payment_plans: each group of plans of the same kind and term',
         }),
+      ),
+      required_permission: Type.Optional(
+        Type.Union(
+          PERMISSIONS.map((p) => Type.Literal(p)),
+          {
+            description:
+              "On insufficient_permissions and insufficient_role: the permission the operation needs (its x-feegate-permission), which the key or the login's role lacks",
+          },
+        ),
       ),
     },
     {

@@ -65,7 +65,10 @@ export const ALWAYS: OperationCode[] = ['internal_error', 'database_unavailable'
 export const READS_BODY: OperationCode[] = ['malformed_json', 'payload_too_large', 'unsupported_media_type'];
 /** Codes of an operation that takes a JSON body. */
 export const WITH_BODY: OperationCode[] = ['validation_failed', ...READS_BODY];
-/** Codes of an authenticated operation (429: a key with its own rate limit). */
+/**
+ * Codes of an authenticated operation (403: a key used from outside its
+ * allowed_ips, or lacking the operation's permission; 429: a key with its own rate limit).
+ */
 export const AUTHENTICATED: OperationCode[] = [
   'validation_failed',
   'ambiguous_credentials',
@@ -75,6 +78,8 @@ export const AUTHENTICATED: OperationCode[] = [
   'invalid_api_key',
   'api_key_expired',
   'merchant_inactive',
+  'ip_not_allowed',
+  'insufficient_permissions',
   'rate_limited',
 ];
 /**

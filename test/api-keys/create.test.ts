@@ -20,6 +20,7 @@ describe('POST /v1/api-keys: happy', () => {
     const body = json(res);
     assert.deepEqual(Object.keys(body).sort(), [
       'access',
+      'allowed_ips',
       'api_key',
       'create_date',
       'created_by',
@@ -27,6 +28,7 @@ describe('POST /v1/api-keys: happy', () => {
       'expires_at',
       'id',
       'name',
+      'permissions',
       'rate_limit',
       'status',
       'update_date',

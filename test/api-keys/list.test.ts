@@ -29,6 +29,7 @@ describe('GET /v1/api-keys: happy', () => {
     const record = body.data[1];
     assert.deepEqual(Object.keys(record).sort(), [
       'access',
+      'allowed_ips',
       'api_key',
       'create_date',
       'created_by',
@@ -37,6 +38,7 @@ describe('GET /v1/api-keys: happy', () => {
       'id',
       'last_used_at',
       'name',
+      'permissions',
       'rate_limit',
       'status',
       'update_date',

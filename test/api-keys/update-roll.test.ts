@@ -226,6 +226,8 @@ describe('POST /v1/api-keys/{id}/roll: happy', () => {
       'expires_at',
       'access',
       'rate_limit',
+      'permissions',
+      'allowed_ips',
       'status',
     ]) {
       assert.deepEqual(fresh[field], old[field], field);

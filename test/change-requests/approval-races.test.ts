@@ -86,7 +86,7 @@ describe('a held scheduling', () => {
           .from(scheduledFeeRuleChanges)
           .where(eq(scheduledFeeRuleChanges.id, scheduledId));
         return row?.status === 'APPLIED';
-      });
+      }, 'the approved scheduled change applies after the restart');
       assert.ok((await plansByMerchant(h.db.current.database)).get(m0)!.includes(plans.visa6.id));
       assert.equal(json(await getRequest(restarted, maker, held.id)).status, 'APPLIED');
     } finally {

@@ -1,7 +1,8 @@
-/** API keys: the ENABLED / EXPIRED / DELETED listings, creation (shown once), rename, roll, revoke. */
+/** API keys: the ENABLED / EXPIRED / DELETED listings with each key's effective permissions, creation (shown once), rename, roll, revoke. */
 import { useState } from 'react';
 import type { Schemas } from '../../../clients/typescript/index';
-import { ApiError, client, describeError, MAX_PAGE_SIZE, unwrap } from '../api';
+import { client, describeError, MAX_PAGE_SIZE, unwrap } from '../api';
+import { CreateKey, KeyPermissions } from '../key-form';
 import { RevealedSecret } from '../secret';
 import { currentRole } from '../session';
 import { Dialog } from '../dialog';
@@ -170,6 +171,7 @@ export function KeysPage({ customerId }: { customerId: string }) {
                     <th scope="col">Name</th>
                     <th scope="col">User</th>
                     <th scope="col">Access</th>
+                    <th scope="col">Permissions</th>
                     <th scope="col">Created</th>
                     <th scope="col">Last used</th>
                     <th scope="col">Expires</th>
@@ -189,6 +191,9 @@ export function KeysPage({ customerId }: { customerId: string }) {
                         {key.user} <span className="tag">{key.user_type.toLowerCase()}</span>
                       </td>
                       <td data-label="Access">{key.access === 'read_only' ? 'read only' : 'full'}</td>
+                      <td data-label="Permissions">
+                        <KeyPermissions permissions={key.permissions} allowedIps={key.allowed_ips} />
+                      </td>
                       <td data-label="Created">{formatDate(key.create_date)}</td>
                       <td data-label="Last used">{formatDate(key.last_used_at)}</td>
                       <td data-label="Expires">{formatDate(key.expires_at)}</td>
@@ -275,116 +280,5 @@ export function KeysPage({ customerId }: { customerId: string }) {
         </Dialog>
       )}
     </section>
-  );
-}
-
-function CreateKey(props: { customerId: string; merchants: Schemas['Merchant'][]; onCreated: (key: string) => void }) {
-  const [kind, setKind] = useState<'customer' | 'merchant'>('customer');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: React.FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const formElement = event.currentTarget;
-    const form = new FormData(formElement);
-    const body: Schemas['CreateApiKeyRequest'] = { user: String(form.get('user')), customer_id: props.customerId };
-    if (kind === 'merchant') body.merchant_id = String(form.get('merchant'));
-    const name = String(form.get('name') ?? '').trim();
-    if (name) body.name = name;
-    const expires = String(form.get('expires') ?? '');
-    if (expires) body.expires_at = new Date(expires).toISOString();
-    if (form.get('read_only')) body.access = 'read_only';
-    const limit = Number(form.get('limit'));
-    if (limit > 0) body.rate_limit = { limit, window_seconds: Number(form.get('window')) || 60 };
-    setBusy(true);
-    setError(undefined);
-    try {
-      const created = await unwrap(client.POST('/v1/api-keys', { body }));
-      formElement.reset();
-      setKind('customer');
-      props.onCreated(created.api_key);
-    } catch (e) {
-      setError(
-        e instanceof ApiError && e.problem.code === 'api_key_limit_reached'
-          ? `${e.problem.detail} Revoke one of this user's keys first.`
-          : describeError(e),
-      );
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <details className="panel">
-      <summary>Create a key</summary>
-      <form onSubmit={submit} className="grid-form">
-        <fieldset>
-          <legend>Key for</legend>
-          <label className="inline">
-            <input
-              type="radio"
-              name="kind"
-              value="customer"
-              checked={kind === 'customer'}
-              onChange={() => setKind('customer')}
-            />{' '}
-            the customer
-          </label>
-          <label className="inline">
-            <input
-              type="radio"
-              name="kind"
-              value="merchant"
-              checked={kind === 'merchant'}
-              onChange={() => setKind('merchant')}
-            />{' '}
-            a merchant
-          </label>
-        </fieldset>
-        {kind === 'merchant' && (
-          <label>
-            <span>Merchant</span>
-            <select name="merchant" required>
-              {props.merchants.map((m) => (
-                <option key={m.id} value={m.id}>
-                  {m.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
-        <label>
-          <span>Integration user (e-mail)</span>
-          <input name="user" type="email" required placeholder="pos@example.com" />
-        </label>
-        <label>
-          <span>Name</span>
-          <input name="name" maxLength={64} placeholder="e.g. checkout server" />
-        </label>
-        <label>
-          <span>Expires</span>
-          <input name="expires" type="datetime-local" />
-        </label>
-        <label className="inline">
-          <input name="read_only" type="checkbox" /> Read only (GET requests only)
-        </label>
-        <label>
-          <span>Rate limit (requests)</span>
-          <input name="limit" type="number" min={1} max={100000} placeholder="none" />
-        </label>
-        <label>
-          <span>per (seconds)</span>
-          <input name="window" type="number" min={1} max={86400} defaultValue={60} />
-        </label>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create key'}
-          </button>
-        </div>
-      </form>
-    </details>
   );
 }

@@ -16,6 +16,8 @@ export function lifecycleRecord(key: KeyLifecycle) {
     expires_at: key.expiresAt?.toISOString() ?? null,
     access: key.access,
     rate_limit: key.rateLimit === null ? null : { limit: key.rateLimit, window_seconds: key.rateLimitWindowSeconds! },
+    permissions: key.permissions,
+    allowed_ips: key.allowedIps,
   };
 }
 

@@ -2,6 +2,7 @@
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.js';
 import { apiKeys, merchants, users } from '../../db/schema.js';
+import type { Permission } from '../../lib/permissions.js';
 import type { UserType } from '../../lib/principal.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
 
@@ -30,6 +31,10 @@ export interface KeyLifecycle {
   access: 'full' | 'read_only';
   rateLimit: number | null;
   rateLimitWindowSeconds: number | null;
+  /** Catalogue permissions (src/lib/permissions.ts), in catalogue order. */
+  permissions: Permission[];
+  /** Canonical addresses and CIDR ranges (src/lib/allowed-ips.ts); empty: any address. */
+  allowedIps: string[];
 }
 
 /** Who created a key (migration 0016): all null for keys made before it was recorded. */
@@ -48,7 +53,9 @@ const creatorColumns = {
 };
 
 /** What PATCH may change (access never: a key's access is fixed at its birth). */
-export type KeyChanges = Partial<Pick<KeyLifecycle, 'name' | 'expiresAt' | 'rateLimit' | 'rateLimitWindowSeconds'>>;
+export type KeyChanges = Partial<
+  Pick<KeyLifecycle, 'name' | 'expiresAt' | 'rateLimit' | 'rateLimitWindowSeconds' | 'permissions' | 'allowedIps'>
+>;
 
 /** EXPIRED is not stored: an ENABLED key is EXPIRED once the database clock passes expires_at. */
 const isExpired = sql`(${apiKeys.expiresAt} IS NOT NULL AND ${apiKeys.expiresAt} <= now())`;
@@ -63,6 +70,8 @@ const lifecycleColumns = {
   access: apiKeys.access,
   rateLimit: apiKeys.rateLimit,
   rateLimitWindowSeconds: apiKeys.rateLimitWindowSeconds,
+  permissions: apiKeys.permissions,
+  allowedIps: apiKeys.allowedIps,
 };
 
 const keyColumns = {

@@ -36,6 +36,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { apiKeys } = app.services;
 
   app.post('/v1/api-keys', {
+    config: { permission: 'api_keys:write' },
     onRequest: app.authenticate,
     schema: {
       ...API_KEYS_DOCS.createApiKey,
@@ -55,7 +56,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The platform SDK's merchant key path (at the root and under /api): POST /v1/api-keys with merchant_id.
   app.post('/auth/users', {
     onRequest: app.authenticate,
-    config: { sdkCredentials: true },
+    config: { permission: 'api_keys:write', sdkCredentials: true },
     schema: {
       ...API_KEYS_DOCS.createSdkMerchantKey,
       security: SECURITY_ANY,
@@ -74,6 +75,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/v1/api-keys', {
+    config: { permission: 'api_keys:read' },
     onRequest: app.authenticate,
     schema: {
       ...API_KEYS_DOCS.listApiKeys,
@@ -88,6 +90,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.patch('/v1/api-keys/:id', {
+    config: { permission: 'api_keys:write' },
     onRequest: app.authenticate,
     schema: {
       ...API_KEYS_DOCS.updateApiKey,
@@ -111,6 +114,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/v1/api-keys/:id/roll', {
+    config: { permission: 'api_keys:write' },
     onRequest: app.authenticate,
     // Every field is optional, so the body is too (curl -X POST with no body).
     preValidation: async (request) => {
@@ -141,6 +145,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.delete('/v1/api-keys/:id', {
+    config: { permission: 'api_keys:write' },
     onRequest: app.authenticate,
     schema: {
       ...API_KEYS_DOCS.deleteApiKey,

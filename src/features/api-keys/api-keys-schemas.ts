@@ -11,6 +11,8 @@ import {
   Timestamp,
   Uuid,
 } from '../../schemas/common.js';
+import { MAX_ALLOWED_IPS } from '../../lib/allowed-ips.js';
+import { PERMISSIONS } from '../../lib/permissions.js';
 
 const UserTypeSchema = Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]);
 const Status = Type.Union([Type.Literal('ENABLED'), Type.Literal('DELETED'), Type.Literal('EXPIRED')], {
@@ -43,12 +45,29 @@ const RateLimit = Type.Object(
   { additionalProperties: false },
 );
 
+const Permissions = Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), {
+  maxItems: PERMISSIONS.length,
+  description:
+    'What the key may do, from the catalogue: api_keys, merchants, fee_rules (plans, the catalogue, assignments, timelines, scheduled changes, quotes) and webhooks, each :read or :write; users:read; audit:read. Each operation names the one it needs (x-feegate-permission).',
+});
+// The address rules are ipaddr.js's, checked by the service so a 400 can name the item; the pattern keeps out what is no text.
+const AllowedIp = Type.String({
+  pattern: Pattern('^[\\x21-\\x7E]+$', 'must be an IPv4 or IPv6 address or CIDR range'),
+  examples: ['203.0.113.0/24'],
+});
+const AllowedIps = Type.Array(AllowedIp, {
+  maxItems: MAX_ALLOWED_IPS,
+  description: `Up to ${MAX_ALLOWED_IPS} IPv4 or IPv6 addresses or CIDR ranges the key may be used from; empty: any address. The client address is the one TRUST_PROXY determines; an IPv4-mapped IPv6 client (::ffff:10.0.0.1) is its IPv4 address. Stored and shown in canonical form (a range by its network address).`,
+});
+
 /** What every key record carries about its lifecycle (null when unset). */
 const lifecycleFields = {
   name: Nullable(Type.String(), 'null when unset'),
   expires_at: Nullable(Timestamp, 'null: the key does not expire'),
   access: Access,
   rate_limit: Nullable(RateLimit, 'null: no limit of its own'),
+  permissions: { ...Permissions, description: 'What the key may do (contract section 22), in catalogue order' },
+  allowed_ips: { ...AllowedIps, description: 'Where the key may be used from, canonical; empty: any address' },
 };
 
 /** Who created the key, so that disabling a user can revoke what it made. */
@@ -76,6 +95,8 @@ const LIFECYCLE_EXAMPLE = {
   expires_at: '2027-11-23T00:00:00.000Z',
   access: 'full',
   rate_limit: { limit: 600, window_seconds: 60 },
+  permissions: ['merchants:read', 'fee_rules:read', 'fee_rules:write'],
+  allowed_ips: ['203.0.113.0/24', '2001:db8::/32'],
 };
 
 export const CreateApiKeyBody = Component(
@@ -89,6 +110,14 @@ export const CreateApiKeyBody = Component(
       expires_at: Type.Optional(ExpiresAt),
       access: Type.Optional({ ...Access, description: 'full (default) or read_only (GET operations only)' }),
       rate_limit: Type.Optional(RateLimit),
+      permissions: Type.Optional({
+        ...Permissions,
+        description: `${Permissions.description} Omitted: what the calling key has (within access), or for a login every permission access allows (full: all; read_only: every :read).`,
+      }),
+      allowed_ips: Type.Optional({
+        ...AllowedIps,
+        description: `${AllowedIps.description} Omitted: the calling key's, or none for a login.`,
+      }),
       user_type: Type.Optional({
         ...UserTypeSchema,
         description: "The platform's: when sent, MERCHANT with merchant_id and CUSTOMER without (else 400)",
@@ -106,6 +135,8 @@ export const CreateApiKeyBody = Component(
           expires_at: '2027-11-23T00:00:00.000Z',
           access: 'full',
           rate_limit: { limit: 600, window_seconds: 60 },
+          permissions: ['merchants:read', 'fee_rules:read', 'fee_rules:write'],
+          allowed_ips: ['203.0.113.0/24', '2001:db8::/32'],
         },
       ],
     },
@@ -266,16 +297,26 @@ export const UpdateApiKeyBody = Component(
       name: Type.Optional(Nullable(Name, 'null removes the name')),
       expires_at: Type.Optional(Nullable(ExpiresAt, 'null removes the expiry')),
       rate_limit: Type.Optional(Nullable(RateLimit, 'null removes the rate limit')),
+      permissions: Type.Optional({
+        ...Permissions,
+        description: `${Permissions.description} Replaces the key's; a key changing itself may only drop some.`,
+      }),
+      allowed_ips: Type.Optional({
+        ...AllowedIps,
+        description: `${AllowedIps.description} Replaces the key's; a key changing itself may only narrow them.`,
+      }),
     },
     {
       additionalProperties: false,
       minProperties: 1,
-      description: 'What to change: any of name, expires_at and rate_limit',
+      description: 'What to change: any of name, expires_at, rate_limit, permissions and allowed_ips',
       examples: [
         {
           name: 'POS terminals, store 12',
           expires_at: '2027-05-23T00:00:00.000Z',
           rate_limit: { limit: 300, window_seconds: 60 },
+          permissions: ['merchants:read', 'fee_rules:read'],
+          allowed_ips: ['203.0.113.0/24'],
         },
       ],
     },

@@ -16,7 +16,7 @@ import { type KeyCaches, keyChangeNotice } from './key-change-feed.js';
 import { assertChangeable, lockVisible, visibleMerchant } from './key-checks.js';
 import { revokeKeyIn } from './key-revocation.js';
 import { assertWithin, callerGrant, type Grant, grantOf, type GrantField } from './key-grants.js';
-import { changesOf, type KeySettings, lifecycleOf, type UpdateKeyRequest } from './key-settings.js';
+import { assertAccessAllows, changesOf, type KeySettings, lifecycleOf, type UpdateKeyRequest } from './key-settings.js';
 
 export type { ApiKeyStatus };
 
@@ -52,7 +52,7 @@ export interface ApiKeysServiceDeps {
   lastUse: LastUseRecorder;
 }
 
-const ALL_GRANT_FIELDS: readonly GrantField[] = ['expires_at', 'rate_limit', 'access'];
+const ALL_GRANT_FIELDS: readonly GrantField[] = ['expires_at', 'rate_limit', 'access', 'permissions', 'allowed_ips'];
 
 /** The caller who creates a key: its login user, or its API key (named with its user's e-mail). */
 const creatorOf = (caller: Principal): KeyCreator =>
@@ -186,15 +186,17 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     },
 
     /**
-     * PATCH: name, expiry and rate limit; audited, and pushed to every instance
-     * (expiry and rate limit are part of each cached key). A key caller may set
-     * an expiry or rate limit within its own, or tighten the key's.
+     * PATCH: name, expiry, rate limit, permissions and allowed addresses;
+     * audited, and pushed to every instance (all but the name are part of each
+     * cached key). A key caller may set them within its own, or tighten the
+     * key's; a key changing itself may only tighten.
      */
     async update(caller: Principal, keyId: string, changes: UpdateKeyRequest, context: ChangeContext) {
       const { set, granted } = changesOf(changes);
       return uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
         const key = await lockVisible(keyId, caller, apiKeys);
         assertChangeable(key);
+        if (set.permissions) assertAccessAllows(key.access, set.permissions);
         const bound = boundFor(caller, key);
         if (bound) assertWithin(grantOf({ ...key, ...set }), bound, granted, grantOf(key));
         await apiKeys.updateKey(key.id, set);
@@ -203,7 +205,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           customerId: key.customerId,
           targetType: 'api_key',
           targetId: key.id,
-          details: { ...changes },
+          // Addresses as stored (canonical), not as sent.
+          details: { ...changes, ...(set.allowedIps ? { allowed_ips: set.allowedIps } : {}) },
         });
         const record = listedRecord((await apiKeys.findRecord(key.id))!);
         await emit({ type: 'API_KEY_UPDATED', customerId: key.customerId, data: record });
@@ -233,6 +236,8 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           access: old.access,
           rateLimit: old.rateLimit,
           rateLimitWindowSeconds: old.rateLimitWindowSeconds,
+          permissions: old.permissions,
+          allowedIps: old.allowedIps,
         };
         // A roll replaces a key: its successor keeps the creator, so revoking a creator's keys takes the whole chain.
         const creator: KeyCreator = {

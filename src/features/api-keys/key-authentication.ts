@@ -4,6 +4,7 @@
  * expiry and merchant checked on every use, its use recorded in batches.
  */
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
+import { parseAllowedIps } from '../../lib/allowed-ips.js';
 import type { Principal } from '../../lib/principal.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { isWellFormedApiKey } from './api-key-format.js';
@@ -52,6 +53,10 @@ export function createKeyAuthentication(deps: KeyAuthenticationDeps): (apiKey: s
                 counter: key.rollChainId ?? key.id,
               },
         keyExpiresAt: key.expiresAt,
+        // Parsed once here, so each request only looks up a set and matches ranges.
+        permissions: new Set(key.permissions),
+        allowedIps: key.allowedIps,
+        allowedRanges: parseAllowedIps(key.allowedIps),
       };
       verified = {
         principal,

@@ -11,6 +11,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { audit } = app.services;
 
   app.get('/v1/audit-events', {
+    config: { permission: 'audit:read' },
     onRequest: app.authenticate,
     // Before query validation: a merchant caller gets its 403 whatever it asked.
     preValidation: async (request: FastifyRequest) => audit.assertMayRead(principalOf(request)),

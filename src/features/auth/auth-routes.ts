@@ -94,7 +94,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/logout', {
     onRequest: app.authenticate,
-    config: { anyRole: true },
+    config: { permission: 'none', anyRole: true },
     schema: {
       ...AUTH_DOCS.logout,
       security: SECURITY_BEARER,
@@ -108,7 +108,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/logout/all', {
     onRequest: app.authenticate,
-    config: { anyRole: true },
+    config: { permission: 'none', anyRole: true },
     schema: {
       ...AUTH_DOCS.logoutEverywhere,
       security: SECURITY_BEARER,
@@ -133,6 +133,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/v1/users/me', {
+    config: { permission: 'none' },
     onRequest: app.authenticate,
     schema: {
       ...AUTH_DOCS.getCurrentUser,

@@ -43,6 +43,7 @@ export const changeRequestsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/change-requests', {
     ...customerCallersOnly,
+    config: { permission: 'fee_rules:read' },
     schema: {
       ...CHANGE_REQUESTS_DOCS.listChangeRequests,
       security: SECURITY_ANY,
@@ -54,6 +55,7 @@ export const changeRequestsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/change-requests/:id', {
     ...customerCallersOnly,
+    config: { permission: 'fee_rules:read' },
     schema: {
       ...CHANGE_REQUESTS_DOCS.getChangeRequest,
       security: SECURITY_ANY,
@@ -69,6 +71,8 @@ export const changeRequestsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/change-requests/:id/approve', {
     ...customerCallersOnly,
+    // No key permission grants it: the service answers a key 403 insufficient_role, as a MEMBER.
+    config: { permission: 'none' },
     // Its one field is optional, so the body is too (curl -X POST with no body).
     preValidation: async (request) => {
       await customerCallersOnly.preValidation(request);
@@ -88,6 +92,7 @@ export const changeRequestsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/change-requests/:id/reject', {
     ...customerCallersOnly,
+    config: { permission: 'none' },
     schema: {
       ...CHANGE_REQUESTS_DOCS.rejectChangeRequest,
       security: SECURITY_BEARER,
@@ -102,6 +107,7 @@ export const changeRequestsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/change-requests/:id/cancel', {
     ...customerCallersOnly,
+    config: { permission: 'fee_rules:write' },
     schema: {
       ...CHANGE_REQUESTS_DOCS.cancelChangeRequest,
       security: SECURITY_ANY,

@@ -28,6 +28,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
   };
 
   app.get('/v1/fee-rules', {
+    config: { permission: 'fee_rules:read' },
     onRequest: app.authenticate,
     schema: {
       ...FEE_RULES_DOCS.listFeeRules,
@@ -39,6 +40,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
   });
 
   app.post('/v1/fee-rules', {
+    config: { permission: 'fee_rules:write' },
     ...customerCallersOnly,
     schema: {
       ...FEE_RULES_DOCS.createFeeRule,
@@ -63,6 +65,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
   });
 
   app.delete('/v1/fee-rules/:id', {
+    config: { permission: 'fee_rules:write' },
     ...customerCallersOnly,
     schema: {
       ...FEE_RULES_DOCS.retireFeeRule,
@@ -88,6 +91,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
   });
 
   app.get('/v1/fee-rules/scheduled-changes', {
+    config: { permission: 'fee_rules:read' },
     ...customerCallersOnly,
     schema: {
       ...FEE_RULES_DOCS.listScheduledChanges,
@@ -99,6 +103,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
   });
 
   app.delete('/v1/fee-rules/scheduled-changes/:id', {
+    config: { permission: 'fee_rules:write' },
     ...customerCallersOnly,
     schema: {
       ...FEE_RULES_DOCS.cancelScheduledChange,

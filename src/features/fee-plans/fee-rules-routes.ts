@@ -59,7 +59,11 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Before body validation: a merchant caller learns nothing about the body it sent.
   const customerCallersOnly = async (request: FastifyRequest) => feeRules.assertMayAssign(principalOf(request));
   // What both assignment routes share: who may call them and what they answer (`own`: the codes of one alone).
-  const guards = { onRequest: app.authenticate, preValidation: customerCallersOnly, config: { answerOf } };
+  const guards = {
+    onRequest: app.authenticate,
+    preValidation: customerCallersOnly,
+    config: { permission: 'fee_rules:write' as const, answerOf },
+  };
   const shared = { security: SECURITY_ANY, querystring: AssignmentQuery };
   const answers = (...own: OperationCode[]) => ({
     200: Ref(DryRun),
@@ -135,6 +139,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/v1/merchants/:id/fee-rules', {
+    config: { permission: 'fee_rules:read' },
     onRequest: app.authenticate,
     schema: {
       ...FEE_RULES_DOCS.getMerchantFeeRules,

@@ -10,6 +10,7 @@ export const paymentPlansRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { paymentPlans } = app.services;
 
   app.get('/v1/payment-plans', {
+    config: { permission: 'fee_rules:read' },
     onRequest: app.authenticate,
     schema: {
       ...PAYMENT_PLANS_DOCS.listPaymentPlans,

@@ -24,6 +24,7 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['/v2/merchants', MERCHANTS_DOCS.listMerchantsV2],
   ] as const) {
     app.get(path, {
+      config: { permission: 'merchants:read' },
       onRequest: app.authenticate,
       schema: {
         ...docs,
@@ -42,6 +43,7 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   app.get('/v1/merchants/:id', {
+    config: { permission: 'merchants:read' },
     onRequest: app.authenticate,
     schema: {
       ...MERCHANTS_DOCS.getMerchant,
@@ -57,6 +59,7 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['/v2/merchants', MERCHANTS_DOCS.createMerchantV2],
   ] as const) {
     app.post(path, {
+      config: { permission: 'merchants:write' },
       onRequest: app.authenticate,
       preValidation: customerCallersOnly,
       schema: {
@@ -88,6 +91,7 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['/v2/merchants/:id', MERCHANTS_DOCS.updateMerchantV2],
   ] as const) {
     app.patch(path, {
+      config: { permission: 'merchants:write' },
       onRequest: app.authenticate,
       preValidation: [
         customerCallersOnly,

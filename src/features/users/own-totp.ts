@@ -43,8 +43,11 @@ export function createOwnTotp(deps: OwnTotpDeps) {
       const current = await usersDal.totp(caller.userId);
       if (current?.enabled) throw new ConflictError('mfa_already_enabled');
       const secret = newTotpSecret();
-      await uow.write(context, ({ dal }) => dal.users.setPendingTotp(caller.userId, secret));
-      return { secret, otpauth_url: otpauthUrl(secret, caller.email, deps.totpIssuer) };
+      // The enrolment is what the change reports: an Idempotency-Key stores it with the pending secret.
+      return uow.write(context, async ({ dal }) => {
+        await dal.users.setPendingTotp(caller.userId, secret);
+        return { secret, otpauth_url: otpauthUrl(secret, caller.email, deps.totpIssuer) };
+      });
     },
 
     /**

@@ -31,6 +31,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const noStore = { 'cache-control': 'no-store' };
 
   app.get('/v1/users', {
+    config: { permission: 'users:read' },
     onRequest: app.authenticate,
     schema: {
       ...USERS_DOCS.listUsers,
@@ -42,6 +43,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/v1/users', {
+    config: { permission: 'none' },
     onRequest: app.authenticate,
     schema: {
       ...USERS_DOCS.createUser,
@@ -59,6 +61,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.patch('/v1/users/:id', {
+    config: { permission: 'none' },
     onRequest: app.authenticate,
     schema: {
       ...USERS_DOCS.updateUser,
@@ -75,6 +78,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/v1/users/:id/reset-password', {
+    config: { permission: 'none' },
     onRequest: app.authenticate,
     schema: {
       ...USERS_DOCS.resetUserPassword,
@@ -93,7 +97,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/users/me/password', {
     onRequest: app.authenticate,
-    config: { anyRole: true },
+    config: { permission: 'none', anyRole: true },
     schema: {
       ...USERS_DOCS.changeOwnPassword,
       security: SECURITY_BEARER,
@@ -153,7 +157,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     preValidation: async (request) => {
       request.body ??= {};
     },
-    config: { anyRole: true, mfaSetup: true },
+    config: { permission: 'none', anyRole: true, mfaSetup: true },
     schema: {
       ...USERS_DOCS.startTotp,
       security: SECURITY_BEARER,
@@ -176,7 +180,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/users/me/mfa/totp/verify', {
     onRequest: app.authenticate,
-    config: { anyRole: true, mfaSetup: true },
+    config: { permission: 'none', anyRole: true, mfaSetup: true },
     schema: {
       ...USERS_DOCS.verifyTotp,
       security: SECURITY_BEARER,
@@ -196,7 +200,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/v1/users/me/mfa/totp', {
     onRequest: app.authenticate,
-    config: { anyRole: true },
+    config: { permission: 'none', anyRole: true },
     schema: {
       ...USERS_DOCS.disableTotp,
       security: SECURITY_BEARER,
@@ -213,6 +217,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/v1/customers/me', {
+    config: { permission: 'none' },
     onRequest: app.authenticate,
     schema: {
       ...USERS_DOCS.getCustomer,
@@ -223,6 +228,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.patch('/v1/customers/me', {
+    config: { permission: 'none' },
     onRequest: app.authenticate,
     // Every field is optional, so the body is too.
     preValidation: async (request) => {

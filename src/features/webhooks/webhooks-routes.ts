@@ -30,6 +30,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   };
 
   app.post('/v1/webhooks', {
+    config: { permission: 'webhooks:write' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.createWebhook,
@@ -52,6 +53,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/v1/webhooks', {
+    config: { permission: 'webhooks:read' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.listWebhooks,
@@ -63,6 +65,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/v1/webhooks/mock/send-payment-notification', {
+    config: { permission: 'webhooks:write' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.sendMockPaymentNotification,
@@ -77,6 +80,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/v1/webhooks/:id', {
+    config: { permission: 'webhooks:read' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.getWebhook,
@@ -88,6 +92,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.patch('/v1/webhooks/:id', {
+    config: { permission: 'webhooks:write' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.updateWebhook,
@@ -111,6 +116,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.delete('/v1/webhooks/:id', {
+    config: { permission: 'webhooks:write' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.deleteWebhook,
@@ -128,6 +134,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/v1/webhooks/:id/test', {
+    config: { permission: 'webhooks:write' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.sendTestEvent,
@@ -143,6 +150,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/v1/webhooks/:id/deliveries', {
+    config: { permission: 'webhooks:read' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.listWebhookDeliveries,
@@ -158,6 +166,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/v1/webhooks/:id/deliveries/:delivery_id/retry', {
+    config: { permission: 'webhooks:write' },
     ...customerCallers,
     schema: {
       ...WEBHOOKS_DOCS.retryWebhookDelivery,

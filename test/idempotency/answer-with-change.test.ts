@@ -1,0 +1,270 @@
+/**
+ * Every answer is stored in the transaction of the change it reports (contract
+ * section 21): with the late store (the plugin's `finish`, for answers no change
+ * made) broken, every POST and PATCH that changes something must still replay
+ * its first answer, since only its change's transaction stored it. A new
+ * operation without a case here fails the coverage check.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { count, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { apiKeys, idempotencyKeys } from '../../src/db/schema.js';
+import { totpCode } from '../../src/features/credentials/totp.js';
+import { json, useTestApp } from '../helpers/app.js';
+import { argentineMerchant } from '../helpers/merchants.js';
+import { openapiDocument, operations } from '../helpers/openapi.js';
+import { seedCatalogue } from '../helpers/plans.js';
+import { createUser } from '../helpers/users.js';
+import { waitFor } from '../helpers/wait.js';
+import { deliveringTo, type Receiver, startReceiver, subscribe } from '../helpers/webhooks.js';
+
+const h = useTestApp();
+
+/** Public operations have no caller to scope a key to: they keep nothing (docs/design.md). */
+const PUBLIC = new Set([
+  'POST /v1/login',
+  'POST /v1/login/challenge',
+  'POST /v1/login/refresh',
+  'POST /v1/login/forgot-password',
+  'POST /v1/login/confirm-forgot-password',
+]);
+
+type Request = {
+  method: 'POST' | 'PATCH';
+  url: string;
+  payload?: object;
+  /** The change ends the caller's own login: its retry is refused before any replay, so only the stored row is looked at. */
+  endsLogin?: boolean;
+};
+type Seeded = Awaited<ReturnType<typeof seedCatalogue>> & { app: FastifyInstance; receiver: Receiver; token: string };
+
+/** A request of each operation that changes something, made ready by what it needs first. */
+const CASES: Record<string, (s: Seeded) => Promise<Request>> = {
+  'POST /v1/logout': async () => ({ method: 'POST', url: '/v1/logout', endsLogin: true }),
+  'POST /v1/logout/all': async () => ({ method: 'POST', url: '/v1/logout/all', endsLogin: true }),
+  'POST /v1/merchants': async (s) => ({
+    method: 'POST',
+    url: '/v1/merchants',
+    payload: argentineMerchant(s.world.customerId),
+  }),
+  'POST /v2/merchants': async (s) => ({
+    method: 'POST',
+    url: '/v2/merchants',
+    payload: argentineMerchant(s.world.customerId, { tax_identification: { type: 'CUIT', number: '20-26756539-3' } }),
+  }),
+  'PATCH /v1/merchants/{id}': async (s) => ({
+    method: 'PATCH',
+    url: `/v1/merchants/${s.m0}`,
+    payload: { fantasy_name: 'Renamed once' },
+  }),
+  'PATCH /v2/merchants/{id}': async (s) => ({
+    method: 'PATCH',
+    url: `/v2/merchants/${s.m1}`,
+    payload: { fantasy_name: 'Renamed twice' },
+  }),
+  'POST /v1/fee-rules/bulk-assign': async (s) => ({
+    method: 'POST',
+    url: '/v1/fee-rules/bulk-assign',
+    payload: { merchant_ids: [s.m0], payment_plan_ids: [s.plans.visa1Own.id] },
+  }),
+  'POST /v1/fee-rules/bulk-assign/all': async (s) => ({
+    method: 'POST',
+    url: '/v1/fee-rules/bulk-assign/all',
+    payload: { payment_plan_ids: [s.plans.visa1.id, s.plans.master1.id] },
+  }),
+  'POST /v1/merchants/{id}/fee-rules': async (s) => ({
+    method: 'POST',
+    url: `/v1/merchants/${s.m1}/fee-rules`,
+    payload: { payment_plan_ids: [s.plans.visa3.id] },
+  }),
+  'POST /v1/fee-rules': async () => ({
+    method: 'POST',
+    url: '/v1/fee-rules',
+    payload: {
+      payment_method: 'CREDIT',
+      card_brand: 'VISA',
+      term: 12,
+      commission: 7.5,
+      has_installments: true,
+      is_international: false,
+    },
+  }),
+  'POST /v1/api-keys': async (s) => ({
+    method: 'POST',
+    url: '/v1/api-keys',
+    payload: { user: 'integration@alpha.test', customer_id: s.world.customerId },
+  }),
+  'POST /auth/users': async (s) => ({
+    method: 'POST',
+    url: '/auth/users',
+    payload: { user: 'pos@alpha.test', user_type: 'MERCHANT', customer_id: s.world.customerId, merchant_id: s.m0 },
+  }),
+  'PATCH /v1/api-keys/{id}': async (s) => ({
+    method: 'PATCH',
+    url: `/v1/api-keys/${await keyOf(s)}`,
+    payload: { name: 'Renamed key' },
+  }),
+  'POST /v1/api-keys/{id}/roll': async (s) => ({ method: 'POST', url: `/v1/api-keys/${await keyOf(s)}/roll` }),
+  'POST /v1/webhooks': async (s) => ({
+    method: 'POST',
+    url: '/v1/webhooks',
+    payload: {
+      notification_url: s.receiver.url,
+      notification_type: ['API_KEY_ROLLED'],
+      secret_key: 'Whsec-Alpha-2026',
+    },
+  }),
+  'POST /v1/webhooks/mock/send-payment-notification': async () => ({
+    method: 'POST',
+    url: '/v1/webhooks/mock/send-payment-notification',
+  }),
+  'PATCH /v1/webhooks/{id}': async (s) => ({
+    method: 'PATCH',
+    url: `/v1/webhooks/${await hookOf(s)}`,
+    payload: { notification_type: ['API_KEY_REVOKED'] },
+  }),
+  'POST /v1/webhooks/{id}/test': async (s) => ({ method: 'POST', url: `/v1/webhooks/${await hookOf(s)}/test` }),
+  'POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry': async (s) => {
+    const hook = await hookOf(s);
+    await s.app.inject({ method: 'POST', url: `/v1/webhooks/${hook}/test`, headers: s.headers });
+    let delivery: string | undefined;
+    await waitFor(async () => {
+      const listed = await s.app.inject({ method: 'GET', url: `/v1/webhooks/${hook}/deliveries`, headers: s.headers });
+      delivery = json(listed).data[0]?.id;
+      return delivery !== undefined;
+    }, 'no delivery was made');
+    return { method: 'POST', url: `/v1/webhooks/${hook}/deliveries/${delivery}/retry` };
+  },
+  'POST /v1/users': async () => ({ method: 'POST', url: '/v1/users', payload: { email: 'new@alpha.test' } }),
+  'PATCH /v1/users/{id}': async (s) => ({
+    method: 'PATCH',
+    url: `/v1/users/${await userOf(s)}`,
+    payload: { role: 'VIEWER' },
+  }),
+  'POST /v1/users/{id}/reset-password': async (s) => ({
+    method: 'POST',
+    url: `/v1/users/${await userOf(s)}/reset-password`,
+  }),
+  'POST /v1/users/me/password': async (s) => ({
+    method: 'POST',
+    url: '/v1/users/me/password',
+    payload: { current_password: s.world.login.password, new_password: 'a quiet violet harbour at noon' },
+  }),
+  'POST /v1/users/me/mfa/totp': async (s) => ({
+    method: 'POST',
+    url: '/v1/users/me/mfa/totp',
+    payload: { current_password: s.world.login.password },
+  }),
+  'POST /v1/users/me/mfa/totp/verify': async (s) => {
+    const started = await s.app.inject({
+      method: 'POST',
+      url: '/v1/users/me/mfa/totp',
+      headers: s.headers,
+      payload: { current_password: s.world.login.password },
+    });
+    return { method: 'POST', url: '/v1/users/me/mfa/totp/verify', payload: { code: totpCode(json(started).secret) } };
+  },
+  'PATCH /v1/customers/me': async () => ({ method: 'PATCH', url: '/v1/customers/me', payload: { require_mfa: false } }),
+};
+
+async function keyOf(s: Seeded): Promise<string> {
+  const made = await s.app.inject({
+    method: 'POST',
+    url: '/v1/api-keys',
+    headers: s.headers,
+    payload: { user: 'other@alpha.test', customer_id: s.world.customerId },
+  });
+  return json(made).id;
+}
+
+async function hookOf(s: Seeded): Promise<string> {
+  return subscribe(s.app, { token: s.token }, s.receiver.url);
+}
+
+async function userOf(s: Seeded): Promise<string> {
+  return (await createUser(s.app, s.token, { email: 'member@alpha.test' })).attributes.id;
+}
+
+describe('Idempotency-Key: an answer is stored with its change', () => {
+  let receiver: Receiver;
+  before(async () => {
+    receiver = await startReceiver();
+  });
+  after(() => receiver.close());
+
+  it('every POST and PATCH of a caller has a case here', async () => {
+    const app = await h.app();
+    const doc = await openapiDocument(app);
+    const missing = operations(doc)
+      .filter((op) => op.method === 'POST' || op.method === 'PATCH')
+      .map((op) => `${op.method} ${op.path}`)
+      .filter((name) => !PUBLIC.has(name) && !(name in CASES));
+    assert.deepEqual(missing, []);
+  });
+
+  for (const [operation, prepare] of Object.entries(CASES)) {
+    it(`${operation}: a change and its answer commit together, so a retry replays it with the late store broken`, async () => {
+      const app = await h.app(deliveringTo(receiver));
+      const catalogue = await seedCatalogue(app);
+      const token = String(catalogue.headers?.authorization).slice('Bearer '.length);
+      const seeded: Seeded = { ...catalogue, app, receiver, token };
+      const { endsLogin, ...request } = await prepare(seeded);
+      const late: string[] = [];
+      // The fault between a change and a later store: only an answer stored in the change's transaction survives it.
+      app.services.idempotency.finish = async () => {
+        late.push(operation);
+        throw new Error('injected fault: the answer was stored after its change');
+      };
+      const send = () =>
+        app.inject({ ...request, headers: { ...seeded.headers, 'idempotency-key': `with-change ${operation}` } });
+      const first = await send();
+      assert.ok(first.statusCode < 300, `${first.statusCode} ${first.body}`);
+      assert.deepEqual(late, [], 'the answer was stored outside the change');
+      const [stored] = await h.db.current.database.db
+        .select()
+        .from(idempotencyKeys)
+        .where(eq(idempotencyKeys.key, `with-change ${operation}`));
+      assert.equal(stored?.status, first.statusCode, 'the committed change has its answer');
+      if (endsLogin) return;
+      const replay = await send();
+      assert.equal(replay.headers['idempotent-replayed'], 'true', `${replay.statusCode} ${replay.body}`);
+      assert.equal(replay.statusCode, first.statusCode);
+      assert.equal(replay.headers.location, first.headers.location);
+      assert.equal(replay.body, first.body);
+    });
+  }
+
+  it('a change that rolls back at its commit leaves no answer, and its retry makes the key once', async () => {
+    const app = await h.app();
+    const { world, headers } = await seedCatalogue(app);
+    const db = h.db.current.database.db;
+    const keys = async () => (await db.select({ n: count() }).from(apiKeys))[0]!.n;
+    // Checked at COMMIT, after the answer was written in the same transaction: both must go.
+    await db.execute(
+      sql.raw(`CREATE FUNCTION fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'injected fault at commit'; END $$`),
+    );
+    await db.execute(
+      sql.raw(`CREATE CONSTRAINT TRIGGER fail_at_commit AFTER INSERT ON api_keys
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_at_commit()`),
+    );
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/api-keys',
+        headers: { ...headers, 'idempotency-key': 'rolled-back' },
+        payload: { user: 'integration@alpha.test', customer_id: world.customerId },
+      });
+    const before = await keys();
+    const failed = await send();
+    assert.equal(failed.statusCode, 500, failed.body);
+    assert.equal(await keys(), before, 'no key');
+    assert.deepEqual(await db.select().from(idempotencyKeys), [], 'no answer without its change');
+    await db.execute(sql.raw('DROP TRIGGER fail_at_commit ON api_keys'));
+    const retry = await send();
+    assert.equal(retry.statusCode, 201, retry.body);
+    assert.equal(retry.headers['idempotent-replayed'], undefined);
+    assert.equal(await keys(), before + 1);
+  });
+});
