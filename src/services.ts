@@ -175,7 +175,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
   const changeRequests = createChangeRequestsService({
     uow,
     changeRequestsDal: dal.changeRequests,
-    heldChanges: createHeldFeeChanges({ feeRules }),
+    heldChanges: createHeldFeeChanges({ feeRules, feeRuleCatalogue, scheduledChanges }),
   });
   // A held scheduling expires at its instant: looked for every second, so it is EXPIRED within a second of it.
   const changeRequestSweep = createBackgroundWorker({

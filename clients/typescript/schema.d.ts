@@ -8867,6 +8867,63 @@ export interface operations {
                     "application/json": components["schemas"]["FeeRule"];
                 };
             };
+            /** @description The customer's policy requires approval: the change was checked and is held, not applied */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_request": {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "status": "PENDING",
+                     *         "operation": "fee_rules.bulk_assign_all",
+                     *         "request": {
+                     *           "method": "POST",
+                     *           "path": "/v1/fee-rules/bulk-assign/all",
+                     *           "body": {
+                     *             "payment_plan_ids": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "preview": {
+                     *           "dry_run": true,
+                     *           "merchants": 2,
+                     *           "merchants_changed": 1,
+                     *           "assignments_added": 1,
+                     *           "assignments_removed": 0,
+                     *           "changes": [
+                     *             {
+                     *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *               "added": [
+                     *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *               ],
+                     *               "removed": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requested_by": {
+                     *           "type": "user",
+                     *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *           "email": "maker@acme.example"
+                     *         },
+                     *         "reviewed_by": null,
+                     *         "reason": null,
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "expires_at": "2026-12-01T10:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "applied_at": null,
+                     *         "result": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestAccepted"];
+                };
+            };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
@@ -9023,6 +9080,61 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The customer's policy requires approval: the change was checked and is held, not applied */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_request": {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "status": "PENDING",
+                     *         "operation": "fee_rules.bulk_assign_all",
+                     *         "request": {
+                     *           "method": "POST",
+                     *           "path": "/v1/fee-rules/bulk-assign/all",
+                     *           "body": {
+                     *             "payment_plan_ids": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "preview": {
+                     *           "dry_run": true,
+                     *           "merchants": 2,
+                     *           "merchants_changed": 1,
+                     *           "assignments_added": 1,
+                     *           "assignments_removed": 0,
+                     *           "changes": [
+                     *             {
+                     *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *               "added": [
+                     *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *               ],
+                     *               "removed": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requested_by": {
+                     *           "type": "user",
+                     *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *           "email": "maker@acme.example"
+                     *         },
+                     *         "reviewed_by": null,
+                     *         "reason": null,
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "expires_at": "2026-12-01T10:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "applied_at": null,
+                     *         "result": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestAccepted"];
+                };
+            };
             /** @description No body */
             204: {
                 headers: {
@@ -9295,6 +9407,61 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The customer's policy requires approval: the change was checked and is held, not applied */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_request": {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "status": "PENDING",
+                     *         "operation": "fee_rules.bulk_assign_all",
+                     *         "request": {
+                     *           "method": "POST",
+                     *           "path": "/v1/fee-rules/bulk-assign/all",
+                     *           "body": {
+                     *             "payment_plan_ids": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "preview": {
+                     *           "dry_run": true,
+                     *           "merchants": 2,
+                     *           "merchants_changed": 1,
+                     *           "assignments_added": 1,
+                     *           "assignments_removed": 0,
+                     *           "changes": [
+                     *             {
+                     *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *               "added": [
+                     *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *               ],
+                     *               "removed": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requested_by": {
+                     *           "type": "user",
+                     *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *           "email": "maker@acme.example"
+                     *         },
+                     *         "reviewed_by": null,
+                     *         "reason": null,
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "expires_at": "2026-12-01T10:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "applied_at": null,
+                     *         "result": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestAccepted"];
+                };
+            };
             /** @description No body */
             204: {
                 headers: {

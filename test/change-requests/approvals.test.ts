@@ -307,3 +307,69 @@ describe('expiry', () => {
     assert.equal(json(res).code, 'change_request_closed');
   });
 });
+
+describe('the other fee changes under REQUIRED', () => {
+  const newPlan = {
+    payment_method: 'CREDIT',
+    card_brand: 'AMEX',
+    term: 1,
+    commission: 3.5,
+    has_installments: false,
+    is_international: false,
+  };
+
+  it('creating and retiring a plan and cancelling a scheduled change are held, then applied by their approval', async () => {
+    const app = await h.app();
+    const { maker, checker, plans, m0 } = await underApproval(app);
+    // A scheduled change to cancel, made while the policy is lifted.
+    await setPolicy(app, checker, 'NONE');
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const scheduled = json(
+      await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id], effective_at: at }),
+    ).scheduled_change;
+    await setPolicy(app, checker, 'REQUIRED');
+    const created = heldRequest(
+      await app.inject({ method: 'POST', url: '/v1/fee-rules', headers: maker, payload: newPlan }),
+    );
+    assert.equal(created.operation, 'payment_plan.create');
+    const retired = heldRequest(
+      await app.inject({ method: 'DELETE', url: `/v1/fee-rules/${plans.visa1Own.id}`, headers: maker }),
+    );
+    assert.equal(retired.operation, 'payment_plan.retire');
+    const cancelled = heldRequest(
+      await app.inject({ method: 'DELETE', url: `/v1/fee-rules/scheduled-changes/${scheduled.id}`, headers: maker }),
+    );
+    assert.equal(cancelled.expires_at, new Date(at).toISOString());
+    const catalogue = async () =>
+      json(await app.inject({ method: 'GET', url: '/v1/fee-rules?owner=CUSTOMER&status=ACTIVE', headers: maker })).data;
+    assert.equal((await catalogue()).length, 1, 'nothing created or retired yet');
+    for (const held of [created, retired, cancelled]) {
+      const seen = json(await getRequest(app, checker, held.id));
+      const res = await approve(app, checker, held.id, { preview_hash: seen.preview_hash });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(json(res).status, 'APPLIED', `${held.operation}: ${res.body}`);
+    }
+    const active = await catalogue();
+    assert.deepEqual(
+      active.map((p: { card_brand: string }) => p.card_brand),
+      ['AMEX'],
+      'AMEX created, the own VISA retired',
+    );
+    const changes = json(await app.inject({ method: 'GET', url: '/v1/fee-rules/scheduled-changes', headers: maker }));
+    assert.equal(changes.data[0].status, 'CANCELLED');
+  });
+
+  it('a plan that would be a 409 or a 404 still is, and nothing is held', async () => {
+    const app = await h.app();
+    const { maker } = await underApproval(app);
+    const unknown = await app.inject({
+      method: 'DELETE',
+      url: '/v1/fee-rules/00000000-0000-4000-8000-000000000000',
+      headers: maker,
+    });
+    assert.equal(unknown.statusCode, 404);
+    const bad = await app.inject({ method: 'POST', url: '/v1/fee-rules', headers: maker, payload: { term: 1 } });
+    assert.equal(bad.statusCode, 400);
+    assert.equal((await storedRequests()).length, 0);
+  });
+});

@@ -36,11 +36,17 @@ export function toChangeRequestResource(row: ChangeRequestRow): ChangeRequestRes
   };
 }
 
-/**
- * SHA-256 of a preview as the dry run produces it: the same code builds the
- * previews compared (the one shown and the one at approval), so their JSON
- * text has the same order of keys.
- */
+/** `value` with every object's keys in order: a preview read back from jsonb names the same hash as when made. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([k, v]) => [k, sortedKeys(v)]));
+}
+
+/** SHA-256 of a preview's JSON with its keys in order: what the approver saw, exactly. */
 export function previewHash(preview: unknown): string {
-  return createHash('sha256').update(JSON.stringify(preview)).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(sortedKeys(preview)))
+    .digest('hex');
 }

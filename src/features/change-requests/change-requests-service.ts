@@ -24,6 +24,7 @@ export interface HeldChange {
   operation: string;
   subjectId: string | null;
   body: unknown;
+  preview: unknown;
 }
 
 /** How the held changes run: through their own services (given by the composition). */
@@ -69,6 +70,7 @@ const heldOf = (row: ChangeRequestRow): HeldChange => ({
   operation: row.operation,
   subjectId: row.subjectId,
   body: row.request.body,
+  preview: row.preview,
 });
 
 export function createChangeRequestsService(deps: ChangeRequestsServiceDeps) {

@@ -193,19 +193,33 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
     },
 
     /** DELETE /v1/fee-rules/scheduled-changes/{id}: a PENDING change is cancelled; again is a no-op; an applied one 409. */
-    async cancel(principal: Principal, id: string, context: ChangeContext): Promise<void> {
+    async cancel(principal: Principal, id: string, context: ChangeContext): Promise<Held | undefined> {
       const { customerId } = principal;
-      await uow.write(context, async ({ dal, audit }) => {
+      return uow.write(context, async ({ dal, audit, holdForApproval }) => {
         // The row lock waits for an instance applying it: then the answer is that it was applied.
         const change = await dal.scheduledChanges.lockOfCustomer(customerId, id.toLowerCase());
         if (!change) throw new NotFoundError('scheduled_change_not_found');
-        if (change.status === 'CANCELLED') return;
         if (change.status === 'APPLIED')
           throw new ConflictError(
             'scheduled_change_not_pending',
             `This change was applied at ${change.appliedAt?.toISOString()}; only a PENDING change can be cancelled.`,
             { status: change.status },
           );
+        const path = `/v1/fee-rules/scheduled-changes/${change.id}`;
+        const asked = { operation: 'fee_rules.schedule_cancel', method: 'DELETE', path, subjectId: change.id } as const;
+        // Held, it must be decided before the change applies: then it can no longer be cancelled.
+        const held = await holdForApproval(
+          approvable(
+            customerId,
+            { ...asked, body: null },
+            {
+              preview: async () => ({ scheduled_change: toScheduledResource(change) }),
+              expiresAt: change.effectiveAt,
+            },
+          ),
+        );
+        if (held) return held;
+        if (change.status === 'CANCELLED') return;
         await dal.scheduledChanges.markCancelled(change.id);
         await audit({
           action: 'fee_rules.schedule_cancelled',
