@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type { WebhookRound, WebhookRun } from './webhooks.js';
 import type { IdempotentCreation } from './idempotency.js';
+import type { QuoteStreamRun } from './quotes.js';
 import type { RestrictedKeyAuth } from './restricted-keys.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
@@ -105,6 +106,10 @@ export interface BenchReport {
   feeRulesAt?: LoadResult;
   /** GET /v1/merchants?size=1000: the largest page, of 10,000 merchants. */
   fullPage?: LoadResult;
+  /** POST /v1/fee-quotes of one transaction (bench/quotes.ts). */
+  feeQuote?: LoadResult;
+  /** POST /v1/fee-quotes of 1,000,000 NDJSON lines over 1,000 merchants (bench/quotes.ts). */
+  quoteStream?: QuoteStreamRun;
   loginStorm?: StormResult;
   firstStart?: FirstStart;
   bulk?: BulkRun[];
@@ -152,6 +157,10 @@ export const BUDGETS = {
   webhookDeliveriesPerSecPostgres: 500,
   webhookP99MsPostgres: 2000,
   keyAuthWhileDeliveringRatio: 0.5,
+  /** Fee quotes (contract section 24): one transaction against the ceiling; a stream's quotes/s (PostgreSQL) and RSS growth. */
+  feeQuoteRatio: 0.3,
+  quoteStreamPerSecPostgres: 100_000,
+  quoteStreamRssGrowthMb: 50,
 } as const;
 
 /** The least /health p99 alone the storm ratio divides by. */
@@ -297,6 +306,27 @@ export function lines(report: BenchReport): Line[] {
       ratio: `${num(ratio, 2)} merchants/s per ceiling req/s`,
       budget: gated ? `merchants/s >= ${BUDGETS.fullPageMerchantsRatioPostgres} x ceiling` : '',
       verdict: verdict(page, gated ? ratio >= BUDGETS.fullPageMerchantsRatioPostgres : undefined),
+    });
+  }
+
+  throughputLine('9a. fee quote POST /v1/fee-quotes, one transaction', report.feeQuote, BUDGETS.feeQuoteRatio);
+  if (report.quoteStream) {
+    const run = report.quoteStream;
+    const gated = report.driver === 'postgres';
+    const growthMb = run.rssGrowthBytes / 1024 / 1024;
+    out.push({
+      measure: `9b. fee quotes NDJSON ${num(run.transactions)} lines over ${num(run.merchants)} merchants`,
+      result: `${num(run.quotesPerSec)} quotes/s (${num(run.seconds, 1)} s), ${num(run.notQuoted)} not quoted`,
+      ratio: '',
+      budget: gated ? `>= ${num(BUDGETS.quoteStreamPerSecPostgres)} quotes/s` : '',
+      verdict: run.notQuoted > 0 ? 'FAIL' : gated ? check(run.quotesPerSec >= BUDGETS.quoteStreamPerSecPostgres) : '',
+    });
+    out.push({
+      measure: '   the service RSS growth during the stream',
+      result: `${num(growthMb, 1)} MB`,
+      ratio: '',
+      budget: `<= ${BUDGETS.quoteStreamRssGrowthMb} MB`,
+      verdict: check(growthMb <= BUDGETS.quoteStreamRssGrowthMb),
     });
   }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency,restricted] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency,restricted,quotes] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -17,6 +17,7 @@ import { EndpointFailed } from './load.js';
 import * as phases from './phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { idempotentKeyCreation } from './idempotency.js';
+import { oneQuote, quoteStream } from './quotes.js';
 import { restrictedKeyAuth } from './restricted-keys.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
@@ -37,6 +38,7 @@ const PHASES = [
   'ratelimit',
   'idempotency',
   'restricted',
+  'quotes',
 ] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -66,7 +68,13 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * that would refuse most of its logins up front (the per-address limit, and the
  * attempts counted before hashing) are off; tests cover them.
  */
-const SERVICE_ENV = { LOG_LEVEL: 'warn', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0', LOGIN_MAX_FAILURES: '0' };
+const SERVICE_ENV = {
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
+  LOGIN_MAX_FAILURES: '0',
+  // The fee quotes' stream of 1,000,000 lines is one request: on a loaded machine it may take longer than 30 s.
+  REQUEST_TIMEOUT_SECONDS: '600',
+};
 // One per process: two bench runs on one server must not drop each other's database.
 const BENCH_DB = `feegate_bench_${process.pid}`;
 const embedded = values.embedded;
@@ -201,6 +209,12 @@ async function main(): Promise<BenchReport> {
     report.fullPage = await phase(
       '3c. a full page: GET /v1/merchants?size=10000 of 12,000 merchants, with an access token',
       () => phases.fullPage(ctx),
+    );
+  }
+  if (wanted('quotes')) {
+    report.feeQuote = await phase('9a. fee quote: POST /v1/fee-quotes of one transaction', () => oneQuote(ctx));
+    report.quoteStream = await phase('9b. fee quotes: NDJSON of 1,000,000 transactions over 1,000 merchants', () =>
+      quoteStream(ctx, () => server!.rss()),
     );
   }
   if (wanted('storm')) {

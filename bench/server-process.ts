@@ -38,6 +38,8 @@ export interface ServerProcess {
   readonly pid: number;
   /** Highest resident set size seen so far, in bytes. */
   peakRss(): number;
+  /** Resident set size now, in bytes (0 when it cannot be read). */
+  rss(): number;
   /** Log lines the service wrote, counted by level and message. */
   logCounts(): Record<string, number>;
   stop(): Promise<void>;
@@ -104,6 +106,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
       sample();
       return peak;
     },
+    rss: () => readMemory(child.pid!)?.rss ?? 0,
     logCounts: () => Object.fromEntries(logged),
     stop: () => stopChild(child, exited, sampler),
   };

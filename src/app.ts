@@ -17,6 +17,7 @@ import { auditRoutes } from './features/audit/audit-routes.js';
 import { authRoutes } from './features/auth/auth-routes.js';
 import { changeRequestsRoutes } from './features/change-requests/change-requests-routes.js';
 import { feePlansRoutes } from './features/fee-plans/fee-plans-routes.js';
+import { feeQuotesRoutes } from './features/fee-quotes/fee-quotes-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
 import { merchantsRoutes } from './features/merchants/merchants-routes.js';
 import { webhooksRoutes } from './features/webhooks/webhooks-routes.js';
@@ -162,6 +163,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(metricsPlugin, {
     sources: {
       loginQueueDepth: () => services.hasher.queued(),
+      listingPagesWaiting: () => services.listingPagePermits.waiting(),
       databasePool: () => database.poolStats?.(),
       webhookQueue: () => services.webhookQueue(),
     },
@@ -184,6 +186,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(merchantsRoutes);
   await app.register(feePlansRoutes);
   await app.register(changeRequestsRoutes);
+  await app.register(feeQuotesRoutes);
   await app.register(apiKeysRoutes);
   await app.register(auditRoutes);
   await app.register(webhooksRoutes);

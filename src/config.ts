@@ -41,6 +41,16 @@ export function defaultLoginConcurrency(cores = os.availableParallelism()): numb
 }
 
 /**
+ * Merchant listing pages read at once by default: a page of 10,000 is mostly
+ * serialising, so more pages than twice the cores finish none sooner, and each
+ * page read holds a batch of rows and its text (docs/performance.md, line 3c);
+ * at most half the pool, so pages never take every connection from the rest.
+ */
+export function defaultListingConcurrentPages(poolSize: number, cores = os.availableParallelism()): number {
+  return Math.max(1, Math.min(cores * 2, Math.floor(poolSize / 2)));
+}
+
+/**
  * Logins that may wait per hashing thread: about half a second of argon2 each.
  * A refused login costs CPU too, since clients that ignore Retry-After send it
  * again at once: a shorter queue spends a storm on refusals and gets fewer logins
@@ -105,6 +115,13 @@ export const SETTINGS = {
     'load the demo data into an empty embedded database at start',
   ),
   databasePoolSize: setting('DATABASE_POOL_SIZE', integer(1, 200), '10', 'PostgreSQL connections'),
+  listingConcurrentPages: derived(
+    'LISTING_CONCURRENT_PAGES',
+    integer(1, 200),
+    'cores × 2, at most DATABASE_POOL_SIZE ÷ 2',
+    (vars): number => defaultListingConcurrentPages(SETTINGS.databasePoolSize.read(vars)),
+    'merchant listing pages read at once; the others wait their turn',
+  ),
   databaseStatementTimeoutMs: setting(
     'DATABASE_STATEMENT_TIMEOUT_MS',
     integer(1000, 3_600_000),

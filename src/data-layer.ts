@@ -84,6 +84,7 @@ export const READS = {
     'belongsToCustomer',
     'notOfCustomer',
     'inactiveAmong',
+    'statusesOf',
   ],
   import: [
     'existingCustomerIds',

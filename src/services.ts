@@ -20,6 +20,9 @@ import { createCustomerLocks } from './db/customer-locks.js';
 import { createFeeRuleTimelines } from './features/fee-plans/fee-rule-timelines.js';
 import { createFeeRuleCatalogueService } from './features/fee-plans/fee-rule-catalogue-service.js';
 import { createFeeRulesService } from './features/fee-plans/fee-rules-service.js';
+import { createPlansInForce } from './features/fee-plans/plans-in-force.js';
+import { QuoteLine } from './features/fee-quotes/fee-quotes-schemas.js';
+import { createFeeQuotesService, type LineCheck } from './features/fee-quotes/fee-quotes-service.js';
 import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-plans/scheduled-changes-service.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
 import type { DocumentCheck } from './features/operator/import-checks.js';
@@ -30,6 +33,7 @@ import { createWebhookSender } from './features/webhooks/webhook-sender.js';
 import { createWebhooksService } from './features/webhooks/webhooks-service.js';
 import { createBackgroundWorker } from './lib/background-worker.js';
 import { createPerMinuteLimit } from './lib/per-minute-limit.js';
+import { createPermits } from './lib/permits.js';
 import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
@@ -42,6 +46,18 @@ import { createHeldFeeChanges } from './features/fee-plans/held-fee-changes.js';
 import { ImportDocument } from './features/operator/import-schema.js';
 import { describeRefusals } from './plugins/problem-details.js';
 import { createStrictAjv } from './plugins/validation.js';
+
+let lineCheck: LineCheck | undefined;
+/** One NDJSON line of a fee quote request, checked by the API's body validator, with its words (compiled once per process). */
+function compileLineCheck(): LineCheck {
+  const check = createStrictAjv().compile<Parameters<LineCheck>[0]>(QuoteLine);
+  return (raw) => {
+    if (check(raw)) return { line: raw as never };
+    return {
+      errors: describeRefusals(check.errors ?? []).map(({ path, message }) => ({ field: path || 'line', message })),
+    };
+  };
+}
 
 let importCheck: ReturnType<typeof compileImportCheck> | undefined;
 /** The import document checked by the API's body validator, with its words (compiled once per process). */
@@ -137,11 +153,13 @@ export function createServices(config: Config, database: Database, log: Log = SI
     caches: keyCaches,
     lastUse,
   });
+  const listingPagePermits = createPermits(config.listingConcurrentPages);
   const merchants = createMerchantsService({
     uow,
     merchantsDal: dal.merchants,
     keyCaches: { noticeFor: keysChangeNotice, changed: keyCaches.changed },
     customerLocks,
+    listingPagePermits,
   });
   const paymentPlans = createPaymentPlansService({ paymentPlansDal: dal.paymentPlans, merchants });
   const assignmentLimit = createAssignmentLimit({
@@ -160,16 +178,26 @@ export function createServices(config: Config, database: Database, log: Log = SI
     customerLocks,
     assignmentLimit,
   });
-  const feeRules = createFeeRulesService({
-    uow,
+  const plansInForce = createPlansInForce({
     feeRulesDal: dal.feeRules,
     paymentPlansDal: dal.paymentPlans,
     scheduledChangesDal: dal.scheduledChanges,
+    timelines,
+  });
+  const feeRules = createFeeRulesService({
+    uow,
+    plansInForce,
     merchants,
     assignmentLimit,
     customerLocks,
     scheduled: scheduledChanges,
     timelines,
+  });
+  lineCheck ??= compileLineCheck();
+  const feeQuotes = createFeeQuotesService({
+    plansInForce,
+    merchantsDal: dal.merchants,
+    checkLine: lineCheck,
   });
   const feeRuleCatalogue = createFeeRuleCatalogueService({ paymentPlansDal: dal.paymentPlans, customerLocks });
   const changeRequests = createChangeRequestsService({
@@ -248,6 +276,8 @@ export function createServices(config: Config, database: Database, log: Log = SI
   });
   return {
     users,
+    /** Turns of the merchant listing's pages: how many wait is a gauge. */
+    listingPagePermits,
     /** Secrets at rest: prepared before anything reads one (start does it). */
     secrets,
     hasher,
@@ -256,6 +286,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
     merchants,
     paymentPlans,
     feeRules,
+    feeQuotes,
     feeRuleCatalogue,
     scheduledChanges,
     changeRequests,

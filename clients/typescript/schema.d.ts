@@ -541,6 +541,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fee-quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote what transactions pay
+         * @description JSON: 1..1000 transactions at one instant → 200 `{ quotes }` in the same order. Amounts are decimal strings with at most the currency's ISO 4217 minor-unit digits (USD, ARS, MXN, BRL, COP, PEN, UYU, EUR: 2; CLP: 0; BHD: 3), positive, at most 10^13 minor units. fee = amount × commission / 100, rounded half-to-even to the minor unit; net = amount − fee; both with exactly the currency's minor digits. The arithmetic is exact (integers of minor units; no floating point). The plan in force is the merchant's plan at `at` (default now) with the transaction's card_brand, payment_method and is_international, has_installments = (installments > 1) and term = installments, found as GET /v1/merchants/{id}/fee-rules?at= finds it: the history for past instants, the pending scheduled changes for future ones. A transaction that cannot be quoted answers, in its place, a QuoteRefusal `{ id, merchant_id, error: { code, detail } }` (its codes: no plan in force, a merchant the caller may not see (a merchant key sees only its own merchant), an INACTIVE merchant; see the schema); the others are quoted. A refusal is not a failure of the request: the answer is still 200. A transaction with a bad amount (a number, zero, negative, too many decimals, too large), an unknown currency or installments below 1 is a 400 `validation_failed` naming it (`transactions[3].amount`), and nothing is quoted. With `Content-Type: application/x-ndjson` the body is one QuoteLine per line (a transaction, with its own `at` if wanted; default the instant the request arrived) and the answer, `application/x-ndjson`, one line per transaction line in order, written as the body is read: any number of lines in constant memory, read no faster than the client reads the answer. Blank lines are skipped. A line that is not JSON answers `{ line, error: { code: "malformed_json" } }` on its line; one that is not a valid transaction (or longer than 16384 characters) `{ line, error: { code: "validation_failed", errors } }`; the stream goes on. The whole body must arrive within REQUEST_TIMEOUT_SECONDS: split longer batches. Nothing is changed: read-only keys and VIEWERs may quote. With an Idempotency-Key a JSON answer is kept as for any POST; an NDJSON answer is not kept. A body that is neither JSON nor NDJSON: 415. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         */
+        post: operations["createFeeQuotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -556,7 +576,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key's expires_at, access and rate_limit where they are not sent, and may ask for less but not more. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. The full key is returned only here. Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key), 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         * @description Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}), permissions (default: all that access allows) and allowed_ips (up to 20 addresses or CIDR ranges; a bad one is a 400 naming the item). Created with a key, the new key takes the calling key's expires_at, access, rate_limit, permissions and allowed_ips where they are not sent, and may ask for less but not more. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), read_only if it is read_only, no permission it lacks, and only allowed_ips ranges inside one of its own (none, meaning any address, only if it has none). Token callers are not bound by this. The full key is returned only here. Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key), 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 customer_not_found, merchant_not_found; 409 api_key_limit_reached, user_conflict. Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -603,8 +623,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an API key or change its expiry or rate limit
-         * @description Changes any of name, expires_at and rate_limit (null removes each). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on. With a key, an expiry or rate limit may be set within the calling key's own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name or rate_limit); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED, or was rolled and is in its grace period). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         * Rename an API key or change its expiry, rate limit, permissions or allowed addresses
+         * @description Changes any of name, expires_at and rate_limit (null removes each), permissions and allowed_ips (each replaces the list; a read_only key holds no :write, else 400 naming the item). A key changing itself may only drop permissions and narrow its ranges. Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on. With a key, an expiry or rate limit may be set within the calling key's own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), read_only if it is read_only, no permission it lacks, and only allowed_ips ranges inside one of its own (none, meaning any address, only if it has none). Token callers are not bound by this. Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name or rate_limit); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED, or was rolled and is in its grace period). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -620,7 +640,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key: a new key, the old one retired after a grace period
-         * @description Creates a new key with the same user, type, customer, merchant, name, access, rate limit and expiry, and answers it with its full value (shown only here). The new key continues the old one's rate-limit count. The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it can be neither changed nor rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. A key caller may roll itself, and other keys that have no more than it has. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this. Errors: 400 validation_failed (grace_period_seconds outside 0..604800); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED or already rolled). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         * @description Creates a new key with the same user, type, customer, merchant, name, access, rate limit, expiry, permissions and allowed_ips, and answers it with its full value (shown only here). The new key continues the old one's rate-limit count. The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it can be neither changed nor rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. A key caller may roll itself, and other keys that have no more than it has. A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), read_only if it is read_only, no permission it lacks, and only allowed_ips ranges inside one of its own (none, meaning any address, only if it has none). Token callers are not bound by this. Errors: 400 validation_failed (grace_period_seconds outside 0..604800); 403 key_escalation (a key caller asking for more than it has); 403 read_only_key (a read_only key may use GET operations only). 404 api_key_not_found; 409 api_key_not_enabled (the key is DELETED, EXPIRED or already rolled). Errors: 401 missing_credentials, invalid_token, invalid_api_key, api_key_expired; 429 rate_limited (a key with its own rate_limit; Retry-After and RateLimit-* headers). Permission: `api_keys:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -3136,6 +3156,215 @@ export interface components {
          *     }
          */
         AssignmentAccepted: components["schemas"]["ScheduledChangeAccepted"] | components["schemas"]["ChangeRequestAccepted"];
+        /**
+         * @description A transaction to quote
+         * @example {
+         *       "id": "order-1001",
+         *       "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+         *       "amount": "1234.56",
+         *       "currency": "ARS",
+         *       "card_brand": "VISA",
+         *       "payment_method": "CREDIT",
+         *       "installments": 3,
+         *       "is_international": false
+         *     }
+         */
+        QuoteTransaction: {
+            /** @description The caller's own reference, echoed in the quote */
+            id?: string;
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            merchant_id: string;
+            /**
+             * @description Positive decimal string with at most the currency's ISO 4217 minor-unit digits ("1234.56" in USD, "1500" in CLP), at most 10^13 minor units; a JSON number is refused
+             * @example 1234.56
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code (taken in any case), e.g. ARS, MXN, USD, BRL, CLP, COP, PEN, UYU, EUR
+             * @example ARS
+             */
+            currency: string;
+            /**
+             * @description Card brand, any case, e.g. VISA
+             * @example VISA
+             */
+            card_brand: string;
+            /**
+             * @description Payment method, any case, e.g. CREDIT
+             * @example CREDIT
+             */
+            payment_method: string;
+            /** @description Installments: the plan with has_installments = (installments > 1) and term = installments applies */
+            installments: number;
+            is_international: boolean;
+        };
+        /**
+         * @description One line of an application/x-ndjson request: a transaction and optionally its instant
+         * @example {
+         *       "id": "order-1001",
+         *       "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+         *       "amount": "1234.56",
+         *       "currency": "ARS",
+         *       "card_brand": "VISA",
+         *       "payment_method": "CREDIT",
+         *       "installments": 3,
+         *       "is_international": false,
+         *       "at": "2026-03-01T12:00:00Z"
+         *     }
+         */
+        QuoteLine: {
+            /** @description The caller's own reference, echoed in the quote */
+            id?: string;
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            merchant_id: string;
+            /**
+             * @description Positive decimal string with at most the currency's ISO 4217 minor-unit digits ("1234.56" in USD, "1500" in CLP), at most 10^13 minor units; a JSON number is refused
+             * @example 1234.56
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code (taken in any case), e.g. ARS, MXN, USD, BRL, CLP, COP, PEN, UYU, EUR
+             * @example ARS
+             */
+            currency: string;
+            /**
+             * @description Card brand, any case, e.g. VISA
+             * @example VISA
+             */
+            card_brand: string;
+            /**
+             * @description Payment method, any case, e.g. CREDIT
+             * @example CREDIT
+             */
+            payment_method: string;
+            /** @description Installments: the plan with has_installments = (installments > 1) and term = installments applies */
+            installments: number;
+            is_international: boolean;
+            /**
+             * Format: date-time
+             * @description The instant of this transaction (default: the request’s); RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+             */
+            at?: string;
+        };
+        /**
+         * @description Transactions to quote at one instant
+         * @example {
+         *       "at": "2026-03-01T12:00:00Z",
+         *       "transactions": [
+         *         {
+         *           "id": "order-1001",
+         *           "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+         *           "amount": "1234.56",
+         *           "currency": "ARS",
+         *           "card_brand": "VISA",
+         *           "payment_method": "CREDIT",
+         *           "installments": 3,
+         *           "is_international": false
+         *         }
+         *       ]
+         *     }
+         */
+        QuoteRequest: {
+            /**
+             * Format: date-time
+             * @description The instant of every transaction (default now, the same for all); RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+             */
+            at?: string;
+            /** @description 1..1000 transactions, quoted in order */
+            transactions: components["schemas"]["QuoteTransaction"][];
+        };
+        /**
+         * @description What a transaction pays under the plan in force at `at`
+         * @example {
+         *       "id": "order-1001",
+         *       "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+         *       "payment_plan_id": "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+         *       "commission": 3.89,
+         *       "fee": "48.02",
+         *       "net": "1186.54",
+         *       "currency": "ARS",
+         *       "at": "2026-03-01T12:00:00.000Z"
+         *     }
+         */
+        Quote: {
+            /** @description The transaction's id as sent, null without one */
+            id: string | null;
+            /** @description The merchant, as sent (lower case) */
+            merchant_id: string;
+            /** @description The plan in force that priced it */
+            payment_plan_id: string;
+            /** @description The plan's commission, percent */
+            commission: number;
+            /** @description amount × commission / 100, half-to-even, with exactly the currency's minor digits */
+            fee: string;
+            /** @description amount − fee, with exactly the currency's minor digits */
+            net: string;
+            /** @description ISO 4217 code, upper case */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            at: string;
+        };
+        /** @description A transaction of the request that could not be quoted; the others are quoted */
+        QuoteRefusal: {
+            /** @description The transaction's id as sent, null without one */
+            id: string | null;
+            merchant_id: string;
+            error: {
+                /** @description no_plan_in_force: the merchant held no matching plan at `at`; merchant_not_found: not a merchant the caller may see; merchant_inactive: the merchant is INACTIVE */
+                code: "no_plan_in_force" | "merchant_not_found" | "merchant_inactive";
+                detail: string;
+            };
+        };
+        /**
+         * @description The quotes of a JSON request
+         * @example {
+         *       "quotes": [
+         *         {
+         *           "id": "order-1001",
+         *           "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+         *           "payment_plan_id": "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+         *           "commission": 3.89,
+         *           "fee": "48.02",
+         *           "net": "1186.54",
+         *           "currency": "ARS",
+         *           "at": "2026-03-01T12:00:00.000Z"
+         *         },
+         *         {
+         *           "id": "order-1002",
+         *           "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+         *           "error": {
+         *             "code": "no_plan_in_force",
+         *             "detail": "The merchant held no plan with this card_brand, payment_method, is_international and installments at this instant."
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        QuoteAnswer: {
+            /** @description One per transaction, in the order sent */
+            quotes: (components["schemas"]["Quote"] | components["schemas"]["QuoteRefusal"])[];
+        };
+        /**
+         * @description One QuoteLine per line (UTF-8, separated by \n); blank lines are skipped
+         * @example {"id":"order-1001","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","amount":"1234.56","currency":"ARS","card_brand":"VISA","payment_method":"CREDIT","installments":3,"is_international":false}
+         *     {"id":"order-1002","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","amount":"1234.56","currency":"ARS","card_brand":"VISA","payment_method":"CREDIT","installments":3,"is_international":false,"at":"2026-03-01T12:00:00Z"}
+         */
+        QuoteLines: unknown;
+        /**
+         * @description One line per transaction line, in order: a Quote, a QuoteRefusal, or a line error { line, error: { code: malformed_json | validation_failed, detail, errors? } }
+         * @example {"id":"order-1001","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","payment_plan_id":"0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b","commission":3.89,"fee":"48.02","net":"1186.54","currency":"ARS","at":"2026-03-01T12:00:00.000Z"}
+         *     {"line":2,"error":{"code":"malformed_json","detail":"The line is not valid JSON."}}
+         */
+        QuoteLinesAnswer: unknown;
         /**
          * @description A probe answer
          * @example {
@@ -10591,6 +10820,216 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createFeeQuotes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "at": "2026-03-01T12:00:00Z",
+                 *       "transactions": [
+                 *         {
+                 *           "id": "order-1001",
+                 *           "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+                 *           "amount": "1234.56",
+                 *           "currency": "ARS",
+                 *           "card_brand": "VISA",
+                 *           "payment_method": "CREDIT",
+                 *           "installments": 3,
+                 *           "is_international": false
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequest"];
+                /**
+                 * @example {"id":"order-1001","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","amount":"1234.56","currency":"ARS","card_brand":"VISA","payment_method":"CREDIT","installments":3,"is_international":false}
+                 *     {"id":"order-1002","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","amount":"1234.56","currency":"ARS","card_brand":"VISA","payment_method":"CREDIT","installments":3,"is_international":false,"at":"2026-03-01T12:00:00Z"}
+                 */
+                "application/x-ndjson": components["schemas"]["QuoteLines"];
+            };
+        };
+        responses: {
+            /** @description The quotes, in the order of the transactions */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "quotes": [
+                     *         {
+                     *           "id": "order-1001",
+                     *           "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+                     *           "payment_plan_id": "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *           "commission": 3.89,
+                     *           "fee": "48.02",
+                     *           "net": "1186.54",
+                     *           "currency": "ARS",
+                     *           "at": "2026-03-01T12:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "order-1002",
+                     *           "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
+                     *           "error": {
+                     *             "code": "no_plan_in_force",
+                     *             "detail": "The merchant held no plan with this card_brand, payment_method, is_international and installments at this instant."
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuoteAnswer"];
+                    /**
+                     * @example {"id":"order-1001","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","payment_plan_id":"0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b","commission":3.89,"fee":"48.02","net":"1186.54","currency":"ARS","at":"2026-03-01T12:00:00.000Z"}
+                     *     {"line":2,"error":{"code":"malformed_json","detail":"The line is not valid JSON."}}
+                     */
+                    "application/x-ndjson": components["schemas"]["QuoteLinesAnswer"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Conflict. code: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
                     };
                 };
             };

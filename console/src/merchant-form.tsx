@@ -30,10 +30,23 @@ function fieldErrors(error: unknown): FieldErrors {
 function readForm(form: FormData, country: Country, clear: boolean) {
   const text = (name: string) => String(form.get(name) ?? '').trim();
   const optional = (name: string) => text(name) || (clear ? null : undefined);
-  const representativeNames = ['name', 'surname', 'identification.type', 'identification.number', 'email', 'phone'];
+  const representativeNames = [
+    'name',
+    'surname',
+    'identification.type',
+    'identification.number',
+    'birth_date',
+    'email',
+    'phone',
+  ];
   const hasRepresentative = representativeNames.some((f) => text(`representative.${f}`));
+  const settlementNames = ['transaction_fee', 'settlement', 'cbu_or_cvu'];
+  const hasSettlement = settlementNames.some((f) => text(`settlement_condition.${f}`));
   const floor = text('address.floor');
   const apartment = text('address.apartment');
+  const taxNumber = text('tax_identification.number');
+  const taxCondition = text('tax.type');
+  const birthDate = text('representative.birth_date');
   return {
     legal_type: text('legal_type') as Schemas['CreateMerchantRequest']['legal_type'],
     business_name: text('business_name'),
@@ -50,7 +63,21 @@ function readForm(form: FormData, country: Country, clear: boolean) {
       ...(floor ? { floor } : {}),
       ...(apartment ? { apartment } : {}),
     },
-    tax_identification: { type: TAX_ID[country].type, number: text('tax_identification.number') },
+    tax_identification: { type: TAX_ID[country].type, number: taxNumber },
+    // The platform's v1 tax: the same number, with the tax condition (kept by the service as financial_info's).
+    tax: taxCondition ? { id: taxNumber, type: taxCondition } : undefined,
+    phone: optional('phone'),
+    activity: optional('activity'),
+    category: optional('category'),
+    settlement_condition: hasSettlement
+      ? {
+          transaction_fee: text('settlement_condition.transaction_fee'),
+          settlement: text('settlement_condition.settlement'),
+          cbu_or_cvu: text('settlement_condition.cbu_or_cvu'),
+        }
+      : clear
+        ? null
+        : undefined,
     representative: hasRepresentative
       ? {
           type: text('representative.type') as 'PRESIDENT' | 'PROXY' | 'OTHER',
@@ -60,6 +87,7 @@ function readForm(form: FormData, country: Country, clear: boolean) {
             type: text('representative.identification.type'),
             number: text('representative.identification.number'),
           },
+          ...(birthDate ? { birth_date: birthDate } : {}),
           email: text('representative.email'),
           phone: text('representative.phone'),
         }
@@ -125,6 +153,7 @@ export function MerchantForm(props: {
   );
   const address = merchant?.address;
   const representative = merchant?.representative;
+  const settlement = merchant?.settlement_condition;
   return (
     <form
       onSubmit={submit}
@@ -158,8 +187,30 @@ export function MerchantForm(props: {
         required: true,
         hint: tax.hint,
       })}
+      {field('tax.type', 'Tax condition', merchant?.tax?.type, {
+        maxLength: 64,
+        hint: country === 'ARG' ? 'e.g. RESPONSABLE_INSCRIPTO, MONOTRIBUTO' : 'e.g. REGIMEN_GENERAL',
+      })}
       {field('merchant_code', 'Merchant code', merchant?.merchant_code, { maxLength: 64 })}
       {field('email', 'Contact e-mail', merchant?.email, { type: 'email' })}
+      {field('phone', 'Merchant phone', merchant?.phone, { type: 'tel', maxLength: 32 })}
+      {field('activity', 'Activity', merchant?.activity, { maxLength: 100 })}
+      {field('category', 'Category', merchant?.category, { maxLength: 100, hint: 'e.g. a merchant category code' })}
+      <fieldset>
+        <legend>Settlement (optional)</legend>
+      </fieldset>
+      {field('settlement_condition.transaction_fee', 'Transaction fee', settlement?.transaction_fee, {
+        maxLength: 32,
+        hint: 'e.g. 3.5',
+      })}
+      {field('settlement_condition.settlement', 'Settlement term', settlement?.settlement, {
+        maxLength: 32,
+        hint: 'e.g. T+1',
+      })}
+      {field('settlement_condition.cbu_or_cvu', 'CBU or CVU', settlement?.cbu_or_cvu, {
+        maxLength: 30,
+        hint: '22 digits',
+      })}
       <fieldset>
         <legend>Address</legend>
       </fieldset>
@@ -193,6 +244,7 @@ export function MerchantForm(props: {
       {field('representative.identification.number', 'Document number', representative?.identification.number, {
         maxLength: 32,
       })}
+      {field('representative.birth_date', 'Date of birth', representative?.birth_date, { type: 'date' })}
       {field('representative.email', 'Representative e-mail', representative?.email, { type: 'email' })}
       {field('representative.phone', 'Phone', representative?.phone, { type: 'tel', maxLength: 32 })}
       {field('additional_info', 'Notes', merchant?.additional_info, { maxLength: 1000, wide: true })}

@@ -61,6 +61,7 @@ export const webhookAttemptDuration = new Histogram({
 /** Where the gauges read from; set by the app that serves the metrics. */
 export interface GaugeSources {
   loginQueueDepth?(): number;
+  listingPagesWaiting?(): number;
   databasePool?(): { total: number; idle: number; waiting: number } | undefined;
   webhookQueue?(): Promise<{ pending: number; oldestAgeSeconds: number }>;
 }
@@ -75,6 +76,15 @@ new Gauge({
   registers: [registry],
   collect() {
     this.set(sources.loginQueueDepth?.() ?? 0);
+  },
+});
+
+new Gauge({
+  name: 'feegate_listing_pages_waiting',
+  help: 'Merchant listing pages waiting for their turn (LISTING_CONCURRENT_PAGES are read at once)',
+  registers: [registry],
+  collect() {
+    this.set(sources.listingPagesWaiting?.() ?? 0);
   },
 });
 

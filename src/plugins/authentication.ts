@@ -33,6 +33,8 @@ declare module 'fastify' {
     mfaSetup?: boolean;
     /** The platform SDK's path: X-API-KEY and Authorization together, both checked, one customer. */
     sdkCredentials?: boolean;
+    /** A POST that changes nothing (a fee quote): read-only keys and VIEWERs may call it as they may GET. */
+    changesNothing?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -46,6 +48,9 @@ declare module 'fastify' {
 const BEARER = /^(?:Bearer[ ]+)?([^\s]+)[ ]*$/i;
 const READS = new Set(['GET', 'HEAD']);
 const CHALLENGE_SESSION_PREFIX = 'fgc_';
+/** Whether the request only reads: a GET or HEAD, or a route that changes nothing whatever its method. */
+const onlyReads = (request: FastifyRequest) =>
+  READS.has(request.method) || request.routeOptions.config.changesNothing === true;
 
 /** Whether a route authenticates its caller (its onRequest is `authenticate`, alone or among others). */
 function isAuthenticated(route: RouteOptions, authenticate: unknown): boolean {
@@ -61,7 +66,7 @@ function isAuthenticated(route: RouteOptions, authenticate: unknown): boolean {
 function authorise(request: FastifyRequest, principal: Principal): void {
   if (principal.allowedRanges && !isAllowedAddress(request.ip, principal.allowedRanges))
     throw new ForbiddenError('ip_not_allowed');
-  if (principal.readOnly && !READS.has(request.method)) throw new ForbiddenError('read_only_key');
+  if (principal.readOnly && !onlyReads(request)) throw new ForbiddenError('read_only_key');
   const needed = request.routeOptions.config.permission;
   if (needed === undefined || needed === 'none' || permissionsOf(principal).has(needed)) return;
   const byRole = principal.auth === 'token';
@@ -97,7 +102,7 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
     if (byKey.customerId !== byToken.customerId)
       throw new UnauthorizedError('invalid_token', 'The API key and the access token are of different customers.');
     authorise(request, byKey);
-    if (byToken.role === 'VIEWER' && !READS.has(request.method))
+    if (byToken.role === 'VIEWER' && !onlyReads(request))
       throw new ForbiddenError('insufficient_role', 'A VIEWER only reads: this operation changes something.');
     return byKey;
   }
@@ -130,7 +135,7 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
       const principal = await opts.authenticators.accessToken(token);
       request.principal = principal;
       // The role rule stricter than permissions: a VIEWER changes nothing but its own login's settings.
-      if (principal.role === 'VIEWER' && !READS.has(request.method) && !request.routeOptions.config.anyRole) {
+      if (principal.role === 'VIEWER' && !onlyReads(request) && !request.routeOptions.config.anyRole) {
         throw new ForbiddenError('insufficient_role', 'A VIEWER only reads: this operation changes something.');
       }
       authorise(request, principal);

@@ -144,6 +144,69 @@ describe('console: merchants in the browser', { skip: CHROMIUM_MISSING }, () => 
     assert.deepEqual(errors, [], 'no script error or CSP violation in the browser');
   });
 
+  it("adds a merchant with the platform's fields; a bad CBU is refused beside its field; all shown after a reload", async (t) => {
+    const { page, errors } = await openPage(t);
+    await signIn(page);
+    await page.getByRole('link', { name: 'Add merchant' }).click();
+    await page.getByRole('heading', { name: 'Add a merchant' }).waitFor();
+    await page.getByLabel('Business (legal) name').fill('Panadería Sur S.R.L.');
+    await page.getByLabel('Trading name').fill('Pan Sur');
+    await page.getByLabel('CUIT').fill('30-71234567-1');
+    await page.getByLabel('Tax condition').fill('RESPONSABLE_INSCRIPTO');
+    await page.getByLabel('Merchant phone').fill('+54 221 555 0199');
+    await page.getByLabel('Activity').fill('Panadería');
+    await page.getByLabel('Category').fill('5462');
+    await page.getByLabel('Transaction fee').fill('3.5');
+    await page.getByLabel('Settlement term').fill('T+1');
+    // The last check digit wrong: the service's check, not the form's, refuses it.
+    await page.getByLabel('CBU or CVU').fill('2850590940090418135202');
+    await page.getByLabel('Street').fill('Calle 8');
+    await page.getByRole('textbox', { name: /^Number/ }).fill('800');
+    await page.getByLabel('City').fill('La Plata');
+    await page.getByLabel('Province').fill('Buenos Aires');
+    await page.getByLabel('Postal code').fill('B1900AAB');
+    await page.getByLabel('Given name').fill('Ana');
+    await page.getByLabel('Surname').fill('García');
+    await page.getByLabel('Document type').fill('DNI');
+    await page.getByLabel('Document number').fill('26756539');
+    await page.getByLabel('Date of birth').fill('1978-05-21');
+    await page.getByLabel('Representative e-mail').fill('ana@pansur.example.com');
+    await page.getByRole('textbox', { name: /^Phone/ }).fill('+54 221 555 0100');
+    await page.getByRole('button', { name: 'Add merchant' }).click();
+    const cbuError = page.locator('#field-settlement_condition-cbu_or_cvu-error');
+    await cbuError.waitFor();
+    assert.match(await cbuError.innerText(), /check digit/i);
+    assert.equal(await page.getByLabel('CBU or CVU').getAttribute('aria-invalid'), 'true');
+    await shot(page, 'add-merchant-bad-cbu');
+    await noSeriousViolations(page, 'add merchant, bad CBU');
+
+    await page.getByLabel('CBU or CVU').fill('285-0590940090418135201');
+    await page.getByRole('button', { name: 'Add merchant' }).click();
+    await page.getByRole('heading', { name: /Pan Sur/ }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: /Pan Sur/ }).waitFor();
+    const details = await page.getByTestId('merchant-details').innerText();
+    for (const shown of [
+      /RESPONSABLE_INSCRIPTO/,
+      /\+54 221 555 0199/,
+      /Panadería/,
+      /5462/,
+      /3\.5, T\+1, CBU\/CVU 2850590940090418135201/,
+      /DNI 26756539, born 1978-05-21/,
+    ])
+      assert.match(details, shown);
+    await shot(page, 'merchant-platform-fields');
+    await noSeriousViolations(page, 'merchant details with platform fields');
+    await page.getByRole('button', { name: 'Edit merchant' }).click();
+    await page.getByRole('form', { name: 'Edit merchant' }).waitFor();
+    assert.equal(await page.getByLabel('CBU or CVU').inputValue(), '2850590940090418135201');
+    assert.equal(await page.getByLabel('Date of birth').inputValue(), '1978-05-21');
+    assert.equal(await page.getByLabel('Tax condition').inputValue(), 'RESPONSABLE_INSCRIPTO');
+    await shot(page, 'edit-merchant-platform-fields');
+    await noSeriousViolations(page, 'edit merchant with platform fields');
+    assert.deepEqual(errors, [], 'no script error or CSP violation in the browser');
+  });
+
   it('edits a merchant; a taken code is refused beside its field', async (t) => {
     await createMerchant({ fantasy_name: 'Tacos Lalo', merchant_code: 'TAKEN', rfc: 'GODE561231GR8' });
     const merchantId = await createMerchant({ fantasy_name: 'Café 8', merchant_code: 'LP-0008', rfc: 'GODE561231GR8' });

@@ -5,8 +5,10 @@
  * client that hangs up mid-page leaves no connection checked out.
  */
 import assert from 'node:assert/strict';
-import { get } from 'node:http';
-import { describe, it } from 'node:test';
+import { get, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it, type TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import { merchants } from '../../src/db/schema.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { ON_POSTGRES } from '../helpers/database.js';
@@ -60,8 +62,8 @@ function decodeLikeKotlin(body: string) {
   return { merchants: merchantsDecoded, page };
 }
 
-/** `count` merchants of the customer, one second apart, all older than the world's: the oldest first. */
-async function manyMerchants(customerId: string, count: number): Promise<string[]> {
+/** `count` merchants of the customer (with `additionalInfo` to make them larger), one second apart, all older than the world's: the oldest first. */
+async function manyMerchants(customerId: string, count: number, additionalInfo?: string): Promise<string[]> {
   const ids = Array.from({ length: count }, () => uuid('d'));
   const start = Date.UTC(2020, 0, 1);
   for (let from = 0; from < count; from += 2000)
@@ -70,6 +72,7 @@ async function manyMerchants(customerId: string, count: number): Promise<string[
         id,
         customerId,
         name: `Shop ${from + i}`,
+        additionalInfo,
         createdAt: new Date(start + (from + i) * 1000),
       })),
     );
@@ -146,5 +149,109 @@ describe('GET /v1/merchants: a client that hangs up mid-page', () => {
     const next = await app.inject({ url: '/v1/merchants?size=1', headers: bearer(token) });
     assert.equal(next.statusCode, 200);
     assert.equal(json(next)._embedded.merchants.length, 1);
+  });
+});
+
+/** Every pooled connection idle and nobody waiting for one (PostgreSQL; the embedded database has one connection). */
+async function poolAtRest() {
+  if (!ON_POSTGRES) return;
+  await waitFor(() => {
+    const pool = h.db.current.database.poolStats!();
+    return pool.total - pool.idle === 0 && pool.waiting === 0;
+  }, 'every connection back in the pool');
+}
+
+/** feegate_listing_pages_waiting, scraped from the metrics port. */
+async function pagesWaiting(app: FastifyInstance): Promise<number> {
+  const { port } = app.metricsServer!.address() as AddressInfo;
+  // A connection per scrape: the metrics server may close an idle one just as it is reused.
+  const text = await new Promise<string>((resolve, reject) =>
+    get({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve(body));
+    }).on('error', reject),
+  );
+  const line = text.split('\n').find((l) => l.startsWith('feegate_listing_pages_waiting '));
+  return Number(line?.split(' ')[1]);
+}
+
+/**
+ * A listing of 10,000 large merchants served one page at a time, its one turn
+ * held by a GET whose client read a chunk and stopped: megabytes more than any
+ * socket buffer holds, so that page waits for its reader until it hangs up.
+ */
+async function oneTurnHeld(test: TestContext) {
+  const { app, world, token } = await customerSession(h, { listingConcurrentPages: 1, metricsPort: 0 });
+  await manyMerchants(world.customerId, 10_000, 'x'.repeat(1000));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const options = { host: '127.0.0.1', port: portOf(app), headers: { authorization: `Bearer ${token}` } };
+  const stalled = get({ ...options, path: '/v1/merchants?size=10000' });
+  stalled.on('error', () => {});
+  // Closing the app waits for its connections: a failed assertion must not leave this one open.
+  test.after(() => stalled.destroy());
+  await new Promise<void>((resolve) =>
+    stalled.once('response', (response) =>
+      response.once('data', () => {
+        response.pause();
+        resolve();
+      }),
+    ),
+  );
+  return { app, token, options, stalled };
+}
+
+describe('HEAD /v1/merchants?size=10000', () => {
+  it('answers the headers of the page with no body, reading none of it: no turn taken, no connection left behind', async (t) => {
+    const { app, token, options, stalled } = await oneTurnHeld(t);
+    const head = await new Promise<{ status: number; type: string; body: number }>((resolve, reject) => {
+      const request = httpRequest({ ...options, method: 'HEAD', path: '/v1/merchants?size=10000' }, (response) => {
+        let body = 0;
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.length;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, type: String(response.headers['content-type']), body }),
+        );
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    assert.deepEqual(head, { status: 200, type: 'application/json; charset=utf-8', body: 0 });
+    assert.equal(await pagesWaiting(app), 0, 'the HEAD is not waiting to read the page');
+    stalled.destroy();
+    await poolAtRest();
+    const next = await app.inject({ url: '/v1/merchants?size=10000', headers: bearer(token) });
+    assert.equal(next.statusCode, 200);
+    assert.equal(json(next)._embedded.merchants.length, 10_000);
+
+    const refused = await app.inject({ method: 'HEAD', url: '/v1/merchants?size=10000' });
+    assert.equal(refused.statusCode, 401, 'HEAD is authenticated as GET is');
+  });
+});
+
+describe('GET /v1/merchants: pages read at once (LISTING_CONCURRENT_PAGES)', () => {
+  it('queues pages beyond the limit; one whose client hangs up leaves the queue unread; the rest are served whole', async (t) => {
+    const { app, token, options, stalled } = await oneTurnHeld(t);
+    const gone = get({ ...options, path: '/v1/merchants?size=10000' });
+    gone.on('error', () => {});
+    await waitFor(async () => (await pagesWaiting(app)) === 1, 'the second page waits for its turn');
+    gone.destroy();
+    await waitFor(async () => (await pagesWaiting(app)) === 0, 'the page whose client left is out of the queue');
+
+    const pages = Array.from({ length: 3 }, () =>
+      app.inject({ url: '/v1/merchants?size=10000', headers: bearer(token) }),
+    );
+    await waitFor(async () => (await pagesWaiting(app)) === 3, 'three pages wait behind the held one');
+    stalled.destroy();
+    for (const page of await Promise.all(pages)) {
+      assert.equal(page.statusCode, 200);
+      const ids = json(page)._embedded.merchants.map((m: { id: string }) => m.id);
+      assert.equal(new Set(ids).size, 10_000);
+    }
+    await poolAtRest();
+    assert.equal(await pagesWaiting(app), 0);
   });
 });

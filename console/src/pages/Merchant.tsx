@@ -1,4 +1,4 @@
-/** One merchant: its details, an edit form, deactivation; its plans now, and at a moment picked by the user (history). */
+/** One merchant: its details, an edit form, deactivation; its plans now, and at a moment picked by the user (history); a quote calculator. */
 import { useState } from 'react';
 import { Link } from 'wouter';
 import type { Schemas } from '../../../clients/typescript/index';
@@ -9,6 +9,7 @@ import { getMerchant } from '../merchants';
 import { PlanFlags, type HeldPlan, type PaymentPlan } from '../plans';
 import { Empty, ErrorNote, formatDate, Loading, useLoad } from '../ui';
 import { MerchantAssign } from './MerchantAssign';
+import { QuoteCalculator } from './QuoteCalculator';
 
 export function MerchantPage({ id, customerId }: { id: string; customerId: string }) {
   const [current, reloadCurrent] = useLoad(
@@ -54,6 +55,8 @@ export function MerchantPage({ id, customerId }: { id: string; customerId: strin
       <MerchantAssign id={id} onAssigned={reloadCurrent} />
       <h2>Plans at a date</h2>
       <History id={id} />
+      <h2>Quote a transaction</h2>
+      <QuoteCalculator id={id} />
     </section>
   );
 }
@@ -110,12 +113,21 @@ function Details(props: {
     );
   const address = merchant.address;
   const rep = merchant.representative;
+  const settlement = merchant.settlement_condition;
   const rows: Array<[string, string | null | undefined]> = [
     ['Business name', merchant.business_name],
     ['Trading name', merchant.fantasy_name],
     ['Legal type', merchant.legal_type === 'NATURAL_PERSON' ? 'Person' : merchant.legal_type && 'Company'],
     ['Country', merchant.country],
     [merchant.tax_identification?.type ?? 'Tax identifier', merchant.tax_identification?.number],
+    ['Tax condition', merchant.tax?.type],
+    ['Phone', merchant.phone],
+    ['Activity', merchant.activity],
+    ['Category', merchant.category],
+    [
+      'Settlement',
+      settlement && `${settlement.transaction_fee}, ${settlement.settlement}, CBU/CVU ${settlement.cbu_or_cvu}`,
+    ],
     ['Merchant code', merchant.merchant_code],
     ['E-mail', merchant.email],
     [
@@ -134,7 +146,7 @@ function Details(props: {
     [
       'Representative',
       rep &&
-        `${rep.name} ${rep.surname} (${rep.type.toLowerCase()}), ${rep.identification.type} ${rep.identification.number}, ${rep.email}, ${rep.phone}`,
+        `${rep.name} ${rep.surname} (${rep.type.toLowerCase()}), ${rep.identification.type} ${rep.identification.number}${rep.birth_date ? `, born ${rep.birth_date}` : ''}, ${rep.email}, ${rep.phone}`,
     ],
     ['Notes', merchant.additional_info],
     ['Created', formatDate(merchant.create_date)],

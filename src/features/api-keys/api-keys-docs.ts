@@ -7,7 +7,7 @@ const COMMON_ERRORS =
 const WRITE_ERRORS = ' 403 read_only_key (a read_only key may use GET operations only).';
 /** The rule of key_escalation, said where it applies (src/features/api-keys/key-grants.ts). */
 const NO_LOOSER =
-  ' A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), and read_only if it is read_only. Token callers are not bound by this.';
+  ' A key is never given more than the calling key has: an expiry no later than its own, a rate limit no looser than its own (a limit no higher over a window no shorter), read_only if it is read_only, no permission it lacks, and only allowed_ips ranges inside one of its own (none, meaning any address, only if it has none). Token callers are not bound by this.';
 const ESCALATION = ' 403 key_escalation (a key caller asking for more than it has);';
 
 export const API_KEYS_DOCS = operationDocs('api-keys', {
@@ -21,7 +21,7 @@ export const API_KEYS_DOCS = operationDocs('api-keys', {
   createApiKey: {
     summary: 'Create an API key',
     description:
-      "Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}). Created with a key, the new key takes the calling key's expires_at, access and rate_limit where they are not sent, and may ask for less but not more." +
+      "Without merchant_id: a CUSTOMER key (customer callers only). With merchant_id: a MERCHANT key for a merchant of customer_id (merchant callers: their own merchant only). The e-mail names an integration user of customer_id: each customer has its own, so whether another customer uses an address never shows, and the e-mail of a login user may be used (the key goes to an integration user; the login stays as it was). Unknown e-mails become integration users of that type and merchant; a known one of another type or merchant is a 409 user_conflict. At most 10 ENABLED keys per user (EXPIRED and DELETED keys do not count). Optional: name (1..64 characters), expires_at (in the future, at most 5 years ahead), access (full, the default, or read_only), rate_limit ({limit 1..100000, window_seconds 1..86400}), permissions (default: all that access allows) and allowed_ips (up to 20 addresses or CIDR ranges; a bad one is a 400 naming the item). Created with a key, the new key takes the calling key's expires_at, access, rate_limit, permissions and allowed_ips where they are not sent, and may ask for less but not more." +
       NO_LOOSER +
       ' The full key is returned only here.' +
       ' Errors: 400 validation_failed (including expires_at in the past or more than 5 years ahead); 403 forbidden (merchant caller asking for a CUSTOMER key),' +
@@ -38,9 +38,9 @@ export const API_KEYS_DOCS = operationDocs('api-keys', {
       COMMON_ERRORS,
   },
   updateApiKey: {
-    summary: 'Rename an API key or change its expiry or rate limit',
+    summary: 'Rename an API key or change its expiry, rate limit, permissions or allowed addresses',
     description:
-      'Changes any of name, expires_at and rate_limit (null removes each). Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on.' +
+      'Changes any of name, expires_at and rate_limit (null removes each), permissions and allowed_ips (each replaces the list; a read_only key holds no :write, else 400 naming the item). A key changing itself may only drop permissions and narrow its ranges. Same visibility as DELETE: a key the caller may not see is a 404. Answers the masked record. The new expiry and rate limit reach every instance at once; the rate-limit count goes on.' +
       " With a key, an expiry or rate limit may be set within the calling key's own, or tightened on any key it may see: a key may shorten its own expiry and tighten its own rate limit, but never lengthen, loosen or remove them." +
       NO_LOOSER +
       ' Errors: 400 validation_failed (an empty body, expires_at in the past or more than 5 years ahead, a bad name or rate_limit);' +
@@ -52,7 +52,7 @@ export const API_KEYS_DOCS = operationDocs('api-keys', {
   rollApiKey: {
     summary: 'Roll an API key: a new key, the old one retired after a grace period',
     description:
-      "Creates a new key with the same user, type, customer, merchant, name, access, rate limit and expiry, and answers it with its full value (shown only here). The new key continues the old one's rate-limit count. The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it can be neither changed nor rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. A key caller may roll itself, and other keys that have no more than it has." +
+      "Creates a new key with the same user, type, customer, merchant, name, access, rate limit, expiry, permissions and allowed_ips, and answers it with its full value (shown only here). The new key continues the old one's rate-limit count. The old key's expires_at becomes now + grace_period_seconds (0..604800, default 0: refused at once; never later than its current expiry), and it can be neither changed nor rolled again. Allowed at the 10-key limit. Of two rolls of one key at once, one wins and the other is a 409. Same visibility as DELETE. A key caller may roll itself, and other keys that have no more than it has." +
       NO_LOOSER +
       ' Errors: 400 validation_failed (grace_period_seconds outside 0..604800);' +
       ESCALATION +

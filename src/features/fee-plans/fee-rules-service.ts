@@ -12,20 +12,18 @@ import type { ChangeContext } from '../../lib/change-context.js';
 import { parseInstant } from '../../lib/instant.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { MerchantsService } from '../merchants/merchants-service.js';
-import type { PaymentPlansDal } from './payment-plans-dal.js';
 import { type PaymentPlanResource, planWith } from './payment-plans-service.js';
 import { checkAssignment, distinctIds, type FeeRulesDals } from './assignment-checks.js';
 import type { AssignmentLimit } from './assignment-limit.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { HeldPlanRow } from './fee-rule-history-dal.js';
-import type { FeeRulesDal, ReplacementPreview } from './fee-rules-dal.js';
+import type { ReplacementPreview } from './fee-rules-dal.js';
 import { type DryRunResource, dryRun, effectOf } from './dry-run.js';
+import type { FeeRuleTimelines } from './fee-rule-timelines.js';
+import { heldIn, type PlansInForce } from './plans-in-force.js';
+import { type AskedChange, approvable, type Held } from './fee-change-requests.js';
 
 export type { DryRunResource } from './dry-run.js';
-import type { FeeRuleTimelines } from './fee-rule-timelines.js';
-import { projectPendingChanges } from './projected-plans.js';
-import { type AskedChange, approvable, type Held } from './fee-change-requests.js';
-import type { ScheduledChangesDal } from './scheduled-changes-dal.js';
 import {
   parseEffectiveAt,
   type ScheduledChangeResource,
@@ -39,14 +37,12 @@ export type { FeeRulesDals } from './assignment-checks.js';
 
 export interface FeeRulesServiceDeps {
   uow: UnitOfWork<FeeRulesDals>;
-  feeRulesDal: Pick<FeeRulesDal, 'timeline' | 'plansAt'>;
-  paymentPlansDal: Pick<PaymentPlansDal, 'findPlans'>;
-  scheduledChangesDal: Pick<ScheduledChangesDal, 'pendingFor'>;
+  plansInForce: PlansInForce;
   merchants: MerchantsService;
   assignmentLimit: AssignmentLimit;
   customerLocks: CustomerLocks<FeeRulesDals>;
   scheduled: ScheduledChangesService;
-  timelines: FeeRuleTimelines;
+  timelines: Pick<FeeRuleTimelines, 'changed'>;
 }
 
 /** The body of every assignment: the plans, and optionally the instant it takes effect. */
@@ -75,17 +71,7 @@ const askedAssignment = (
 ): AskedChange => ({ operation, method: 'POST', path, subjectId, body });
 
 export function createFeeRulesService(deps: FeeRulesServiceDeps) {
-  const {
-    uow,
-    feeRulesDal,
-    paymentPlansDal,
-    scheduledChangesDal,
-    merchants,
-    assignmentLimit,
-    customerLocks,
-    scheduled,
-    timelines,
-  } = deps;
+  const { uow, plansInForce, merchants, assignmentLimit, customerLocks, scheduled, timelines } = deps;
 
   /**
    * An assignment now, or scheduled when the request names `effective_at`; under
@@ -183,32 +169,16 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
   }
 
   /**
-   * An instant up to now, from the merchant's timeline: in memory when held. A
-   * timeline is stored only once the merchant was found to be the customer's, so
-   * for a customer caller a hit proves it may see it; a merchant caller is
-   * checked first (without the database) since it may see only itself.
+   * An instant up to now, from the merchant's timeline (plans-in-force.ts). A
+   * merchant caller is checked first (without the database) since it may see
+   * only itself; for a customer caller a timeline held proves it may see it.
    */
   async function heldAt(principal: Principal, merchantId: string, at: string): Promise<HeldPlanRow[]> {
     if (isMerchantCaller(principal)) await visibleMerchant(principal, merchantId);
-    const { customerId } = principal;
-    let timeline = timelines.get(customerId, merchantId);
-    if (!timeline) {
-      const token = timelines.token();
-      const visible = await visibleMerchant(principal, merchantId);
-      timeline = await feeRulesDal.timeline(visible);
-      timelines.set(customerId, visible, timeline, token);
-    }
-    return timeline.filter((p) => p.assignedAt <= at && (p.removedAt === null || p.removedAt > at));
-  }
-
-  /** A future instant: what the merchant holds now, with the customer's pending changes up to `at` applied in order. */
-  async function projected(customerId: string, merchantId: string, at: Date, now: Date): Promise<HeldPlanRow[]> {
-    const [held, pending] = await Promise.all([
-      feeRulesDal.plansAt(merchantId, now),
-      scheduledChangesDal.pendingFor(customerId, merchantId, at),
-    ]);
-    const plans = await paymentPlansDal.findPlans([...new Set(pending.flatMap((c) => c.paymentPlanIds))]);
-    return projectPendingChanges(held, pending, plans);
+    const timeline = await plansInForce.timeline(principal.customerId, merchantId, () =>
+      visibleMerchant(principal, merchantId),
+    );
+    return heldIn(timeline, at);
   }
 
   /** Assignment is a customer's decision: merchant callers only read their plans. */
@@ -316,7 +286,7 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       const at = atText === undefined ? now : parseInstant('at', atText);
       const rows =
         at > now
-          ? await projected(principal.customerId, await visibleMerchant(principal, merchantId), at, now)
+          ? await plansInForce.projected(principal.customerId, await visibleMerchant(principal, merchantId), at, now)
           : await heldAt(principal, merchantId, at.toISOString());
       return {
         merchant_id: merchantId,

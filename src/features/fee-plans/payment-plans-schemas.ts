@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Component, Listing, PageQuery, Pattern, Uuid } from '../../schemas/common.js';
 
-/** Operator-defined codes; filters accept them in any case. */
-const CODE = Pattern('^[A-Za-z0-9_]{1,32}$', 'must be 1..32 letters, digits or _');
+/** Operator-defined codes (card brands, payment methods); filters and quotes accept them in any case. */
+export const CODE = Pattern('^[A-Za-z0-9_]{1,32}$', 'must be 1..32 letters, digits or _');
 const CodeFilter = (description: string, example: string) =>
   Type.String({ pattern: CODE, description, examples: [example] });
 

@@ -1,4 +1,5 @@
 /** HTTP only: translate merchant requests to the merchants service. */
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { changeContext } from '../../lib/request-context.js';
@@ -33,11 +34,17 @@ export const merchantsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Ref(MerchantListing), ...problems(...AUTHENTICATED, ...ALWAYS) },
       },
       handler: async (request, reply) => {
-        const listing = await merchants.list(principalOf(request), request.query);
+        // A client that hangs up while its page waits for its turn leaves the queue: the page is never read.
+        const hungUp = new AbortController();
+        reply.raw.once('close', () => hungUp.abort());
+        const listing = await merchants.list(principalOf(request), request.query, hungUp.signal);
+        reply.type('application/json; charset=utf-8');
+        // HEAD answers the headers alone: the page is never read, so no rows are queried for it.
+        if (request.method === 'HEAD') return reply.send(Readable.from([]) as never);
         const serialize = reply.compileSerializationSchema(ONE_MERCHANT) as (m: MerchantResource) => string;
         // The 200 schema documents the text the stream writes; Fastify sends a stream unserialised.
         const text = merchantListingStream(listing, serialize) as never;
-        return reply.type('application/json; charset=utf-8').send(text);
+        return reply.send(text);
       },
     });
   }

@@ -115,15 +115,6 @@ const representativeCommon = {
   email: Email,
   phone: Phone('Phone number, international form recommended', EXAMPLE_REPRESENTATIVE.phone),
 };
-/** The representative as the operator's import takes it (v2's fields). */
-const representativeObject = Type.Object(
-  { ...representativeCommon, identification: identityDocument },
-  {
-    additionalProperties: false,
-    description: 'The person who represents the merchant',
-    examples: [EXAMPLE_REPRESENTATIVE],
-  },
-);
 /** The representative as the API takes it: the document as v2's identification or v1's representative_id (equal when both). */
 const representativeWriteObject = Type.Object(
   {
@@ -211,7 +202,7 @@ const v1WriteFields = {
   financial_info: financialInfoObject,
 };
 
-/** The fields of a merchant a customer sends, shared by the create body and the operator's import. */
+/** The fields of a merchant a customer sends, in either generation: shared by the create body and the operator's import. */
 export const merchantFields = {
   legal_type: LegalType,
   business_name: Name('Registered (legal) name', 'Cafetería La Plata S.A.'),
@@ -221,8 +212,9 @@ export const merchantFields = {
   merchant_code: MerchantCode,
   address: addressObject,
   tax_identification: taxObject,
-  representative: representativeObject,
+  representative: representativeWriteObject,
   country: Country,
+  ...v1WriteFields,
 };
 
 export const CreateMerchantBody = Component(

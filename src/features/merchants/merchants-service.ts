@@ -9,6 +9,7 @@ import type { Notice, UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
+import type { Permits } from '../../lib/permits.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import { merchantResource, readPlatformFields } from './merchant-shapes.js';
@@ -28,8 +29,22 @@ export interface MerchantPage {
 /** Rows per query of a listing page: small enough that 50 pages of 10,000 at once stay within the memory budget. */
 const LISTING_BATCH_ROWS = 100;
 
-async function* resources(batches: AsyncIterable<MerchantListRow[]>): AsyncGenerator<MerchantResource[]> {
-  for await (const rows of batches) yield rows.map(merchantResource);
+/**
+ * The page's merchants, read once a page permit is held and until the reader
+ * stops: a caller waiting for a permit holds no rows, and one that gives up
+ * (`signal`) leaves the queue without reading any.
+ */
+async function* resources(
+  batches: AsyncIterable<MerchantListRow[]>,
+  pagePermits: Permits,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<MerchantResource[]> {
+  const release = await pagePermits.acquire(signal);
+  try {
+    for await (const rows of batches) yield rows.map(merchantResource);
+  } finally {
+    release();
+  }
 }
 
 /** The DALs a change of merchants writes through (the customer's assignment lock takes its own). */
@@ -81,8 +96,10 @@ export function createMerchantsService(deps: {
   merchantsDal: Pick<MerchantsDal, 'count' | 'pageInBatches' | 'find' | 'belongsToCustomer'>;
   keyCaches: KeyCacheInvalidation;
   customerLocks: CustomerLocks<MerchantsDals>;
+  /** Listing pages read at once (LISTING_CONCURRENT_PAGES): what bounds the memory of many large pages. */
+  listingPagePermits: Permits;
 }) {
-  const { uow, merchantsDal, keyCaches, customerLocks } = deps;
+  const { uow, merchantsDal, keyCaches, customerLocks, listingPagePermits } = deps;
 
   /** Every instance forgets the merchant's verified keys, so its new status applies to the next request. */
   async function pushKeyChanges(scope: WriteScope<MerchantsDals>, customerId: string, merchantId: string) {
@@ -95,16 +112,20 @@ export function createMerchantsService(deps: {
   }
 
   return {
-    /** The page descriptor now, the merchants as they are read: the caller writes them out batch by batch. */
+    /**
+     * The page descriptor now, the merchants as they are read: the caller writes
+     * them out batch by batch, and aborts `signal` when it will not read them.
+     */
     async list(
       principal: Principal,
       query: PageRequest & { q?: string | undefined; status?: string | undefined },
+      signal?: AbortSignal,
     ): Promise<MerchantPage> {
       const scope = scopeOf(principal);
       const filters = { search: query.q, status: query.status?.toUpperCase() as MerchantStatus | undefined };
       const total = await merchantsDal.count(scope, filters);
       const batches = merchantsDal.pageInBatches(scope, { ...query, ...filters }, LISTING_BATCH_ROWS);
-      return { page: toPage([], total, query).page, merchants: resources(batches) };
+      return { page: toPage([], total, query).page, merchants: resources(batches, listingPagePermits, signal) };
     },
 
     async get(principal: Principal, id: string): Promise<MerchantResource> {

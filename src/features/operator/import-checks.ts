@@ -4,10 +4,10 @@
  * one, and every reference inside the document and against the database;
  * a refusal names its JSON path.
  */
-import { ImportError } from '../../errors.js';
+import { BadRequestError, ImportError } from '../../errors.js';
 import { normaliseEmail } from '../../lib/email.js';
 import type { Role } from '../../lib/principal.js';
-import { checkTaxIdentification, type TaxIdentification } from '../merchants/tax-identification.js';
+import { type PlatformColumns, readPlatformFields } from '../merchants/merchant-shapes.js';
 import type { ImportDal, MerchantRow, PlanRow, RefusedUser, UserRow } from './import-dal.js';
 import type { ImportDocument } from './import-schema.js';
 
@@ -24,21 +24,34 @@ type MerchantEntry = NonNullable<ImportDocument['merchants']>[number];
 
 /**
  * A merchant entry as written: the display name made (fantasy_name, else
- * business_name, else name; a known merchant may have none of them: it keeps its own), the tax identifier checked against the entry's
- * country as the API checks it, and compact.
+ * business_name, else name; a known merchant may have none of them: it keeps
+ * its own), and the platform's fields of either generation checked and stored
+ * by the API's own rules (merchant-shapes.ts: the country's lengths, tax
+ * identifier, CBU/CVU check digits, v1 and v2 agreeing), the first refusal
+ * named by its JSON path.
  */
 export function merchantRow(m: MerchantEntry, i: number): MerchantRow {
   const at = `$.merchants[${i}]`;
-  let tax: TaxIdentification | undefined;
-  if (m.tax_identification) {
-    if (!m.country) throw new ImportError(`${at}.country`, 'is required with tax_identification, which must fit it');
-    const checked = checkTaxIdentification(m.country, m.tax_identification);
-    if ('refusal' in checked) throw new ImportError(`${at}.tax_identification.number`, checked.refusal);
-    tax = checked.ok;
+  if ((m.tax_identification || m.tax) && !m.country)
+    throw new ImportError(`${at}.country`, 'is required with tax_identification or tax, which must fit it');
+  let platform: PlatformColumns;
+  try {
+    platform = readPlatformFields(m.country ?? null, m, null);
+  } catch (err) {
+    if (!(err instanceof BadRequestError)) throw err;
+    const [first] = err.errors ?? [];
+    throw new ImportError(first ? `${at}.${first.field}` : at, first?.message ?? err.message);
   }
-  const { tax_identification: _, ...fields } = m;
-  const name = m.fantasy_name ?? m.business_name ?? m.name;
-  return { ...fields, name, tax_identification_type: tax?.type, tax_identification_number: tax?.number };
+  const { tax_identification: _v2, tax: _v1, ...fields } = m;
+  return {
+    ...fields,
+    name: m.fantasy_name ?? m.business_name ?? m.name,
+    tax_identification_type: platform.tax?.type,
+    tax_identification_number: platform.tax?.number,
+    representative: platform.representative ?? undefined,
+    settlement_condition: platform.settlementCondition ?? undefined,
+    financial_info: platform.financialInfo ?? undefined,
+  };
 }
 
 /** 'merchants[3].customer_id' → '$.merchants[3].customer_id'; '' (the document) → '$'. */
@@ -195,7 +208,7 @@ export async function checkReferences(dal: ImportReads, doc: Normalised): Promis
         'is required for a new merchant without fantasy_name or business_name',
       );
     const country = storedCountry.get(m.id);
-    if (m.country && !m.tax_identification && country && country !== m.country)
+    if (m.country && !m.tax_identification && !m.tax && country && country !== m.country)
       throw new ImportError(
         `$.merchants[${i}].country`,
         `merchant ${m.id} is in ${country}: a new country needs the tax_identification that fits it`,

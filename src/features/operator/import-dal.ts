@@ -36,9 +36,14 @@ export interface MerchantRow {
   tax_identification_number?: string | undefined;
   representative?: object | undefined;
   additional_info?: string | undefined;
+  phone?: string | undefined;
+  activity?: string | undefined;
+  category?: string | undefined;
+  settlement_condition?: object | undefined;
+  financial_info?: object | undefined;
 }
 
-/** The import's fields of a merchant that the API added (migration 0011): each kept when the file leaves it out. */
+/** The import's fields of a merchant that the API added (migrations 0011 and 0018): each kept when the file leaves it out. */
 const MERCHANT_FIELDS = [
   'business_name',
   'fantasy_name',
@@ -51,9 +56,14 @@ const MERCHANT_FIELDS = [
   'tax_identification_number',
   'representative',
   'additional_info',
+  'phone',
+  'activity',
+  'category',
+  'settlement_condition',
+  'financial_info',
 ] as const;
 const MERCHANT_RECORD = sql.raw(
-  'x(id uuid, customer_id uuid, name text, business_name text, fantasy_name text, legal_type merchant_legal_type, country text, merchant_code text, email text, address jsonb, tax_identification_type text, tax_identification_number text, representative jsonb, additional_info text)',
+  'x(id uuid, customer_id uuid, name text, business_name text, fantasy_name text, legal_type merchant_legal_type, country text, merchant_code text, email text, address jsonb, tax_identification_type text, tax_identification_number text, representative jsonb, additional_info text, phone text, activity text, category text, settlement_condition jsonb, financial_info jsonb)',
 );
 const MERCHANT_COLUMNS = sql.raw(['id', 'customer_id', 'name', ...MERCHANT_FIELDS].join(', '));
 // NOT NULL is checked before ON CONFLICT: a known merchant sent without a name proposes the one it has.

@@ -1,0 +1,96 @@
+/**
+ * One transaction, from what the caller sent to its quote: the amount read in
+ * the currency's minor units, then priced under the plan in force.
+ */
+import type { FieldError } from '../../errors.js';
+import type { HeldPlanRow } from '../fee-plans/plans-in-force.js';
+import type { QuoteRefusalCode } from './fee-quotes-schemas.js';
+import { commissionTenThousandths, feeAndNet, formatMinor, minorDigits, parseAmount } from './quote-arithmetic.js';
+import type { PlanKind } from './quote-merchants.js';
+
+/** A transaction as the schema admits it (QuoteTransaction). */
+export interface TransactionInput {
+  id?: string | undefined;
+  merchant_id: string;
+  amount: string;
+  currency: string;
+  card_brand: string;
+  payment_method: string;
+  installments: number;
+  is_international: boolean;
+}
+
+/** A transaction whose amount and currency were read. */
+export interface Transaction extends PlanKind {
+  id: string | null;
+  merchantId: string;
+  amount: bigint;
+  currency: string;
+  digits: number;
+}
+
+export interface QuoteResource {
+  id: string | null;
+  merchant_id: string;
+  payment_plan_id: string;
+  commission: number;
+  fee: string;
+  net: string;
+  currency: string;
+  at: string;
+}
+
+export interface QuoteRefusalResource {
+  id: string | null;
+  merchant_id: string;
+  error: { code: QuoteRefusalCode; detail: string };
+}
+
+const REFUSAL_DETAILS: Record<QuoteRefusalCode, string> = {
+  no_plan_in_force:
+    'The merchant held no plan with this card_brand, payment_method, is_international and installments at this instant.',
+  merchant_not_found: 'No merchant with this merchant_id that the caller may see.',
+  merchant_inactive: 'The merchant is INACTIVE.',
+};
+
+/** The transaction with its amount in minor units, or the fields that are wrong (names relative to the transaction). */
+export function readTransaction(input: TransactionInput): Transaction | FieldError[] {
+  const currency = input.currency.toUpperCase();
+  const digits = minorDigits(currency);
+  if (digits === undefined) return [{ field: 'currency', message: 'is not an ISO 4217 currency the service quotes' }];
+  const amount = parseAmount(input.amount, digits);
+  if (typeof amount === 'string') return [{ field: 'amount', message: amount }];
+  return {
+    id: input.id ?? null,
+    merchantId: input.merchant_id,
+    amount,
+    currency,
+    digits,
+    cardBrand: input.card_brand.toUpperCase(),
+    paymentMethod: input.payment_method.toUpperCase(),
+    isInternational: input.is_international,
+    installments: input.installments,
+  };
+}
+
+/** The quote of `transaction` under `plan` at `at` (ISO text), or its refusal. */
+export function priced(
+  transaction: Transaction,
+  plan: HeldPlanRow | QuoteRefusalCode,
+  at: string,
+): QuoteResource | QuoteRefusalResource {
+  const { id, merchantId } = transaction;
+  if (typeof plan === 'string')
+    return { id, merchant_id: merchantId, error: { code: plan, detail: REFUSAL_DETAILS[plan] } };
+  const { fee, net } = feeAndNet(transaction.amount, commissionTenThousandths(plan.commission));
+  return {
+    id,
+    merchant_id: merchantId,
+    payment_plan_id: plan.id,
+    commission: Number(plan.commission),
+    fee: formatMinor(fee, transaction.digits),
+    net: formatMinor(net, transaction.digits),
+    currency: transaction.currency,
+    at,
+  };
+}
