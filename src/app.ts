@@ -16,6 +16,7 @@ import type { Database } from './db/database.js';
 import { apiKeysRoutes } from './features/api-keys/api-keys-routes.js';
 import { auditRoutes } from './features/audit/audit-routes.js';
 import { authRoutes } from './features/auth/auth-routes.js';
+import { changeRequestsRoutes } from './features/change-requests/change-requests-routes.js';
 import { feePlansRoutes } from './features/fee-plans/fee-plans-routes.js';
 import { feeQuotesRoutes } from './features/fee-quotes/fee-quotes-routes.js';
 import { healthRoutes } from './features/health/health-routes.js';
@@ -187,6 +188,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(authRoutes);
   await app.register(merchantsRoutes);
   await app.register(feePlansRoutes);
+  await app.register(changeRequestsRoutes);
   await app.register(feeQuotesRoutes);
   await app.register(apiKeysRoutes);
   await app.register(auditRoutes);

@@ -21,6 +21,8 @@ import { createSecretsDal } from './features/secrets/secrets-dal.js';
 import { insertEvents } from './features/events/events-dal.js';
 import { emitAuditRecord } from './features/events/audit-record-events.js';
 import { createIdempotencyDal } from './features/idempotency/idempotency-dal.js';
+import { createChangeRequestsDal } from './features/change-requests/change-requests-dal.js';
+import { APPROVAL_GATE } from './features/change-requests/approval-gate.js';
 import { IdempotencyKeyInUseError } from './errors.js';
 import type { SealedValues } from './lib/sealed-values.js';
 import type { Database, Db } from './db/database.js';
@@ -45,6 +47,7 @@ function bindDals(on: Db, driver: Database['driver'], sealed: SealedValues) {
     resetLimits: createResetLimitsDal(on),
     secrets: createSecretsDal(on),
     idempotency: createIdempotencyDal(on, sealed),
+    changeRequests: createChangeRequestsDal(on),
   };
 }
 
@@ -52,8 +55,8 @@ export type Dals = ReturnType<typeof bindDals>;
 
 /**
  * What every unit of work writes besides the change itself: its audit record
- * (and the record as an AUDIT_RECORD event, for a customer that subscribes) and
- * its domain events.
+ * (and the record as an AUDIT_RECORD event, for a customer that subscribes), its
+ * domain events; and the approval gate, which may hold a fee change instead.
  */
 export const CHANGE_WRITERS: ChangeWriters = {
   audit: async (tx, context, event) => {
@@ -61,6 +64,7 @@ export const CHANGE_WRITERS: ChangeWriters = {
     if (event.customerId !== null) await emitAuditRecord(tx, context, event.customerId, auditId);
   },
   events: insertEvents,
+  approvals: APPROVAL_GATE,
 };
 
 /**
@@ -107,6 +111,7 @@ export const READS = {
   resetLimits: [],
   secrets: ['digestKey', 'legacyValues', 'kidCounts'],
   idempotency: [],
+  changeRequests: ['find', 'list'],
 } as const satisfies { [K in keyof Dals]: ReadonlyArray<keyof Dals[K]> };
 
 /**

@@ -100,6 +100,11 @@ const CATALOGUE = {
     status: 403,
     detail: 'Your role may not do this: a VIEWER only reads, and only an ADMIN login manages users.',
   },
+  self_approval: {
+    status: 403,
+    detail: 'A change request is approved or rejected by another ADMIN than the one who asked for it.',
+  },
+  not_requester: { status: 403, detail: 'Only the caller who asked for a change request may cancel it.' },
   insufficient_permissions: {
     status: 403,
     detail: 'This API key lacks the permission this operation needs (required_permission).',
@@ -120,6 +125,7 @@ const CATALOGUE = {
   merchant_not_found: { status: 404, detail: 'No merchant with this merchant_id.' },
   customer_not_found: { status: 404, detail: 'The customer does not exist.' },
   payment_plan_not_found: { status: 404, detail: "No payment plan of the caller's customer has this id." },
+  change_request_not_found: { status: 404, detail: "No change request of the caller's customer has this id." },
   scheduled_change_not_found: { status: 404, detail: "No scheduled change of the caller's customer has this id." },
   user_not_found: { status: 404, detail: 'No such user.' },
   webhook_not_found: { status: 404, detail: 'No such webhook subscription.' },
@@ -132,6 +138,14 @@ const CATALOGUE = {
   },
   request_timeout: { status: 408, detail: 'The request did not fully arrive in time.', scope: 'any-request' },
 
+  change_request_closed: {
+    status: 409,
+    detail: 'This change request is no longer PENDING: it was already decided, cancelled or expired.',
+  },
+  preview_changed: {
+    status: 409,
+    detail: 'What the change would do is no longer the preview you approved: review current_preview and approve again.',
+  },
   api_key_not_enabled: { status: 409, detail: 'Only ENABLED API keys that were not rolled can be changed or rolled.' },
   user_conflict: {
     status: 409,

@@ -41,6 +41,8 @@ import { createDataLayer } from './data-layer.js';
 import { createSecretsService } from './features/secrets/secrets-service.js';
 import { createSealedValues } from './lib/sealed-values.js';
 import { createIdempotencyService } from './features/idempotency/idempotency-service.js';
+import { createChangeRequestsService } from './features/change-requests/change-requests-service.js';
+import { createHeldFeeChanges } from './features/fee-plans/held-fee-changes.js';
 import { ImportDocument } from './features/operator/import-schema.js';
 import { describeRefusals } from './plugins/problem-details.js';
 import { createStrictAjv } from './plugins/validation.js';
@@ -78,6 +80,8 @@ const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const IDEMPOTENCY_SWEEP_INTERVAL_MS = 60 * 1000;
 /** How often keys about to expire are looked for (API_KEY_EXPIRING). */
 const EXPIRY_SWEEP_INTERVAL_MS = 60 * 1000;
+/** How often pending change requests past their instant are expired (a batch per tick, more at once while full). */
+const CHANGE_REQUEST_SWEEP_INTERVAL_MS = 1000;
 
 export function createServices(config: Config, database: Database, log: Log = SILENT_LOG) {
   const sealed = createSealedValues(keyRingOf(config), log);
@@ -196,6 +200,18 @@ export function createServices(config: Config, database: Database, log: Log = SI
     checkLine: lineCheck,
   });
   const feeRuleCatalogue = createFeeRuleCatalogueService({ paymentPlansDal: dal.paymentPlans, customerLocks });
+  const changeRequests = createChangeRequestsService({
+    uow,
+    changeRequestsDal: dal.changeRequests,
+    heldChanges: createHeldFeeChanges({ feeRules, feeRuleCatalogue, scheduledChanges }),
+  });
+  // A held scheduling expires at its instant: looked for every second, so it is EXPIRED within a second of it.
+  const changeRequestSweep = createBackgroundWorker({
+    name: 'change-request-expiry',
+    intervalMs: CHANGE_REQUEST_SWEEP_INTERVAL_MS,
+    log,
+    tick: () => changeRequests.expireDue(),
+  });
   // Scheduled changes fall due by the clock: every instance looks each interval, and a new one wakes them all.
   const scheduledWorker = createBackgroundWorker({
     name: 'scheduled-fee-rule-changes',
@@ -273,6 +289,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
     feeQuotes,
     feeRuleCatalogue,
     scheduledChanges,
+    changeRequests,
     apiKeys,
     /** Counters of the rate limits (src/plugins/rate-limit.ts). */
     rateLimits,
@@ -299,11 +316,13 @@ export function createServices(config: Config, database: Database, log: Log = SI
       unlistenScheduled = await database.listen(SCHEDULED_CHANNEL, { onMessage: () => scheduledWorker.wake() });
       scheduledWorker.start();
       idempotencySweep.start();
+      changeRequestSweep.start();
     },
     /** Stops background work and flushes what is pending. */
     async stop(): Promise<void> {
       clearInterval(pruneTimer);
       await idempotencySweep.stop();
+      await changeRequestSweep.stop();
       await expirySweep?.stop();
       await delivery?.stop();
       await scheduledWorker.stop();

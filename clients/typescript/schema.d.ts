@@ -441,6 +441,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/change-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the customer's change requests
+         * @description Newest first (create_date, then id), all or of one status. A request PENDING for 7 days expires (EXPIRED), as does a held scheduling still pending at its effective_at. Customer callers only: merchant callers get 403 `forbidden`. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         */
+        get: operations["listChangeRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/change-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a change request with what it would do now
+         * @description The request, its preview when it was made, and for a PENDING one current_preview (its dry run now; when it could no longer apply, `{ problem: { code, detail } }`) and preview_hash (SHA-256 of current_preview) to approve exactly that; null for a closed one. Customer callers only: merchant callers get 403 `forbidden`. Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         */
+        get: operations["getChangeRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/change-requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a change request: it applies now
+         * @description Only the access token of an ADMIN of the same customer other than the requester: the requester gets 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. The change is applied in this request's transaction as its own route would apply it now (the replacement rule, history, its events, its audit record naming the change request, requester and approver), waiting its customer's turn like any assignment; the answer is the request, APPLIED with its result, and the event CHANGE_REQUEST_APPROVED. With preview_hash: when what the change would do now is no longer that preview, 409 `preview_changed` with members current_preview and preview_hash, and nothing changes. A change that can no longer apply (a plan retired, every merchant named inactive, a scheduled instant too close) answers 200 with the request FAILED and the reason. Of two approvals at once, one applies and the other gets 409 `change_request_closed`. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
+         */
+        post: operations["approveChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/change-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a change request with a reason
+         * @description Only the access token of an ADMIN of the same customer other than the requester: the requester gets 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. REJECTED with the reason; event CHANGE_REQUEST_REJECTED. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
+         */
+        post: operations["rejectChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/change-requests/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel your own change request
+         * @description Only the caller (token or key) that asked for it: any other gets 403 `not_requester`. CANCELLED. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: `fee_rules:write`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         */
+        post: operations["cancelChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/fee-quotes": {
         parameters: {
             query?: never;
@@ -898,7 +998,7 @@ export interface paths {
         };
         /**
          * The caller's customer
-         * @description Its id, name and whether it requires two-factor codes of every login. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
+         * @description Its id, name, whether it requires two-factor codes of every login, and its approval policy of fee changes (approval_policy.fee_changes, NONE unless set). Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         get: operations["getCustomer"];
         put?: never;
@@ -908,7 +1008,7 @@ export interface paths {
         head?: never;
         /**
          * Change the caller's customer
-         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
+         * @description `require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. `approval_policy: { fee_changes: "REQUIRED" }`: from then on every fee change of the customer (bulk assignment, /all, a merchant's fee rules, scheduling or cancelling a scheduled change, creating or retiring a plan), by a token or a key, is answered 202 with a change request that another ADMIN approves (GET /v1/change-requests); `NONE` (the default): they apply at once, and requests already held stay held. Fields left out stay as they are. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -1069,6 +1169,66 @@ export interface webhooks {
          * @description POSTed to each ENABLED subscription whose notification_type lists FEE_RULES_SCHEDULE_APPLIED. data: The scheduled change once applied, as the API answers it, with the first changed merchants. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onFeeRulesScheduleApplied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    CHANGE_REQUEST_CREATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CHANGE_REQUEST_CREATED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists CHANGE_REQUEST_CREATED. data: A fee change held for approval (the policy requires it), as GET /v1/change-requests/{id} answers it. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onChangeRequestCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    CHANGE_REQUEST_APPROVED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CHANGE_REQUEST_APPROVED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists CHANGE_REQUEST_APPROVED. data: The change request once approved and applied (APPLIED, with its result); the change has its own events too. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onChangeRequestApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    CHANGE_REQUEST_REJECTED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CHANGE_REQUEST_REJECTED event
+         * @description POSTed to each ENABLED subscription whose notification_type lists CHANGE_REQUEST_REJECTED. data: The change request once rejected, with the reason. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onChangeRequestRejected"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2010,6 +2170,471 @@ export interface components {
             }[];
         };
         /**
+         * @description A fee change held for the approval of another ADMIN (contract section 23)
+         * @example {
+         *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+         *       "status": "PENDING",
+         *       "operation": "fee_rules.bulk_assign_all",
+         *       "request": {
+         *         "method": "POST",
+         *         "path": "/v1/fee-rules/bulk-assign/all",
+         *         "body": {
+         *           "payment_plan_ids": [
+         *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *           ]
+         *         }
+         *       },
+         *       "preview": {
+         *         "dry_run": true,
+         *         "merchants": 2,
+         *         "merchants_changed": 1,
+         *         "assignments_added": 1,
+         *         "assignments_removed": 0,
+         *         "changes": [
+         *           {
+         *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *             "added": [
+         *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *             ],
+         *             "removed": []
+         *           }
+         *         ]
+         *       },
+         *       "requested_by": {
+         *         "type": "user",
+         *         "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+         *         "email": "maker@acme.example"
+         *       },
+         *       "reviewed_by": null,
+         *       "reason": null,
+         *       "create_date": "2026-11-24T10:00:00.000Z",
+         *       "expires_at": "2026-12-01T10:00:00.000Z",
+         *       "decided_at": null,
+         *       "applied_at": null,
+         *       "result": null
+         *     }
+         */
+        ChangeRequest: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            /** @description PENDING until approved (APPLIED, or FAILED when it could no longer apply), REJECTED, CANCELLED or EXPIRED */
+            status: "PENDING" | "APPLIED" | "REJECTED" | "CANCELLED" | "EXPIRED" | "FAILED";
+            /** @description fee_rules.bulk_assign, fee_rules.bulk_assign_all, fee_rules.merchant_assign (each also with effective_at: scheduling), fee_rules.schedule_cancel, payment_plan.create or payment_plan.retire */
+            operation: string;
+            /** @description The request as it was sent */
+            request: {
+                method: string;
+                path: string;
+                /** @description The body as validated */
+                body: unknown;
+            };
+            /** @description What the change would have done when it was asked for: its dry run */
+            preview: unknown;
+            requested_by: {
+                /** @description A login user (access token) or an API key */
+                type: "user" | "api_key";
+                /** @description The user or the key */
+                id: string;
+                /** @description The login user's e-mail; null for a key */
+                email: string | null;
+            };
+            /** @description Who approved or rejected it */
+            reviewed_by: {
+                /** @description A login user (access token) or an API key */
+                type: "user" | "api_key";
+                /** @description The user or the key */
+                id: string;
+                /** @description The login user's e-mail; null for a key */
+                email: string | null;
+            } | null;
+            /** @description Why it was rejected, or why it failed to apply */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+            /**
+             * Format: date-time
+             * @description When a PENDING request expires: 7 days, or a scheduled change’s instant
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it stopped being PENDING
+             */
+            decided_at: string | null;
+            /**
+             * Format: date-time
+             * @description When its approval applied it (APPLIED only)
+             */
+            applied_at: string | null;
+            /** @description What applying it did (APPLIED only; null otherwise) */
+            result: unknown;
+        };
+        /**
+         * @description A change request, with what it would do now
+         * @example {
+         *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+         *       "status": "PENDING",
+         *       "operation": "fee_rules.bulk_assign_all",
+         *       "request": {
+         *         "method": "POST",
+         *         "path": "/v1/fee-rules/bulk-assign/all",
+         *         "body": {
+         *           "payment_plan_ids": [
+         *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *           ]
+         *         }
+         *       },
+         *       "preview": {
+         *         "dry_run": true,
+         *         "merchants": 2,
+         *         "merchants_changed": 1,
+         *         "assignments_added": 1,
+         *         "assignments_removed": 0,
+         *         "changes": [
+         *           {
+         *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *             "added": [
+         *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *             ],
+         *             "removed": []
+         *           }
+         *         ]
+         *       },
+         *       "requested_by": {
+         *         "type": "user",
+         *         "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+         *         "email": "maker@acme.example"
+         *       },
+         *       "reviewed_by": null,
+         *       "reason": null,
+         *       "create_date": "2026-11-24T10:00:00.000Z",
+         *       "expires_at": "2026-12-01T10:00:00.000Z",
+         *       "decided_at": null,
+         *       "applied_at": null,
+         *       "result": null,
+         *       "current_preview": {
+         *         "dry_run": true,
+         *         "merchants": 2,
+         *         "merchants_changed": 1,
+         *         "assignments_added": 1,
+         *         "assignments_removed": 0,
+         *         "changes": [
+         *           {
+         *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *             "added": [
+         *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *             ],
+         *             "removed": []
+         *           }
+         *         ]
+         *       },
+         *       "preview_hash": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+         *     }
+         */
+        ChangeRequestDetail: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            /** @description PENDING until approved (APPLIED, or FAILED when it could no longer apply), REJECTED, CANCELLED or EXPIRED */
+            status: "PENDING" | "APPLIED" | "REJECTED" | "CANCELLED" | "EXPIRED" | "FAILED";
+            /** @description fee_rules.bulk_assign, fee_rules.bulk_assign_all, fee_rules.merchant_assign (each also with effective_at: scheduling), fee_rules.schedule_cancel, payment_plan.create or payment_plan.retire */
+            operation: string;
+            /** @description The request as it was sent */
+            request: {
+                method: string;
+                path: string;
+                /** @description The body as validated */
+                body: unknown;
+            };
+            /** @description What the change would have done when it was asked for: its dry run */
+            preview: unknown;
+            requested_by: {
+                /** @description A login user (access token) or an API key */
+                type: "user" | "api_key";
+                /** @description The user or the key */
+                id: string;
+                /** @description The login user's e-mail; null for a key */
+                email: string | null;
+            };
+            /** @description Who approved or rejected it */
+            reviewed_by: {
+                /** @description A login user (access token) or an API key */
+                type: "user" | "api_key";
+                /** @description The user or the key */
+                id: string;
+                /** @description The login user's e-mail; null for a key */
+                email: string | null;
+            } | null;
+            /** @description Why it was rejected, or why it failed to apply */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, milliseconds, Z
+             */
+            create_date: string;
+            /**
+             * Format: date-time
+             * @description When a PENDING request expires: 7 days, or a scheduled change’s instant
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it stopped being PENDING
+             */
+            decided_at: string | null;
+            /**
+             * Format: date-time
+             * @description When its approval applied it (APPLIED only)
+             */
+            applied_at: string | null;
+            /** @description What applying it did (APPLIED only; null otherwise) */
+            result: unknown;
+            /** @description What the change would do now: its dry run at this instant (PENDING only; null otherwise) */
+            current_preview: unknown;
+            /** @description SHA-256 of current_preview: send it to approve exactly that (PENDING only) */
+            preview_hash: string | null;
+        };
+        /**
+         * @description The customer's policy requires approval: the change was checked and is held, not applied
+         * @example {
+         *       "change_request": {
+         *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+         *         "status": "PENDING",
+         *         "operation": "fee_rules.bulk_assign_all",
+         *         "request": {
+         *           "method": "POST",
+         *           "path": "/v1/fee-rules/bulk-assign/all",
+         *           "body": {
+         *             "payment_plan_ids": [
+         *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *             ]
+         *           }
+         *         },
+         *         "preview": {
+         *           "dry_run": true,
+         *           "merchants": 2,
+         *           "merchants_changed": 1,
+         *           "assignments_added": 1,
+         *           "assignments_removed": 0,
+         *           "changes": [
+         *             {
+         *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *               "added": [
+         *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *               ],
+         *               "removed": []
+         *             }
+         *           ]
+         *         },
+         *         "requested_by": {
+         *           "type": "user",
+         *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+         *           "email": "maker@acme.example"
+         *         },
+         *         "reviewed_by": null,
+         *         "reason": null,
+         *         "create_date": "2026-11-24T10:00:00.000Z",
+         *         "expires_at": "2026-12-01T10:00:00.000Z",
+         *         "decided_at": null,
+         *         "applied_at": null,
+         *         "result": null
+         *       }
+         *     }
+         */
+        ChangeRequestAccepted: {
+            /**
+             * @description A fee change held for the approval of another ADMIN (contract section 23)
+             * @example {
+             *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+             *       "status": "PENDING",
+             *       "operation": "fee_rules.bulk_assign_all",
+             *       "request": {
+             *         "method": "POST",
+             *         "path": "/v1/fee-rules/bulk-assign/all",
+             *         "body": {
+             *           "payment_plan_ids": [
+             *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+             *           ]
+             *         }
+             *       },
+             *       "preview": {
+             *         "dry_run": true,
+             *         "merchants": 2,
+             *         "merchants_changed": 1,
+             *         "assignments_added": 1,
+             *         "assignments_removed": 0,
+             *         "changes": [
+             *           {
+             *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+             *             "added": [
+             *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+             *             ],
+             *             "removed": []
+             *           }
+             *         ]
+             *       },
+             *       "requested_by": {
+             *         "type": "user",
+             *         "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+             *         "email": "maker@acme.example"
+             *       },
+             *       "reviewed_by": null,
+             *       "reason": null,
+             *       "create_date": "2026-11-24T10:00:00.000Z",
+             *       "expires_at": "2026-12-01T10:00:00.000Z",
+             *       "decided_at": null,
+             *       "applied_at": null,
+             *       "result": null
+             *     }
+             */
+            change_request: {
+                /**
+                 * Format: uuid
+                 * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+                 */
+                id: string;
+                /** @description PENDING until approved (APPLIED, or FAILED when it could no longer apply), REJECTED, CANCELLED or EXPIRED */
+                status: "PENDING" | "APPLIED" | "REJECTED" | "CANCELLED" | "EXPIRED" | "FAILED";
+                /** @description fee_rules.bulk_assign, fee_rules.bulk_assign_all, fee_rules.merchant_assign (each also with effective_at: scheduling), fee_rules.schedule_cancel, payment_plan.create or payment_plan.retire */
+                operation: string;
+                /** @description The request as it was sent */
+                request: {
+                    method: string;
+                    path: string;
+                    /** @description The body as validated */
+                    body: unknown;
+                };
+                /** @description What the change would have done when it was asked for: its dry run */
+                preview: unknown;
+                requested_by: {
+                    /** @description A login user (access token) or an API key */
+                    type: "user" | "api_key";
+                    /** @description The user or the key */
+                    id: string;
+                    /** @description The login user's e-mail; null for a key */
+                    email: string | null;
+                };
+                /** @description Who approved or rejected it */
+                reviewed_by: {
+                    /** @description A login user (access token) or an API key */
+                    type: "user" | "api_key";
+                    /** @description The user or the key */
+                    id: string;
+                    /** @description The login user's e-mail; null for a key */
+                    email: string | null;
+                } | null;
+                /** @description Why it was rejected, or why it failed to apply */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC, milliseconds, Z
+                 */
+                create_date: string;
+                /**
+                 * Format: date-time
+                 * @description When a PENDING request expires: 7 days, or a scheduled change’s instant
+                 */
+                expires_at: string;
+                /**
+                 * Format: date-time
+                 * @description When it stopped being PENDING
+                 */
+                decided_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When its approval applied it (APPLIED only)
+                 */
+                applied_at: string | null;
+                /** @description What applying it did (APPLIED only; null otherwise) */
+                result: unknown;
+            };
+        };
+        /**
+         * @description A page of the customer's change requests, newest first
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+         *           "status": "PENDING",
+         *           "operation": "fee_rules.bulk_assign_all",
+         *           "request": {
+         *             "method": "POST",
+         *             "path": "/v1/fee-rules/bulk-assign/all",
+         *             "body": {
+         *               "payment_plan_ids": [
+         *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *               ]
+         *             }
+         *           },
+         *           "preview": {
+         *             "dry_run": true,
+         *             "merchants": 2,
+         *             "merchants_changed": 1,
+         *             "assignments_added": 1,
+         *             "assignments_removed": 0,
+         *             "changes": [
+         *               {
+         *                 "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *                 "added": [
+         *                   "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *                 ],
+         *                 "removed": []
+         *               }
+         *             ]
+         *           },
+         *           "requested_by": {
+         *             "type": "user",
+         *             "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+         *             "email": "maker@acme.example"
+         *           },
+         *           "reviewed_by": null,
+         *           "reason": null,
+         *           "create_date": "2026-11-24T10:00:00.000Z",
+         *           "expires_at": "2026-12-01T10:00:00.000Z",
+         *           "decided_at": null,
+         *           "applied_at": null,
+         *           "result": null
+         *         }
+         *       ],
+         *       "page": {
+         *         "size": 10,
+         *         "total_elements": 1,
+         *         "total_pages": 1,
+         *         "number": 0
+         *       }
+         *     }
+         */
+        ChangeRequestListing: {
+            data: components["schemas"]["ChangeRequest"][];
+            page: components["schemas"]["Page"];
+        };
+        /**
+         * @example {
+         *       "preview_hash": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+         *     }
+         */
+        ApproveChangeRequestBody: {
+            /** @description The preview_hash you reviewed: the change applies only if it still does exactly that */
+            preview_hash?: string;
+        };
+        /**
+         * @example {
+         *       "reason": "Rates for MX are not approved yet"
+         *     }
+         */
+        RejectChangeRequestBody: {
+            /** @description Why it is rejected */
+            reason: string;
+        };
+        /**
          * @description A payment plan (fee rule) of the catalogue
          * @example {
          *       "id": "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
@@ -2507,6 +3132,72 @@ export interface components {
                 assigned_at: string;
             }[];
         };
+        /**
+         * @description Scheduled (effective_at), or held for approval (the customer requires it; Location names it)
+         * @example {
+         *       "scheduled_change": {
+         *         "id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+         *         "effective_at": "2026-12-01T03:00:00.000Z",
+         *         "kind": "BULK",
+         *         "merchant_ids": [
+         *           "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e"
+         *         ],
+         *         "payment_plan_ids": [
+         *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *         ],
+         *         "status": "PENDING",
+         *         "create_date": "2026-11-24T10:00:00.000Z",
+         *         "applied_at": null,
+         *         "cancelled_at": null,
+         *         "outcome": null
+         *       }
+         *     }
+         * @example {
+         *       "change_request": {
+         *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+         *         "status": "PENDING",
+         *         "operation": "fee_rules.bulk_assign_all",
+         *         "request": {
+         *           "method": "POST",
+         *           "path": "/v1/fee-rules/bulk-assign/all",
+         *           "body": {
+         *             "payment_plan_ids": [
+         *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *             ]
+         *           }
+         *         },
+         *         "preview": {
+         *           "dry_run": true,
+         *           "merchants": 2,
+         *           "merchants_changed": 1,
+         *           "assignments_added": 1,
+         *           "assignments_removed": 0,
+         *           "changes": [
+         *             {
+         *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *               "added": [
+         *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *               ],
+         *               "removed": []
+         *             }
+         *           ]
+         *         },
+         *         "requested_by": {
+         *           "type": "user",
+         *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+         *           "email": "maker@acme.example"
+         *         },
+         *         "reviewed_by": null,
+         *         "reason": null,
+         *         "create_date": "2026-11-24T10:00:00.000Z",
+         *         "expires_at": "2026-12-01T10:00:00.000Z",
+         *         "decided_at": null,
+         *         "applied_at": null,
+         *         "result": null
+         *       }
+         *     }
+         */
+        AssignmentAccepted: components["schemas"]["ScheduledChangeAccepted"] | components["schemas"]["ChangeRequestAccepted"];
         /**
          * @description A transaction to quote
          * @example {
@@ -4157,7 +4848,10 @@ export interface components {
          * @example {
          *       "id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
          *       "name": "Acme",
-         *       "require_mfa": false
+         *       "require_mfa": false,
+         *       "approval_policy": {
+         *         "fee_changes": "NONE"
+         *       }
          *     }
          */
         Customer: {
@@ -4169,15 +4863,30 @@ export interface components {
             name: string;
             /** @description Every login needs a TOTP code */
             require_mfa: boolean;
+            /** @description Four-eyes approval of fee changes (contract section 23) */
+            approval_policy: {
+                /** @description REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once */
+                fee_changes?: "NONE" | "REQUIRED";
+            };
         };
         /**
-         * @description The new setting
+         * @description The settings to change; those left out stay
          * @example {
          *       "require_mfa": true
          *     }
+         * @example {
+         *       "approval_policy": {
+         *         "fee_changes": "REQUIRED"
+         *       }
+         *     }
          */
         UpdateCustomerRequest: {
-            require_mfa: boolean;
+            require_mfa?: boolean;
+            /** @description Four-eyes approval of fee changes (contract section 23) */
+            approval_policy?: {
+                /** @description REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once */
+                fee_changes?: "NONE" | "REQUIRED";
+            };
         };
         /**
          * @description A subscription: where to send which events, and the secret that signs them
@@ -4198,7 +4907,7 @@ export interface components {
              */
             notification_url: string;
             /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
-            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "CHANGE_REQUEST_CREATED" | "CHANGE_REQUEST_APPROVED" | "CHANGE_REQUEST_REJECTED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
             /**
              * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again
              * @example Whsec-Alpha-2026
@@ -4222,7 +4931,7 @@ export interface components {
              */
             notification_url?: string;
             /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
-            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "CHANGE_REQUEST_CREATED" | "CHANGE_REQUEST_APPROVED" | "CHANGE_REQUEST_REJECTED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
             /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
             status?: "ENABLED" | "DISABLED";
             /**
@@ -4408,7 +5117,7 @@ export interface components {
              */
             id: string;
             /** @description An event type, upper case as the platform writes it */
-            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
+            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "CHANGE_REQUEST_CREATED" | "CHANGE_REQUEST_APPROVED" | "CHANGE_REQUEST_REJECTED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
             /**
              * Format: date-time
              * @description ISO 8601 UTC, milliseconds, Z
@@ -7389,7 +8098,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The change was checked and scheduled */
+            /** @description Scheduled (effective_at), or held for approval (the customer requires it; Location names it) */
             202: {
                 headers: {
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
@@ -7417,7 +8126,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ScheduledChangeAccepted"];
+                    "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, merchant_ids_required, invalid_idempotency_key */
@@ -7631,7 +8340,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The change was checked and scheduled */
+            /** @description Scheduled (effective_at), or held for approval (the customer requires it; Location names it) */
             202: {
                 headers: {
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
@@ -7659,7 +8368,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ScheduledChangeAccepted"];
+                    "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
@@ -8011,7 +8720,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The change was checked and scheduled */
+            /** @description Scheduled (effective_at), or held for approval (the customer requires it; Location names it) */
             202: {
                 headers: {
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
@@ -8039,7 +8748,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ScheduledChangeAccepted"];
+                    "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
@@ -8378,6 +9087,63 @@ export interface operations {
                     "application/json": components["schemas"]["FeeRule"];
                 };
             };
+            /** @description The customer's policy requires approval: the change was checked and is held, not applied */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_request": {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "status": "PENDING",
+                     *         "operation": "fee_rules.bulk_assign_all",
+                     *         "request": {
+                     *           "method": "POST",
+                     *           "path": "/v1/fee-rules/bulk-assign/all",
+                     *           "body": {
+                     *             "payment_plan_ids": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "preview": {
+                     *           "dry_run": true,
+                     *           "merchants": 2,
+                     *           "merchants_changed": 1,
+                     *           "assignments_added": 1,
+                     *           "assignments_removed": 0,
+                     *           "changes": [
+                     *             {
+                     *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *               "added": [
+                     *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *               ],
+                     *               "removed": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requested_by": {
+                     *           "type": "user",
+                     *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *           "email": "maker@acme.example"
+                     *         },
+                     *         "reviewed_by": null,
+                     *         "reason": null,
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "expires_at": "2026-12-01T10:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "applied_at": null,
+                     *         "result": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestAccepted"];
+                };
+            };
             /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
             400: {
                 headers: {
@@ -8534,6 +9300,61 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The customer's policy requires approval: the change was checked and is held, not applied */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_request": {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "status": "PENDING",
+                     *         "operation": "fee_rules.bulk_assign_all",
+                     *         "request": {
+                     *           "method": "POST",
+                     *           "path": "/v1/fee-rules/bulk-assign/all",
+                     *           "body": {
+                     *             "payment_plan_ids": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "preview": {
+                     *           "dry_run": true,
+                     *           "merchants": 2,
+                     *           "merchants_changed": 1,
+                     *           "assignments_added": 1,
+                     *           "assignments_removed": 0,
+                     *           "changes": [
+                     *             {
+                     *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *               "added": [
+                     *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *               ],
+                     *               "removed": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requested_by": {
+                     *           "type": "user",
+                     *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *           "email": "maker@acme.example"
+                     *         },
+                     *         "reviewed_by": null,
+                     *         "reason": null,
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "expires_at": "2026-12-01T10:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "applied_at": null,
+                     *         "result": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestAccepted"];
+                };
+            };
             /** @description No body */
             204: {
                 headers: {
@@ -8806,6 +9627,61 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The customer's policy requires approval: the change was checked and is held, not applied */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_request": {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "status": "PENDING",
+                     *         "operation": "fee_rules.bulk_assign_all",
+                     *         "request": {
+                     *           "method": "POST",
+                     *           "path": "/v1/fee-rules/bulk-assign/all",
+                     *           "body": {
+                     *             "payment_plan_ids": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "preview": {
+                     *           "dry_run": true,
+                     *           "merchants": 2,
+                     *           "merchants_changed": 1,
+                     *           "assignments_added": 1,
+                     *           "assignments_removed": 0,
+                     *           "changes": [
+                     *             {
+                     *               "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *               "added": [
+                     *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *               ],
+                     *               "removed": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requested_by": {
+                     *           "type": "user",
+                     *           "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *           "email": "maker@acme.example"
+                     *         },
+                     *         "reviewed_by": null,
+                     *         "reason": null,
+                     *         "create_date": "2026-11-24T10:00:00.000Z",
+                     *         "expires_at": "2026-12-01T10:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "applied_at": null,
+                     *         "result": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestAccepted"];
+                };
+            };
             /** @description No body */
             204: {
                 headers: {
@@ -8894,6 +9770,1003 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listChangeRequests: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number (0..2147483647) */
+                page?: number;
+                /** @description Results per page: an integer of at least 1. A size above 1000 is not refused: it is served as 1000, and page.size of the answer tells the size used */
+                size?: number;
+                /** @description Only requests with this status (default: all) */
+                status?: "PENDING" | "APPLIED" | "REJECTED" | "CANCELLED" | "EXPIRED" | "FAILED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the customer's change requests, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *           "status": "PENDING",
+                     *           "operation": "fee_rules.bulk_assign_all",
+                     *           "request": {
+                     *             "method": "POST",
+                     *             "path": "/v1/fee-rules/bulk-assign/all",
+                     *             "body": {
+                     *               "payment_plan_ids": [
+                     *                 "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *               ]
+                     *             }
+                     *           },
+                     *           "preview": {
+                     *             "dry_run": true,
+                     *             "merchants": 2,
+                     *             "merchants_changed": 1,
+                     *             "assignments_added": 1,
+                     *             "assignments_removed": 0,
+                     *             "changes": [
+                     *               {
+                     *                 "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *                 "added": [
+                     *                   "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *                 ],
+                     *                 "removed": []
+                     *               }
+                     *             ]
+                     *           },
+                     *           "requested_by": {
+                     *             "type": "user",
+                     *             "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *             "email": "maker@acme.example"
+                     *           },
+                     *           "reviewed_by": null,
+                     *           "reason": null,
+                     *           "create_date": "2026-11-24T10:00:00.000Z",
+                     *           "expires_at": "2026-12-01T10:00:00.000Z",
+                     *           "decided_at": null,
+                     *           "applied_at": null,
+                     *           "result": null
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "size": 10,
+                     *         "total_elements": 1,
+                     *         "total_pages": 1,
+                     *         "number": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestListing"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A change request, with what it would do now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "status": "PENDING",
+                     *       "operation": "fee_rules.bulk_assign_all",
+                     *       "request": {
+                     *         "method": "POST",
+                     *         "path": "/v1/fee-rules/bulk-assign/all",
+                     *         "body": {
+                     *           "payment_plan_ids": [
+                     *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "preview": {
+                     *         "dry_run": true,
+                     *         "merchants": 2,
+                     *         "merchants_changed": 1,
+                     *         "assignments_added": 1,
+                     *         "assignments_removed": 0,
+                     *         "changes": [
+                     *           {
+                     *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "added": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ],
+                     *             "removed": []
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requested_by": {
+                     *         "type": "user",
+                     *         "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *         "email": "maker@acme.example"
+                     *       },
+                     *       "reviewed_by": null,
+                     *       "reason": null,
+                     *       "create_date": "2026-11-24T10:00:00.000Z",
+                     *       "expires_at": "2026-12-01T10:00:00.000Z",
+                     *       "decided_at": null,
+                     *       "applied_at": null,
+                     *       "result": null,
+                     *       "current_preview": {
+                     *         "dry_run": true,
+                     *         "merchants": 2,
+                     *         "merchants_changed": 1,
+                     *         "assignments_added": 1,
+                     *         "assignments_removed": 0,
+                     *         "changes": [
+                     *           {
+                     *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "added": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ],
+                     *             "removed": []
+                     *           }
+                     *         ]
+                     *       },
+                     *       "preview_hash": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestDetail"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: change_request_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "change_request_not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    approveChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "preview_hash": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApproveChangeRequestBody"];
+            };
+        };
+        responses: {
+            /** @description A fee change held for the approval of another ADMIN (contract section 23) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "status": "PENDING",
+                     *       "operation": "fee_rules.bulk_assign_all",
+                     *       "request": {
+                     *         "method": "POST",
+                     *         "path": "/v1/fee-rules/bulk-assign/all",
+                     *         "body": {
+                     *           "payment_plan_ids": [
+                     *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "preview": {
+                     *         "dry_run": true,
+                     *         "merchants": 2,
+                     *         "merchants_changed": 1,
+                     *         "assignments_added": 1,
+                     *         "assignments_removed": 0,
+                     *         "changes": [
+                     *           {
+                     *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "added": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ],
+                     *             "removed": []
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requested_by": {
+                     *         "type": "user",
+                     *         "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *         "email": "maker@acme.example"
+                     *       },
+                     *       "reviewed_by": null,
+                     *       "reason": null,
+                     *       "create_date": "2026-11-24T10:00:00.000Z",
+                     *       "expires_at": "2026-12-01T10:00:00.000Z",
+                     *       "decided_at": null,
+                     *       "applied_at": null,
+                     *       "result": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden, self_approval */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden" | "self_approval";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: change_request_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "change_request_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: preview_changed, change_request_closed, idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "preview_changed" | "change_request_closed" | "idempotency_key_in_use";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    rejectChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Rates for MX are not approved yet"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RejectChangeRequestBody"];
+            };
+        };
+        responses: {
+            /** @description A fee change held for the approval of another ADMIN (contract section 23) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "status": "PENDING",
+                     *       "operation": "fee_rules.bulk_assign_all",
+                     *       "request": {
+                     *         "method": "POST",
+                     *         "path": "/v1/fee-rules/bulk-assign/all",
+                     *         "body": {
+                     *           "payment_plan_ids": [
+                     *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "preview": {
+                     *         "dry_run": true,
+                     *         "merchants": 2,
+                     *         "merchants_changed": 1,
+                     *         "assignments_added": 1,
+                     *         "assignments_removed": 0,
+                     *         "changes": [
+                     *           {
+                     *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "added": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ],
+                     *             "removed": []
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requested_by": {
+                     *         "type": "user",
+                     *         "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *         "email": "maker@acme.example"
+                     *       },
+                     *       "reviewed_by": null,
+                     *       "reason": null,
+                     *       "create_date": "2026-11-24T10:00:00.000Z",
+                     *       "expires_at": "2026-12-01T10:00:00.000Z",
+                     *       "decided_at": null,
+                     *       "applied_at": null,
+                     *       "result": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden, self_approval */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden" | "self_approval";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: change_request_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "change_request_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: change_request_closed, idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "change_request_closed" | "idempotency_key_in_use";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: server_busy, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "server_busy" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    cancelChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description UUID (RFC 9562): sent in any letter case, always answered in lower case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A fee change held for the approval of another ADMIN (contract section 23) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "status": "PENDING",
+                     *       "operation": "fee_rules.bulk_assign_all",
+                     *       "request": {
+                     *         "method": "POST",
+                     *         "path": "/v1/fee-rules/bulk-assign/all",
+                     *         "body": {
+                     *           "payment_plan_ids": [
+                     *             "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "preview": {
+                     *         "dry_run": true,
+                     *         "merchants": 2,
+                     *         "merchants_changed": 1,
+                     *         "assignments_added": 1,
+                     *         "assignments_removed": 0,
+                     *         "changes": [
+                     *           {
+                     *             "merchant_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+                     *             "added": [
+                     *               "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *             ],
+                     *             "removed": []
+                     *           }
+                     *         ]
+                     *       },
+                     *       "requested_by": {
+                     *         "type": "user",
+                     *         "id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *         "email": "maker@acme.example"
+                     *       },
+                     *       "reviewed_by": null,
+                     *       "reason": null,
+                     *       "create_date": "2026-11-24T10:00:00.000Z",
+                     *       "expires_at": "2026-12-01T10:00:00.000Z",
+                     *       "decided_at": null,
+                     *       "applied_at": null,
+                     *       "result": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, read_only_key, insufficient_role, forbidden, not_requester */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "read_only_key" | "insufficient_role" | "forbidden" | "not_requester";
+                    };
+                };
+            };
+            /** @description Unknown route, or a resource the caller may not see. code: change_request_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "change_request_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. code: change_request_closed, idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying (1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "change_request_closed" | "idempotency_key_in_use";
+                    };
+                };
+            };
+            /** @description Body larger than the configured limit. code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Body that is not application/json. code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Unprocessable Content. code: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -13668,7 +15541,10 @@ export interface operations {
                      * @example {
                      *       "id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
                      *       "name": "Acme",
-                     *       "require_mfa": false
+                     *       "require_mfa": false,
+                     *       "approval_policy": {
+                     *         "fee_changes": "NONE"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Customer"];
@@ -13766,7 +15642,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -13789,7 +15665,10 @@ export interface operations {
                      * @example {
                      *       "id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
                      *       "name": "Acme",
-                     *       "require_mfa": false
+                     *       "require_mfa": false,
+                     *       "approval_policy": {
+                     *         "fee_changes": "NONE"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Customer"];
@@ -14448,6 +16327,126 @@ export interface operations {
                             removed: string[];
                         }[];
                     };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onChangeRequestCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "CHANGE_REQUEST_CREATED";
+                    data?: components["schemas"]["ChangeRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onChangeRequestApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "CHANGE_REQUEST_APPROVED";
+                    data?: components["schemas"]["ChangeRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onChangeRequestRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "CHANGE_REQUEST_REJECTED";
+                    data?: components["schemas"]["ChangeRequest"];
                 };
             };
         };

@@ -51,13 +51,19 @@ export interface MerchantSettlementCondition {
   cbu_or_cvu: string;
 }
 
-export const customers = pgTable('customers', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  name: text('name').notNull(),
-  createdAt: createdAt(),
-  // Every login of its users must pass a TOTP code (migration 0010).
-  requireMfa: boolean('require_mfa').notNull().default(false),
-});
+export const customers = pgTable(
+  'customers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+    // Every login of its users must pass a TOTP code (migration 0010).
+    requireMfa: boolean('require_mfa').notNull().default(false),
+    // NONE or REQUIRED (migration 0023): whether its fee changes wait for a second ADMIN's approval.
+    feeChangeApproval: text('fee_change_approval').notNull().default('NONE'),
+  },
+  (t) => [check('customers_fee_change_approval', sql`${t.feeChangeApproval} IN ('NONE', 'REQUIRED')`)],
+);
 
 export const merchants = pgTable(
   'merchants',

@@ -8,3 +8,4 @@ export * from './schema-accounts.js';
 export * from './schema-credentials.js';
 export * from './schema-events.js';
 export * from './schema-plans.js';
+export * from './schema-approvals.js';

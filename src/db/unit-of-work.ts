@@ -41,6 +41,32 @@ export type DomainEvent = {
   [T in keyof EventPayloads]: { type: T; customerId: string; data: EventPayloads[T] };
 }[keyof EventPayloads];
 
+/**
+ * A fee change that its customer's policy may hold for a second person's
+ * approval (contract section 23): what it is, as sent, and its dry run. A
+ * change asks before it writes, after its checks (a request that would be a
+ * 400 is still a 400, nothing held).
+ */
+export interface ApprovableChange {
+  customerId: string;
+  /** What the change is: its approval applies it again through the same service call. */
+  operation: string;
+  /** The merchant, plan or scheduled change the request's path names, if any. */
+  subjectId?: string | null;
+  request: { method: string; path: string; body: unknown };
+  /** The change's dry run, in the change's transaction. */
+  preview(): Promise<unknown>;
+  /** When it can no longer be approved, if sooner than the usual (a scheduled change's instant). */
+  expiresAt?: Date;
+  /** What its approval records as its result, of what the change's work returned (default: that value). */
+  result?(applied: unknown): unknown;
+}
+
+/** What a held change's request is answered: its change request (202, Location its id). */
+export interface HeldForApproval {
+  change_request: { id: string };
+}
+
 export interface WriteScope<D> {
   /** The feature DALs, bound to this transaction. */
   readonly dal: D;
@@ -60,6 +86,31 @@ export interface WriteScope<D> {
    * transaction (docs/design.md, "Idempotent requests").
    */
   answer(value: unknown): void;
+  /**
+   * Asks whether `change` may apply now. Under a policy of approval it is held
+   * as a change request: the answer is what the caller is told, and the change
+   * must then write nothing else. Null: it applies now (no such policy, or this
+   * is its approval, whose request is then settled in this transaction).
+   */
+  holdForApproval(change: ApprovableChange): Promise<HeldForApproval | null>;
+}
+
+/** What a change's scope offers the approval gate: its transaction and its audit and event writers. */
+export interface GateScope {
+  tx: Db;
+  context: ChangeContext;
+  audit(event: AuditEvent): Promise<void>;
+  emit(event: DomainEvent): Promise<string>;
+}
+
+/**
+ * Four-eyes approval in the write path, given by the composition (db/ knows no
+ * feature): holds a change as a change request, or checks that an approval
+ * may apply it and, once it ran, records it APPLIED in the same transaction.
+ */
+export interface ApprovalGate {
+  hold(scope: GateScope, change: ApprovableChange): Promise<HeldForApproval | null>;
+  settle(scope: GateScope, change: ApprovableChange, result: unknown): Promise<void>;
 }
 
 /**
@@ -76,6 +127,20 @@ export interface ChangeWriters {
    * stored as it is sent (src/plugins/idempotency.ts).
    */
   answer?(tx: Db, claim: IdempotencyClaim, answer: StoredAnswer): Promise<void>;
+  /** Four-eyes approval of fee changes; without it every change applies at once. */
+  approvals?: ApprovalGate;
+}
+
+/** An approved change's audit records name the change request, its requester and its approver. */
+function withApproval(event: AuditEvent, context: ChangeContext): AuditEvent {
+  const { approval } = context;
+  if (!approval) return event;
+  const change_request = {
+    id: approval.changeRequestId,
+    requested_by: approval.requestedBy,
+    approved_by: context.actor,
+  };
+  return { ...event, details: { ...event.details, change_request } };
 }
 
 export interface UnitOfWork<D> {
@@ -108,10 +173,15 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D, writers: Change
     const claim = context.idempotency;
     let reported: { value: unknown } | undefined;
     let stored: StoredAnswer | undefined;
+    let approved: ApprovableChange | undefined;
     const result = await db.transaction(async (tx) => {
+      const audit = (event: AuditEvent, actor?: Actor) =>
+        writers.audit(tx, actor ? { ...context, actor } : context, withApproval(event, context));
+      const emit = async (event: DomainEvent) => (await writers.events(tx, context, [event]))[0]!;
+      const gate: GateScope = { tx, context, audit, emit };
       const value = await work({
         dal: bind(tx),
-        audit: (event, actor) => writers.audit(tx, actor ? { ...context, actor } : context, event),
+        audit,
         notify: async ({ channel, payload }) => {
           // Any text is safe in a JSON array: one parameter however many payloads.
           if (typeof payload === 'string') await tx.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
@@ -120,7 +190,7 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D, writers: Change
               sql`SELECT pg_notify(${channel}, p) FROM jsonb_array_elements_text(${JSON.stringify(payload)}::jsonb) AS p`,
             );
         },
-        emit: async (event) => (await writers.events(tx, context, [event]))[0]!,
+        emit,
         emitAll: (events) => writers.events(tx, context, events),
         afterCommit: (hook) => {
           hooks.push(hook);
@@ -128,7 +198,18 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D, writers: Change
         answer: (reportedValue) => {
           reported = { value: reportedValue };
         },
+        holdForApproval: async (change) => {
+          if (!writers.approvals) return null;
+          const held = await writers.approvals.hold(gate, change);
+          if (held === null && context.approval) approved = change;
+          return held;
+        },
       });
+      if (context.approval) {
+        // An approval whose change never asked the gate would apply without settling its request: refused.
+        if (!approved || !writers.approvals) throw new Error('an approval ran a change that is not approvable');
+        await writers.approvals.settle(gate, approved, approved.result ? approved.result(value) : value);
+      }
       if (claim && writers.answer) {
         stored = claim.answerFor(reported ? reported.value : value) ?? undefined;
         if (stored) await writers.answer(tx, claim, stored);

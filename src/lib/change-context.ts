@@ -28,12 +28,25 @@ export interface IdempotencyClaim {
   stored: StoredAnswer | undefined;
 }
 
+/**
+ * Set while an approval applies a held fee change (contract section 23): the
+ * change request, who asked for it, and the hash of the preview the approver
+ * saw (the change applies only while the preview is still that).
+ */
+export interface ApprovalOfChange {
+  changeRequestId: string;
+  requestedBy: Actor;
+  previewHash?: string | undefined;
+}
+
 /** What a service needs to know about the request that asks for a change. */
 export interface ChangeContext {
   requestId: string | null;
   actor: Actor;
   /** Set when the request sent an Idempotency-Key that it now holds. */
   idempotency?: IdempotencyClaim;
+  /** Set when the change is a held change that an approval applies. */
+  approval?: ApprovalOfChange;
 }
 
 export function actorOf(principal: Principal): Actor {

@@ -36,7 +36,7 @@ export function keepRawBody(request: FastifyRequest, text: string): void {
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** A route whose status depends on what its change reports: that answer (no payload: no body). */
-    answerOf?: (reported: unknown) => { status: number; payload?: unknown };
+    answerOf?: (reported: unknown) => { status: number; payload?: unknown; location?: string };
   }
   interface FastifyRequest {
     /** The Idempotency-Key this request holds while it runs: its changes store their answer with themselves. */
@@ -74,10 +74,10 @@ function answerMaker(request: FastifyRequest, reply: FastifyReply): (value: unkn
   const { answerOf } = request.routeOptions.config;
   if (answerOf)
     return (value) => {
-      const { status, payload } = answerOf(value);
+      const { status, payload, location = null } = answerOf(value);
       return payload === undefined
-        ? { status, contentType: null, location: null, body: '' }
-        : rendered(payload, status);
+        ? { status, contentType: null, location, body: '' }
+        : { ...rendered(payload, status), location };
     };
   const successes = successesOf(request);
   if (successes.length !== 1) return () => null;

@@ -58,6 +58,11 @@ const TAGS = [
       'What transactions pay under the plan in force at an instant, with exact decimal arithmetic: up to 1,000 in JSON, any number in an NDJSON stream.',
   },
   {
+    name: 'change requests',
+    description:
+      "Fee changes held for a second ADMIN's approval when the customer's policy requires it (approval_policy.fee_changes on /v1/customers/me): list, read with the current preview, approve, reject, cancel.",
+  },
+  {
     name: 'audit',
     description: "The audit trail of the caller's customer: every change, recorded in the transaction that made it.",
   },

@@ -140,7 +140,12 @@ function NewPlanForm({ onCreated }: { onCreated: (text: string) => void }) {
               }),
             );
             form.reset();
-            onCreated(`Created ${plan.card_brand} ${plan.payment_method} ${plan.term}x ${plan.commission}%.`);
+            // Under the customer's four-eyes policy the plan waits for another ADMIN's approval.
+            onCreated(
+              'change_request' in plan
+                ? `Sent for approval: change request ${plan.change_request.id} (GET /v1/change-requests/${plan.change_request.id}).`
+                : `Created ${plan.card_brand} ${plan.payment_method} ${plan.term}x ${plan.commission}%.`,
+            );
           } catch (err) {
             setError(describeError(err));
           }

@@ -10,6 +10,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../../schemas/common.js';
 import { CreatedApiKey, ListedApiKey } from '../api-keys/api-keys-schemas.js';
 import { AuditEvent } from '../audit/audit-schemas.js';
+import { ChangeRequest } from '../change-requests/change-requests-schemas.js';
 import { FeeRule } from '../fee-plans/fee-rule-catalogue-schemas.js';
 import { DryRun } from '../fee-plans/fee-rules-schemas.js';
 import { ScheduledChange } from '../fee-plans/scheduled-changes-schemas.js';
@@ -54,6 +55,16 @@ export const EVENT_MAP = {
     data: Type.Object({ ...ScheduledChange.properties, changes: effect.changes }),
     about: 'The scheduled change once applied, as the API answers it, with the first changed merchants.',
   },
+  CHANGE_REQUEST_CREATED: {
+    data: ChangeRequest,
+    about: 'A fee change held for approval (the policy requires it), as GET /v1/change-requests/{id} answers it.',
+  },
+  CHANGE_REQUEST_APPROVED: {
+    data: ChangeRequest,
+    about:
+      'The change request once approved and applied (APPLIED, with its result); the change has its own events too.',
+  },
+  CHANGE_REQUEST_REJECTED: { data: ChangeRequest, about: 'The change request once rejected, with the reason.' },
   PAYMENT_PLAN_CREATED: { data: FeeRule, about: 'The new payment plan, as GET /v1/fee-rules lists it.' },
   PAYMENT_PLAN_RETIRED: { data: FeeRule, about: 'The retired payment plan, as GET /v1/fee-rules lists it.' },
   MERCHANT_CREATED: { data: Merchant, about: 'The new merchant, as the API answers it.' },

@@ -1,6 +1,8 @@
 /** HTTP only: the fee-rule catalogue and the scheduled changes, translated to their services. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { heldAnswer, isHeld } from '../../lib/held-changes.js';
+import { ChangeRequestAccepted } from '../change-requests/change-requests-schemas.js';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { NoContent, NoQuery, Ref, SECURITY_ANY } from '../../schemas/common.js';
@@ -18,6 +20,18 @@ import {
   ScheduledChangeListQuery,
   ScheduledChangeParams,
 } from './scheduled-changes-schemas.js';
+
+/** 202: the change is held for approval (the customer requires it; Location names it). */
+const HELD = Ref(ChangeRequestAccepted);
+
+/** A new plan's answer, or the change request that holds it; also what an Idempotency-Key keeps. */
+const createdOrHeld = (reported: unknown) =>
+  isHeld(reported) ? heldAnswer(reported) : { status: 201, payload: reported };
+
+function answered(reply: FastifyReply, answer: { status: number; payload?: unknown; location?: string }) {
+  if (answer.location) reply.header('location', answer.location);
+  return reply.code(answer.status).send(answer.payload);
+}
 
 export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { feeRules, feeRuleCatalogue, scheduledChanges } = app.services;
@@ -40,7 +54,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
   });
 
   app.post('/v1/fee-rules', {
-    config: { permission: 'fee_rules:write' },
+    config: { permission: 'fee_rules:write', answerOf: createdOrHeld },
     ...customerCallersOnly,
     schema: {
       ...FEE_RULES_DOCS.createFeeRule,
@@ -49,6 +63,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
       body: Ref(NewFeeRuleBody),
       response: {
         201: Ref(FeeRule),
+        202: HELD,
         ...problems(
           ...WITH_BODY,
           ...AUTHENTICATED_WRITE,
@@ -61,7 +76,10 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await feeRuleCatalogue.create(principalOf(request), request.body, changeContext(request))),
+      answered(
+        reply,
+        createdOrHeld(await feeRuleCatalogue.create(principalOf(request), request.body, changeContext(request))),
+      ),
   });
 
   app.delete('/v1/fee-rules/:id', {
@@ -74,6 +92,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
       querystring: NoQuery,
       response: {
         204: NoContent,
+        202: HELD,
         ...problems(
           ...AUTHENTICATED_WRITE,
           ...READS_BODY,
@@ -85,8 +104,8 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     handler: async (request, reply) => {
-      await feeRuleCatalogue.retire(principalOf(request), request.params.id, changeContext(request));
-      return reply.code(204).send(null);
+      const held = await feeRuleCatalogue.retire(principalOf(request), request.params.id, changeContext(request));
+      return answered(reply, held ? heldAnswer(held) : { status: 204, payload: null });
     },
   });
 
@@ -112,6 +131,7 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
       querystring: NoQuery,
       response: {
         204: NoContent,
+        202: HELD,
         ...problems(
           ...AUTHENTICATED_WRITE,
           ...READS_BODY,
@@ -123,8 +143,8 @@ export const feeRuleCatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     handler: async (request, reply) => {
-      await scheduledChanges.cancel(principalOf(request), request.params.id, changeContext(request));
-      return reply.code(204).send(null);
+      const held = await scheduledChanges.cancel(principalOf(request), request.params.id, changeContext(request));
+      return answered(reply, held ? heldAnswer(held) : { status: 204, payload: null });
     },
   });
 };

@@ -18,6 +18,7 @@ import { type PaymentPlanResource, planWith } from './payment-plans-service.js';
 import type { FeeRulesDals } from './assignment-checks.js';
 import type { NewFeeRuleBody } from './fee-rule-catalogue-schemas.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
+import { approvable, type Held } from './fee-change-requests.js';
 
 export type FeeRuleResource = Omit<PaymentPlanResource, 'is_selected'> & { owner: PlanOwner; status: PlanStatus };
 
@@ -79,10 +80,14 @@ export function createFeeRuleCatalogueService(deps: {
     },
 
     /** POST /v1/fee-rules: a plan of the caller's customer; an identical ACTIVE one is a 409 naming it. */
-    async create(principal: Principal, request: NewFeeRuleRequest, context: ChangeContext): Promise<FeeRuleResource> {
+    async create(
+      principal: Principal,
+      request: NewFeeRuleRequest,
+      context: ChangeContext,
+    ): Promise<FeeRuleResource | Held> {
       const { customerId } = principal;
       const plan = newPlan(request);
-      return customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit }, found) => {
+      return customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit, holdForApproval }, found) => {
         if (!found) throw new NotFoundError('customer_not_found');
         const existing = await dal.paymentPlans.findIdentical(customerId, plan);
         if (existing)
@@ -91,6 +96,16 @@ export function createFeeRuleCatalogueService(deps: {
             `The ACTIVE plan ${existing} of this customer has the same six fields; assign it, or retire it first.`,
             { payment_plan_id: existing },
           );
+        const asked = {
+          operation: 'payment_plan.create',
+          method: 'POST',
+          path: '/v1/fee-rules',
+          subjectId: null,
+        } as const;
+        const held = await holdForApproval(
+          approvable(customerId, { ...asked, body: request }, { preview: async () => ({ payment_plan: request }) }),
+        );
+        if (held) return held;
         const created = toResource(await dal.paymentPlans.create(customerId, plan));
         await audit({
           action: 'payment_plan.created',
@@ -105,12 +120,24 @@ export function createFeeRuleCatalogueService(deps: {
     },
 
     /** DELETE /v1/fee-rules/{id}: retires the customer's own plan; again is a no-op; any other plan is a 404. */
-    async retire(principal: Principal, planId: string, context: ChangeContext): Promise<void> {
+    async retire(principal: Principal, planId: string, context: ChangeContext): Promise<Held | undefined> {
       const { customerId } = principal;
-      await customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit }) => {
-        const result = await dal.paymentPlans.retire(customerId, planId.toLowerCase());
-        if (!result) throw new NotFoundError('payment_plan_not_found');
-        if (!result.retired) return;
+      return customerLocks.forCustomer(customerId, context, async ({ dal, audit, emit, holdForApproval }) => {
+        const own = await dal.paymentPlans.findOwn(customerId, planId.toLowerCase());
+        if (!own) throw new NotFoundError('payment_plan_not_found');
+        const path = `/v1/fee-rules/${own.id}`;
+        const asked = {
+          operation: 'payment_plan.retire',
+          method: 'DELETE',
+          path,
+          subjectId: own.id,
+          body: null,
+        } as const;
+        const preview = async () => ({ payment_plan: toResource(own) });
+        const held = await holdForApproval(approvable(customerId, asked, { preview }));
+        if (held) return held;
+        const result = await dal.paymentPlans.retire(customerId, own.id);
+        if (!result?.retired) return;
         const retired = toResource(result.plan);
         await audit({
           action: 'payment_plan.retired',

@@ -2,9 +2,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationCode } from '../../error-catalogue.js';
+import { Type } from '@sinclair/typebox';
+import { heldAnswer, isHeld } from '../../lib/held-changes.js';
 import { changeContext } from '../../lib/request-context.js';
+import { ChangeRequestAccepted } from '../change-requests/change-requests-schemas.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { Ref, SECURITY_ANY } from '../../schemas/common.js';
+import { Component, Ref, SECURITY_ANY } from '../../schemas/common.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from '../../schemas/problems.js';
 import {
   AssignmentQuery,
@@ -21,21 +24,35 @@ import { FEE_RULES_DOCS } from './fee-rules-docs.js';
 import type { AssignmentAnswer } from './fee-rules-service.js';
 import { ScheduledChangeAccepted } from './scheduled-changes-schemas.js';
 
-/** 201 without a body when the assignment ran; 202 with the scheduled change when it named effective_at. */
 /**
- * An assignment's answer: 202 with the scheduled change, or 201 without a body.
- * Also the answer an Idempotency-Key keeps with the change (src/plugins/idempotency.ts),
- * made of what the change reports: a scheduled change, or what it applied.
+ * An assignment's answer: 202 with the change request that holds it for
+ * approval (and its Location), 202 with the scheduled change, or 201 without a
+ * body. Also the answer an Idempotency-Key keeps with the change
+ * (src/plugins/idempotency.ts), made of what the change reports.
  */
-const answerOf = (reported: unknown) =>
-  typeof reported === 'object' && reported !== null && 'scheduled_change' in reported
+const answerOf = (reported: unknown): { status: number; payload?: unknown; location?: string } => {
+  if (isHeld(reported)) return heldAnswer(reported);
+  return typeof reported === 'object' && reported !== null && 'scheduled_change' in reported
     ? { status: 202, payload: reported }
     : { status: 201 };
+};
 
 function answered(reply: FastifyReply, answer: AssignmentAnswer) {
-  const { status, payload } = answerOf(answer);
+  const { status, payload, location } = answerOf(answer);
+  if (location) reply.header('location', location);
   return reply.code(status).send(payload);
 }
+
+/** 202: scheduled (effective_at), or held for approval; each example is its component's. */
+const HELD_OR_SCHEDULED = Ref(
+  Component(
+    'AssignmentAccepted',
+    Type.Union([Ref(ScheduledChangeAccepted), Ref(ChangeRequestAccepted)], {
+      description: 'Scheduled (effective_at), or held for approval (the customer requires it; Location names it)',
+      examples: [...(ScheduledChangeAccepted.examples ?? []), ...(ChangeRequestAccepted.examples ?? [])],
+    }),
+  ),
+);
 
 export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { feeRules } = app.services;
@@ -51,7 +68,7 @@ export const feeRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const answers = (...own: OperationCode[]) => ({
     200: Ref(DryRun),
     201: Created,
-    202: Ref(ScheduledChangeAccepted),
+    202: HELD_OR_SCHEDULED,
     ...problems(
       ...WITH_BODY,
       ...AUTHENTICATED_WRITE,

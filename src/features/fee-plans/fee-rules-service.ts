@@ -18,15 +18,20 @@ import type { AssignmentLimit } from './assignment-limit.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { HeldPlanRow } from './fee-rule-history-dal.js';
 import type { ReplacementPreview } from './fee-rules-dal.js';
+import { type DryRunResource, dryRun, effectOf } from './dry-run.js';
 import type { FeeRuleTimelines } from './fee-rule-timelines.js';
 import { heldIn, type PlansInForce } from './plans-in-force.js';
+import { type AskedChange, approvable, type Held } from './fee-change-requests.js';
+
+export type { DryRunResource } from './dry-run.js';
 import {
   parseEffectiveAt,
   type ScheduledChangeResource,
   type ScheduledChangesService,
 } from './scheduled-changes-service.js';
 
-export const ASSIGN_ALL_PATH = '/v1/fee-rules/bulk-assign/all';
+const ASSIGN_PATH = '/v1/fee-rules/bulk-assign';
+export const ASSIGN_ALL_PATH = `${ASSIGN_PATH}/all`;
 
 export type { FeeRulesDals } from './assignment-checks.js';
 
@@ -44,18 +49,11 @@ export interface FeeRulesServiceDeps {
 type PlansRequest = { payment_plan_ids: string[]; effective_at?: string | undefined };
 type AssignmentRequest = PlansRequest & { merchant_ids: string[] };
 
-/** What an assignment did when it ran now (answered 201 without a body), or the change it scheduled (202). */
-export type AssignmentAnswer = { applied: ReplacementPreview } | { scheduled_change: ScheduledChangeResource };
-
-/** POST ...?dry_run=true: what the assignment would change. */
-export interface DryRunResource {
-  dry_run: true;
-  merchants: number;
-  merchants_changed: number;
-  assignments_added: number;
-  assignments_removed: number;
-  changes: Array<{ merchant_id: string; added: string[]; removed: string[] }>;
-}
+/**
+ * What an assignment did when it ran now (answered 201 without a body), the
+ * change it scheduled (202), or the change request that holds it for approval (202).
+ */
+export type AssignmentAnswer = { applied: ReplacementPreview } | { scheduled_change: ScheduledChangeResource } | Held;
 
 /** GET /v1/merchants/{id}/fee-rules: the plans a merchant held at an instant. */
 export interface FeeRulesAtResource {
@@ -64,49 +62,57 @@ export interface FeeRulesAtResource {
   data: Array<Omit<PaymentPlanResource, 'is_selected'> & { assigned_at: string }>;
 }
 
-/** What changed, in the shape of a dry run's answer (dry_run aside): the FEE_RULES_ASSIGNED event's data. */
-function effectOf(effect: ReplacementPreview): Omit<DryRunResource, 'dry_run'> {
-  return {
-    merchants: effect.merchants,
-    merchants_changed: effect.merchantsChanged,
-    assignments_added: effect.added,
-    assignments_removed: effect.removed,
-    changes: effect.changes,
-  };
-}
+/** What a held assignment's request was: the route's operation, path and body. */
+const askedAssignment = (
+  operation: AskedChange['operation'],
+  path: string,
+  subjectId: string | null,
+  body: unknown,
+): AskedChange => ({ operation, method: 'POST', path, subjectId, body });
 
 export function createFeeRulesService(deps: FeeRulesServiceDeps) {
   const { uow, plansInForce, merchants, assignmentLimit, customerLocks, scheduled, timelines } = deps;
 
-  /** An assignment now, or scheduled when the request names `effective_at`. */
+  /**
+   * An assignment now, or scheduled when the request names `effective_at`; under
+   * a policy of approval, after the same checks, held as a change request.
+   */
   async function assign(
     principal: Principal,
     merchantIds: string[] | 'all',
     request: PlansRequest,
     context: ChangeContext,
+    asked: AskedChange,
   ): Promise<AssignmentAnswer> {
     assertMayAssign(principal);
     const { customerId } = principal;
     const planIds = distinctIds(request.payment_plan_ids);
     if (request.effective_at !== undefined) {
       const effectiveAt = parseEffectiveAt(request.effective_at);
-      return scheduled.schedule(customerId, merchantIds, planIds, effectiveAt, context);
+      return scheduled.schedule(customerId, merchantIds, planIds, effectiveAt, context, asked);
     }
     // Counted before the lock: a refused request holds no connection and no lock.
     await assignmentLimit.take(customerId);
     // First the lock, then every read: checks and writes see the state left by
     // the assignment that ran before, as if the two had run one after another.
-    const applied = await customerLocks.forCustomer(
+    const answer = await customerLocks.forCustomer(
       customerId,
       context,
-      async ({ dal, audit, emit, afterCommit }, found) => {
+      async ({ dal, audit, emit, afterCommit, holdForApproval }, found): Promise<AssignmentAnswer> => {
         await checkAssignment(customerId, found, merchantIds, planIds, dal);
+        const held = await holdForApproval(
+          approvable(customerId, asked, {
+            preview: async () => dryRun(await dal.feeRules.previewReplacement({ customerId, merchantIds }, planIds)),
+            result: (applied) => effectOf((applied as { applied: ReplacementPreview }).applied),
+          }),
+        );
+        if (held) return held;
         const result = await dal.feeRules.replacePlans({ customerId, merchantIds }, planIds);
         // Read-your-writes here; other instances learn it from the NOTIFY of migration 0012.
         afterCommit(timelines.changed);
         // A request that changes nothing writes nothing, not even its audit record:
         // the trail records changes (the request itself is in the access log).
-        if (result.added === 0 && result.removed === 0) return result;
+        if (result.added === 0 && result.removed === 0) return { applied: result };
         await audit({
           action: merchantIds === 'all' ? 'fee_rules.bulk_assign_all' : 'fee_rules.bulk_assign',
           customerId,
@@ -128,10 +134,10 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
             ...effectOf(result),
           },
         });
-        return result;
+        return { applied: result };
       },
     );
-    return { applied };
+    return answer;
   }
 
   /**
@@ -153,7 +159,7 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       await checkAssignment(customerId, await dal.feeRules.customerExists(customerId), merchantIds, planIds, dal);
       return dal.feeRules.previewReplacement({ customerId, merchantIds }, planIds);
     });
-    return { dry_run: true, ...effectOf(effect) };
+    return dryRun(effect);
   }
 
   /** The merchant of a path, as PostgreSQL prints its id; one the caller may not see is a 404. */
@@ -219,7 +225,8 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       request: AssignmentRequest,
       context: ChangeContext,
     ): Promise<AssignmentAnswer> {
-      return assign(principal, namedMerchants(principal, request), request, context);
+      const asked = askedAssignment('fee_rules.bulk_assign', ASSIGN_PATH, null, request);
+      return assign(principal, namedMerchants(principal, request), request, context, asked);
     },
 
     /** POST /v1/fee-rules/bulk-assign/all: every merchant the customer has when the assignment runs. */
@@ -228,7 +235,13 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       request: PlansRequest,
       context: ChangeContext,
     ): Promise<AssignmentAnswer> {
-      return assign(principal, 'all', request, context);
+      return assign(
+        principal,
+        'all',
+        request,
+        context,
+        askedAssignment('fee_rules.bulk_assign_all', ASSIGN_ALL_PATH, null, request),
+      );
     },
 
     /** POST /v1/merchants/{id}/fee-rules: one merchant; one the caller may not see is a 404. */
@@ -238,7 +251,14 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
       request: PlansRequest,
       context: ChangeContext,
     ): Promise<AssignmentAnswer> {
-      return assign(principal, [await visibleMerchant(principal, merchantId)], request, context);
+      const merchant = await visibleMerchant(principal, merchantId);
+      const asked = askedAssignment(
+        'fee_rules.merchant_assign',
+        `/v1/merchants/${merchant}/fee-rules`,
+        merchant,
+        request,
+      );
+      return assign(principal, [merchant], request, context, asked);
     },
 
     /** POST /v1/fee-rules/bulk-assign?dry_run=true */

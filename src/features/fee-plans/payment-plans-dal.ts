@@ -200,6 +200,15 @@ export function createPaymentPlansDal(db: Db) {
      * (null: none such). Merchants holding it keep it: only the plan row changes.
      * `retired` is false when it already was.
      */
+    /** The customer's own plan `planId`, whatever its status (null: none such). */
+    async findOwn(customerId: string, planId: string): Promise<CataloguePlanRow | null> {
+      const [row] = await db
+        .select(catalogueColumns)
+        .from(paymentPlans)
+        .where(and(eq(paymentPlans.id, planId), eq(paymentPlans.customerId, customerId)));
+      return row ?? null;
+    },
+
     async retire(customerId: string, planId: string): Promise<{ plan: CataloguePlanRow; retired: boolean } | null> {
       const [updated] = await db
         .update(paymentPlans)

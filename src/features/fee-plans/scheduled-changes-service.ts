@@ -17,6 +17,8 @@ import { checkAssignment, type FeeRulesDals } from './assignment-checks.js';
 import type { AssignmentLimit } from './assignment-limit.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { FeeRuleTimelines } from './fee-rule-timelines.js';
+import { type AskedChange, approvable, type Held } from './fee-change-requests.js';
+import { dryRun } from './dry-run.js';
 import type {
   DueCandidate,
   ScheduledChangeRow,
@@ -139,10 +141,20 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
       planIds: string[],
       effectiveAt: Date,
       context: ChangeContext,
-    ): Promise<{ scheduled_change: ScheduledChangeResource }> {
+      asked: AskedChange,
+    ): Promise<{ scheduled_change: ScheduledChangeResource } | Held> {
       await assignmentLimit.take(customerId);
-      const row = await uow.write(context, async ({ dal, audit, emit, notify, answer }) => {
+      return uow.write(context, async ({ dal, audit, emit, notify, answer, holdForApproval }) => {
         await checkAssignment(customerId, await dal.feeRules.customerExists(customerId), merchantIds, planIds, dal);
+        // Held, it is the present state a dry run with effective_at previews; pending at its instant, it expires.
+        const held = await holdForApproval(
+          approvable(customerId, asked, {
+            preview: async () => dryRun(await dal.feeRules.previewReplacement({ customerId, merchantIds }, planIds)),
+            expiresAt: effectiveAt,
+            result: (scheduled) => scheduled,
+          }),
+        );
+        if (held) return held;
         const inserted = await dal.scheduledChanges.insert({
           customerId,
           merchantIds: merchantIds === 'all' ? null : merchantIds,
@@ -167,9 +179,8 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
         await emit({ type: 'FEE_RULES_SCHEDULED', customerId, data: { ...resource } });
         await notify({ channel: SCHEDULED_CHANNEL, payload: inserted.id });
         answer({ scheduled_change: resource });
-        return inserted;
+        return { scheduled_change: resource };
       });
-      return { scheduled_change: toScheduledResource(row) };
     },
 
     /** GET /v1/fee-rules/scheduled-changes: the customer's changes, newest first. */
@@ -182,19 +193,33 @@ export function createScheduledChangesService(deps: ScheduledChangesServiceDeps)
     },
 
     /** DELETE /v1/fee-rules/scheduled-changes/{id}: a PENDING change is cancelled; again is a no-op; an applied one 409. */
-    async cancel(principal: Principal, id: string, context: ChangeContext): Promise<void> {
+    async cancel(principal: Principal, id: string, context: ChangeContext): Promise<Held | undefined> {
       const { customerId } = principal;
-      await uow.write(context, async ({ dal, audit }) => {
+      return uow.write(context, async ({ dal, audit, holdForApproval }) => {
         // The row lock waits for an instance applying it: then the answer is that it was applied.
         const change = await dal.scheduledChanges.lockOfCustomer(customerId, id.toLowerCase());
         if (!change) throw new NotFoundError('scheduled_change_not_found');
-        if (change.status === 'CANCELLED') return;
         if (change.status === 'APPLIED')
           throw new ConflictError(
             'scheduled_change_not_pending',
             `This change was applied at ${change.appliedAt?.toISOString()}; only a PENDING change can be cancelled.`,
             { status: change.status },
           );
+        const path = `/v1/fee-rules/scheduled-changes/${change.id}`;
+        const asked = { operation: 'fee_rules.schedule_cancel', method: 'DELETE', path, subjectId: change.id } as const;
+        // Held, it must be decided before the change applies: then it can no longer be cancelled.
+        const held = await holdForApproval(
+          approvable(
+            customerId,
+            { ...asked, body: null },
+            {
+              preview: async () => ({ scheduled_change: toScheduledResource(change) }),
+              expiresAt: change.effectiveAt,
+            },
+          ),
+        );
+        if (held) return held;
+        if (change.status === 'CANCELLED') return;
         await dal.scheduledChanges.markCancelled(change.id);
         await audit({
           action: 'fee_rules.schedule_cancelled',

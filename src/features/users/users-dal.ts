@@ -185,7 +185,12 @@ export function createUsersDal(db: Db, sealed: SealedValues) {
 
     async customer(id: string) {
       const [row] = await db
-        .select({ id: customers.id, name: customers.name, requireMfa: customers.requireMfa })
+        .select({
+          id: customers.id,
+          name: customers.name,
+          requireMfa: customers.requireMfa,
+          feeChangeApproval: sql<'NONE' | 'REQUIRED'>`${customers.feeChangeApproval}`,
+        })
         .from(customers)
         .where(eq(customers.id, id));
       return row;
@@ -193,6 +198,10 @@ export function createUsersDal(db: Db, sealed: SealedValues) {
 
     async setRequireMfa(id: string, requireMfa: boolean): Promise<void> {
       await db.update(customers).set({ requireMfa }).where(eq(customers.id, id));
+    },
+
+    async setFeeChangeApproval(id: string, policy: 'NONE' | 'REQUIRED'): Promise<void> {
+      await db.update(customers).set({ feeChangeApproval: policy }).where(eq(customers.id, id));
     },
   };
 }

@@ -54,11 +54,14 @@ export const USERS_DOCS = operationDocs('users', {
   },
   getCustomer: {
     summary: "The caller's customer",
-    description: 'Its id, name and whether it requires two-factor codes of every login.',
+    description:
+      'Its id, name, whether it requires two-factor codes of every login, and its approval policy of fee changes (approval_policy.fee_changes, NONE unless set).',
   },
   updateCustomer: {
     summary: "Change the caller's customer",
     description:
-      "`require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.",
+      "`require_mfa: true`: a login of a user without two-factor codes then answers the challenge MFA_SETUP; every session of the customer's users made without a two-factor code ends at once on every instance (the caller's own too, when it was made without one), and while it holds, such access tokens and refresh tokens are refused with 401 mfa_required. API keys are not affected. " +
+      '`approval_policy: { fee_changes: "REQUIRED" }`: from then on every fee change of the customer (bulk assignment, /all, a merchant\'s fee rules, scheduling or cancelling a scheduled change, creating or retiring a plan), by a token or a key, is answered 202 with a change request that another ADMIN approves (GET /v1/change-requests); `NONE` (the default): they apply at once, and requests already held stay held. ' +
+      'Fields left out stay as they are. Recorded as customer.updated. Only the access token of an ADMIN: otherwise 403 insufficient_role.',
   },
 });

@@ -230,6 +230,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch('/v1/customers/me', {
     config: { permission: 'none' },
     onRequest: app.authenticate,
+    // Every field is optional, so the body is too.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     schema: {
       ...USERS_DOCS.updateCustomer,
       security: SECURITY_BEARER,

@@ -26,7 +26,7 @@ import { readCreateUser } from './platform-user-request.js';
 import type { ResetLimitsDal } from './reset-limits-dal.js';
 import { auditUser } from './user-audit.js';
 import type { UserChanges, UserRow, UsersDal } from './users-dal.js';
-import type { CreateUserRequest } from './users-schemas.js';
+import type { CreateUserRequest, UpdateCustomerRequest } from './users-schemas.js';
 
 export interface UsersDals extends AuthDals {
   users: UsersDal;
@@ -97,7 +97,12 @@ export function createUsersService(deps: UsersServiceDeps) {
   /** The customer's settings as GET and PATCH /v1/customers/me answer them. */
   async function customerSettings(customerId: string, dal: Pick<UsersDal, 'customer'> = usersDal) {
     const row = (await dal.customer(customerId))!;
-    return { id: row.id, name: row.name, require_mfa: row.requireMfa };
+    return {
+      id: row.id,
+      name: row.name,
+      require_mfa: row.requireMfa,
+      approval_policy: { fee_changes: row.feeChangeApproval },
+    };
   }
 
   async function found(customerId: string, id: string, dal: Pick<UsersDal, 'lock'>): Promise<UserRow> {
@@ -295,12 +300,20 @@ export function createUsersService(deps: UsersServiceDeps) {
 
     customer: (caller: Principal) => customerSettings(caller.customerId),
 
-    /** PATCH /v1/customers/me: require_mfa on ends the customer's logins made without a one-time code, the caller's too. */
-    async updateCustomer(caller: Principal, changes: { require_mfa: boolean }, context: ChangeContext) {
+    /**
+     * PATCH /v1/customers/me: require_mfa on ends the customer's logins made
+     * without a one-time code, the caller's too; approval_policy decides whether
+     * fee changes wait for a second ADMIN (the ones already held stay held).
+     */
+    async updateCustomer(caller: Principal, changes: UpdateCustomerRequest, context: ChangeContext) {
       assertAdmin(caller);
       return uow.write(context, async (scope) => {
-        await scope.dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
-        await auth.setRequireMfaIn(scope, caller.customerId, changes.require_mfa);
+        if (changes.require_mfa !== undefined) {
+          await scope.dal.users.setRequireMfa(caller.customerId, changes.require_mfa);
+          await auth.setRequireMfaIn(scope, caller.customerId, changes.require_mfa);
+        }
+        const feeChanges = changes.approval_policy?.fee_changes;
+        if (feeChanges) await scope.dal.users.setFeeChangeApproval(caller.customerId, feeChanges);
         await scope.audit({
           action: 'customer.updated',
           customerId: caller.customerId,

@@ -1,0 +1,375 @@
+/**
+ * Four-eyes approval of fee changes (contract section 23): the customer's
+ * policy, assignments held as change requests after their checks, and their
+ * approval applying them through the same code path, in one transaction.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { auditEvents, changeRequests, domainEvents } from '../../src/db/schema.js';
+import { bearer, json, useTestApp } from '../helpers/app.js';
+import {
+  approve,
+  cancelRequest,
+  getRequest,
+  heldRequest,
+  listRequests,
+  reject,
+  setPolicy,
+  underApproval,
+} from '../helpers/change-requests.js';
+import { issueKey } from '../helpers/fixtures.js';
+import { apiKey, assignmentSnapshot, bulkAssign, bulkAssignAll, plansByMerchant } from '../helpers/plans.js';
+import { userWithRole } from '../helpers/users.js';
+
+const h = useTestApp();
+const db = () => h.db.current.database.db;
+const snapshot = () => assignmentSnapshot(h.db.current.database);
+const storedRequests = () => db().select().from(changeRequests);
+const eventsOf = (type: string) => db().select().from(domainEvents).where(eq(domainEvents.type, type));
+const auditOf = (action: string) => db().select().from(auditEvents).where(eq(auditEvents.action, action));
+
+describe('the approval policy on /v1/customers/me', () => {
+  it('is NONE by default and set by an ADMIN; assignments then answer 201 as before', async () => {
+    const app = await h.app();
+    const { headers, plans, m0 } = await (await import('../helpers/plans.js')).seedCatalogue(app);
+    const me = await app.inject({ method: 'GET', url: '/v1/customers/me', headers });
+    assert.deepEqual(json(me).approval_policy, { fee_changes: 'NONE' });
+    const res = await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal((await storedRequests()).length, 0);
+    const set = await setPolicy(app, headers, 'REQUIRED');
+    assert.equal(set.statusCode, 200, set.body);
+    assert.deepEqual(json(set).approval_policy, { fee_changes: 'REQUIRED' });
+    assert.equal(json(set).require_mfa, false, 'require_mfa left out stays');
+    const again = await app.inject({ method: 'GET', url: '/v1/customers/me', headers });
+    assert.deepEqual(json(again).approval_policy, { fee_changes: 'REQUIRED' });
+  });
+
+  it('refuses a MEMBER, a key and an unknown setting, changing nothing', async () => {
+    const app = await h.app();
+    const { world, token, maker } = await underApproval(app);
+    await setPolicy(app, maker, 'NONE');
+    const member = await userWithRole(app, token, 'member@alpha.test', 'MEMBER');
+    const key = await issueKey(app, { user: world.login.user, customerId: world.customerId });
+    for (const [who, headers, status, code] of [
+      ['MEMBER', bearer(member.token), 403, 'insufficient_role'],
+      ['key', apiKey(key.api_key), 403, 'insufficient_role'],
+    ] as const) {
+      const res = await setPolicy(app, headers, 'REQUIRED');
+      assert.equal(res.statusCode, status, `${who}: ${res.body}`);
+      assert.equal(json(res).code, code);
+    }
+    for (const payload of [{ approval_policy: { fee_changes: 'SOMETIMES' } }, { approval_policy: 'REQUIRED' }]) {
+      const res = await app.inject({ method: 'PATCH', url: '/v1/customers/me', headers: maker, payload });
+      assert.equal(res.statusCode, 400, JSON.stringify(payload));
+    }
+    const me = await app.inject({ method: 'GET', url: '/v1/customers/me', headers: maker });
+    assert.deepEqual(json(me).approval_policy, { fee_changes: 'NONE' });
+  });
+});
+
+describe('under REQUIRED, an assignment becomes a change request', () => {
+  it('answers 202 with the request and its dry run, stores it, changes no assignment; a dry run is answered as before', async () => {
+    const app = await h.app();
+    const { maker, plans, m0, m1 } = await underApproval(app);
+    const before = await snapshot();
+    const body = { merchant_ids: [m0, m1], payment_plan_ids: [plans.visa6.id] };
+    const dry = await bulkAssign(app, maker, body, '?dry_run=true');
+    assert.equal(dry.statusCode, 200, dry.body);
+    assert.equal((await storedRequests()).length, 0, 'a dry run holds nothing');
+    const held = heldRequest(await bulkAssign(app, maker, body));
+    assert.equal(held.status, 'PENDING');
+    assert.equal(held.operation, 'fee_rules.bulk_assign');
+    assert.deepEqual(held.request, { method: 'POST', path: '/v1/fee-rules/bulk-assign', body });
+    assert.deepEqual(held.preview, json(dry));
+    assert.equal(held.requested_by.type, 'user');
+    assert.equal(held.requested_by.email, 'owner@alpha.test');
+    assert.equal(Date.parse(held.expires_at) - Date.parse(held.create_date), 7 * 86_400_000);
+    assert.deepEqual(await snapshot(), before);
+    assert.equal((await eventsOf('CHANGE_REQUEST_CREATED')).length, 1);
+    assert.equal((await eventsOf('FEE_RULES_ASSIGNED')).length, 0);
+  });
+
+  it('a key asks for /all the same way', async () => {
+    const app = await h.app();
+    const { world, plans } = await underApproval(app);
+    const key = await issueKey(app, { user: world.login.user, customerId: world.customerId });
+    const held = heldRequest(await bulkAssignAll(app, apiKey(key.api_key), { payment_plan_ids: [plans.visa6.id] }));
+    assert.equal(held.operation, 'fee_rules.bulk_assign_all');
+    assert.deepEqual(held.requested_by, { type: 'api_key', id: key.id, email: null });
+  });
+
+  it('a request that would be a 400 or a 422 still is, and nothing is held', async () => {
+    const app = await h.app();
+    const { maker, plans, m0 } = await underApproval(app);
+    const before = await snapshot();
+    const bad = [
+      [{ merchant_ids: [], payment_plan_ids: [plans.visa6.id] }, 400],
+      [{ merchant_ids: [m0], payment_plan_ids: ['not-a-uuid'] }, 400],
+      [{ merchant_ids: [m0], payment_plan_ids: [plans.foreign.id] }, 422],
+      [{ merchant_ids: [m0], payment_plan_ids: [plans.visa6.id], effective_at: '2000-01-01T00:00:00Z' }, 400],
+    ] as const;
+    for (const [body, status] of bad) {
+      const res = await bulkAssign(app, maker, body);
+      assert.equal(res.statusCode, status, `${JSON.stringify(body)}: ${res.body}`);
+    }
+    assert.equal((await storedRequests()).length, 0);
+    assert.deepEqual(await snapshot(), before);
+  });
+});
+
+describe('approving applies the change through the same path', () => {
+  it('another ADMIN approves: APPLIED with its result, the same assignments an immediate change makes, audit and events naming both', async () => {
+    const app = await h.app();
+    const { maker, checker, checkerId, plans, m0, m1, world } = await underApproval(app);
+    const body = { merchant_ids: [m0, m1], payment_plan_ids: [plans.visa6.id, plans.visa1Own.id] };
+    const held = heldRequest(await bulkAssign(app, maker, body));
+    const res = await approve(app, checker, held.id);
+    assert.equal(res.statusCode, 200, res.body);
+    const applied = json(res);
+    assert.equal(applied.status, 'APPLIED');
+    assert.deepEqual(applied.reviewed_by, { type: 'user', id: checkerId, email: 'checker@alpha.test' });
+    const { dry_run: _dryRun, ...effect } = held.preview;
+    assert.deepEqual(applied.result, effect, 'what it did is what its preview said');
+    assert.ok(applied.applied_at);
+    const byMerchant = await plansByMerchant(h.db.current.database);
+    for (const m of [m0, m1]) {
+      assert.ok(byMerchant.get(m)!.includes(plans.visa6.id));
+      assert.ok(byMerchant.get(m)!.includes(plans.visa1Own.id));
+      assert.ok(!byMerchant.get(m)!.includes(plans.visa1.id), 'the replacement rule dropped visa1');
+    }
+    const [audit] = await auditOf('fee_rules.bulk_assign');
+    assert.equal(audit!.actorId, checkerId);
+    const named = (audit!.details as Record<string, any>).change_request;
+    assert.equal(named.id, held.id);
+    assert.equal(named.requested_by.id, held.requested_by.id);
+    assert.equal(named.approved_by.id, checkerId);
+    assert.equal((await eventsOf('FEE_RULES_ASSIGNED')).length, 1);
+    const [approved] = await eventsOf('CHANGE_REQUEST_APPROVED');
+    assert.equal((approved!.data as Record<string, any>).status, 'APPLIED');
+    assert.equal(approved!.customerId, world.customerId);
+    const listed = json(await listRequests(app, maker, '?status=APPLIED'));
+    assert.deepEqual(
+      listed.data.map((r: { id: string }) => r.id),
+      [held.id],
+    );
+  });
+
+  it('refuses the requester, a MEMBER, a VIEWER, a key and another customer, changing nothing', async () => {
+    const app = await h.app();
+    const { maker, token, plans, m0, world } = await underApproval(app);
+    const held = heldRequest(await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }));
+    const before = await snapshot();
+    const member = await userWithRole(app, token, 'member@alpha.test', 'MEMBER');
+    const viewer = await userWithRole(app, token, 'viewer@alpha.test', 'VIEWER');
+    const key = await issueKey(app, { user: world.login.user, customerId: world.customerId });
+    const other = (await (await import('../helpers/fixtures.js')).loginAs(app, world.otherLogin)).access_token;
+    for (const [who, headers, status, code] of [
+      ['requester', maker, 403, 'self_approval'],
+      ['MEMBER', bearer(member.token), 403, 'insufficient_role'],
+      ['VIEWER', bearer(viewer.token), 403, 'insufficient_role'],
+      ['key', apiKey(key.api_key), 403, 'insufficient_role'],
+      ['another customer', bearer(other), 404, 'change_request_not_found'],
+    ] as const) {
+      for (const res of [await approve(app, headers, held.id), await reject(app, headers, held.id, { reason: 'no' })]) {
+        assert.equal(res.statusCode, status, `${who}: ${res.body}`);
+        assert.equal(json(res).code, code, who);
+      }
+    }
+    assert.equal((await getRequest(app, bearer(other), held.id)).statusCode, 404);
+    assert.equal(json(await getRequest(app, maker, held.id)).status, 'PENDING');
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('a closed request answers 409 change_request_closed to approve, reject and cancel', async () => {
+    const app = await h.app();
+    const { maker, checker, plans, m0 } = await underApproval(app);
+    const held = heldRequest(await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }));
+    assert.equal((await approve(app, checker, held.id)).statusCode, 200);
+    const after = await snapshot();
+    for (const res of [
+      await approve(app, checker, held.id),
+      await reject(app, checker, held.id, { reason: 'late' }),
+      await cancelRequest(app, maker, held.id),
+    ]) {
+      assert.equal(res.statusCode, 409, res.body);
+      assert.equal(json(res).code, 'change_request_closed');
+      assert.equal(json(res).status, 'APPLIED');
+    }
+    assert.deepEqual(await snapshot(), after);
+    assert.equal((await eventsOf('FEE_RULES_ASSIGNED')).length, 1);
+  });
+});
+
+describe('reject and cancel', () => {
+  it('another ADMIN rejects with a reason (required); the requester cancels; neither changes assignments', async () => {
+    const app = await h.app();
+    const { maker, checker, checkerId, plans, m0 } = await underApproval(app);
+    const before = await snapshot();
+    const body = { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] };
+    const first = heldRequest(await bulkAssign(app, maker, body));
+    for (const payload of [{}, { reason: '' }]) {
+      const res = await reject(app, checker, first.id, payload);
+      assert.equal(res.statusCode, 400, res.body);
+    }
+    const rejected = await reject(app, checker, first.id, { reason: 'not this quarter' });
+    assert.equal(rejected.statusCode, 200, rejected.body);
+    assert.equal(json(rejected).status, 'REJECTED');
+    assert.equal(json(rejected).reason, 'not this quarter');
+    assert.equal(json(rejected).reviewed_by.id, checkerId);
+    assert.equal((await eventsOf('CHANGE_REQUEST_REJECTED')).length, 1);
+    const second = heldRequest(await bulkAssign(app, maker, body));
+    const notMine = await cancelRequest(app, checker, second.id);
+    assert.equal(notMine.statusCode, 403);
+    assert.equal(json(notMine).code, 'not_requester');
+    const cancelled = await cancelRequest(app, maker, second.id);
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    assert.equal(json(cancelled).status, 'CANCELLED');
+    assert.deepEqual(await snapshot(), before);
+    const listed = json(await listRequests(app, maker));
+    assert.deepEqual(
+      listed.data.map((r: { id: string }) => r.id),
+      [second.id, first.id],
+      'newest first',
+    );
+  });
+});
+
+describe('the preview hash', () => {
+  it('a world that moved answers 409 preview_changed with the current preview, and nothing changes; the current hash applies', async () => {
+    const app = await h.app();
+    const { maker, checker, plans, m0, m1 } = await underApproval(app);
+    const held = heldRequest(
+      await bulkAssign(app, maker, { merchant_ids: [m0, m1], payment_plan_ids: [plans.visa6.id] }),
+    );
+    const seen = json(await getRequest(app, checker, held.id));
+    assert.deepEqual(seen.current_preview, held.preview);
+    assert.match(seen.preview_hash, /^[0-9a-f]{64}$/);
+    // Meanwhile m1 gets visa6 (the policy lifted for a moment): the request would now change less.
+    await setPolicy(app, checker, 'NONE');
+    assert.equal(
+      (await bulkAssign(app, checker, { merchant_ids: [m1], payment_plan_ids: [plans.visa6.id] })).statusCode,
+      201,
+    );
+    await setPolicy(app, checker, 'REQUIRED');
+    const before = await snapshot();
+    const stale = await approve(app, checker, held.id, { preview_hash: seen.preview_hash });
+    assert.equal(stale.statusCode, 409, stale.body);
+    assert.equal(json(stale).code, 'preview_changed');
+    assert.equal(json(stale).current_preview.merchants_changed, 1);
+    assert.notEqual(json(stale).preview_hash, seen.preview_hash);
+    assert.deepEqual(await snapshot(), before);
+    assert.equal(json(await getRequest(app, checker, held.id)).status, 'PENDING');
+    const fresh = await approve(app, checker, held.id, { preview_hash: json(stale).preview_hash });
+    assert.equal(fresh.statusCode, 200, fresh.body);
+    assert.equal(json(fresh).status, 'APPLIED');
+  });
+});
+
+describe('a change that can no longer apply', () => {
+  it('is FAILED with the reason when its plan was retired meanwhile', async () => {
+    const app = await h.app();
+    const { maker, checker, plans, m0 } = await underApproval(app);
+    const held = heldRequest(
+      await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa1Own.id] }),
+    );
+    await db().execute(
+      (await import('drizzle-orm')).sql`UPDATE payment_plans SET status = 'RETIRED' WHERE id = ${plans.visa1Own.id}`,
+    );
+    const before = await snapshot();
+    const current = json(await getRequest(app, checker, held.id));
+    assert.equal(current.current_preview.problem.code, 'retired_payment_plans');
+    const res = await approve(app, checker, held.id);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(json(res).status, 'FAILED');
+    assert.match(json(res).reason, /retired/i);
+    assert.deepEqual(await snapshot(), before);
+    assert.equal((await approve(app, checker, held.id)).statusCode, 409);
+  });
+});
+
+describe('expiry', () => {
+  it('a request past its instant is EXPIRED by the sweep, a bounded batch at a time', async () => {
+    const app = await h.app();
+    const { maker, checker, plans, m0 } = await underApproval(app);
+    const held = heldRequest(await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }));
+    const kept = heldRequest(await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa3.id] }));
+    await db()
+      .update(changeRequests)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(changeRequests.id, held.id));
+    assert.equal(await app.services.changeRequests.expireDue(), false, 'not a full batch');
+    assert.equal(json(await getRequest(app, maker, held.id)).status, 'EXPIRED');
+    assert.equal(json(await getRequest(app, maker, kept.id)).status, 'PENDING');
+    const res = await approve(app, checker, held.id);
+    assert.equal(res.statusCode, 409);
+    assert.equal(json(res).code, 'change_request_closed');
+  });
+});
+
+describe('the other fee changes under REQUIRED', () => {
+  const newPlan = {
+    payment_method: 'CREDIT',
+    card_brand: 'AMEX',
+    term: 1,
+    commission: 3.5,
+    has_installments: false,
+    is_international: false,
+  };
+
+  it('creating and retiring a plan and cancelling a scheduled change are held, then applied by their approval', async () => {
+    const app = await h.app();
+    const { maker, checker, plans, m0 } = await underApproval(app);
+    // A scheduled change to cancel, made while the policy is lifted.
+    await setPolicy(app, checker, 'NONE');
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const scheduled = json(
+      await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id], effective_at: at }),
+    ).scheduled_change;
+    await setPolicy(app, checker, 'REQUIRED');
+    const created = heldRequest(
+      await app.inject({ method: 'POST', url: '/v1/fee-rules', headers: maker, payload: newPlan }),
+    );
+    assert.equal(created.operation, 'payment_plan.create');
+    const retired = heldRequest(
+      await app.inject({ method: 'DELETE', url: `/v1/fee-rules/${plans.visa1Own.id}`, headers: maker }),
+    );
+    assert.equal(retired.operation, 'payment_plan.retire');
+    const cancelled = heldRequest(
+      await app.inject({ method: 'DELETE', url: `/v1/fee-rules/scheduled-changes/${scheduled.id}`, headers: maker }),
+    );
+    assert.equal(cancelled.expires_at, new Date(at).toISOString());
+    const catalogue = async () =>
+      json(await app.inject({ method: 'GET', url: '/v1/fee-rules?owner=CUSTOMER&status=ACTIVE', headers: maker })).data;
+    assert.equal((await catalogue()).length, 1, 'nothing created or retired yet');
+    for (const held of [created, retired, cancelled]) {
+      const seen = json(await getRequest(app, checker, held.id));
+      const res = await approve(app, checker, held.id, { preview_hash: seen.preview_hash });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(json(res).status, 'APPLIED', `${held.operation}: ${res.body}`);
+    }
+    const active = await catalogue();
+    assert.deepEqual(
+      active.map((p: { card_brand: string }) => p.card_brand),
+      ['AMEX'],
+      'AMEX created, the own VISA retired',
+    );
+    const changes = json(await app.inject({ method: 'GET', url: '/v1/fee-rules/scheduled-changes', headers: maker }));
+    assert.equal(changes.data[0].status, 'CANCELLED');
+  });
+
+  it('a plan that would be a 409 or a 404 still is, and nothing is held', async () => {
+    const app = await h.app();
+    const { maker } = await underApproval(app);
+    const unknown = await app.inject({
+      method: 'DELETE',
+      url: '/v1/fee-rules/00000000-0000-4000-8000-000000000000',
+      headers: maker,
+    });
+    assert.equal(unknown.statusCode, 404);
+    const bad = await app.inject({ method: 'POST', url: '/v1/fee-rules', headers: maker, payload: { term: 1 } });
+    assert.equal(bad.statusCode, 400);
+    assert.equal((await storedRequests()).length, 0);
+  });
+});
