@@ -11,6 +11,7 @@ import type { WebhookRound, WebhookRun } from './webhooks.js';
 import type { IdempotentCreation } from './idempotency.js';
 import type { QuoteStreamRun } from './quotes.js';
 import type { RestrictedKeyAuth } from './restricted-keys.js';
+import type { TracedKeyAuth } from './tracing.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
 import { MAX_MERCHANT_PAGE_SIZE as MERCHANT_PAGE } from '../src/features/merchants/merchant-answer-schemas.js';
@@ -120,6 +121,8 @@ export interface BenchReport {
   idempotentCreation?: IdempotentCreation;
   /** GET /v1/users/me with restricted and unrestricted keys, rounds alternating (bench/restricted-keys.ts). */
   restrictedKeyAuth?: RestrictedKeyAuth;
+  /** GET /v1/users/me on a service with tracing at 0.1 and on one without (bench/tracing.ts). */
+  tracedKeyAuth?: TracedKeyAuth;
   peakRssBytes?: number;
   /** What the service logged during the run (LOG_LEVEL=warn), by level and message. */
   serverLog?: Record<string, number>;
@@ -141,6 +144,8 @@ export const BUDGETS = {
   idempotentCreationRatio: 0.8,
   /** Key auth with 5 permissions and 3 allowed ranges against an unrestricted key, in the same run (contract section 22). */
   restrictedKeyAuthRatio: 0.9,
+  /** Key auth with tracing on at a sampling ratio of 0.1 against tracing off, in the same run (contract section 25). */
+  tracedKeyAuthRatio: 0.85,
   /** A replay of one stored answer against first requests with a key, in the same run (issue 40). */
   idempotentReplayRatio: 1.0,
   bulkDryRun100kSecondsPostgres: 4,
@@ -265,6 +270,18 @@ export function lines(report: BenchReport): Line[] {
       ratio: ratio.toFixed(2),
       budget: `>= ${BUDGETS.restrictedKeyAuthRatio.toFixed(2)} x unrestricted`,
       verdict: verdict(restricted, ratio >= BUDGETS.restrictedKeyAuthRatio && answered(unrestricted)),
+    });
+  }
+  if (report.tracedKeyAuth) {
+    const { off, on, ratio, spans } = report.tracedKeyAuth;
+    out.push({
+      measure: '2d. key auth, tracing at 0.1 / off',
+      result:
+        `${num(on.okPerSec)} vs ${num(off.okPerSec)} req/s, ` +
+        `p99 ${ms(on.p99)} vs ${ms(off.p99)}, ${spans} spans received${nonOk(on)}${nonOk(off)}`,
+      ratio: ratio.toFixed(2),
+      budget: `>= ${BUDGETS.tracedKeyAuthRatio.toFixed(2)} x off`,
+      verdict: verdict(on, ratio >= BUDGETS.tracedKeyAuthRatio && answered(off)),
     });
   }
   throughputLine('2b. bearer auth GET /v1/users/me', report.bearerAuth, BUDGETS.bearerAuthRatio);

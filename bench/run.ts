@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency,restricted,quotes] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency,restricted,quotes,tracing] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -19,6 +19,7 @@ import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { idempotentKeyCreation } from './idempotency.js';
 import { oneQuote, quoteStream } from './quotes.js';
 import { restrictedKeyAuth } from './restricted-keys.js';
+import { tracedKeyAuth } from './tracing.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { generateKeyEntry } from '../src/lib/key-ring.js';
@@ -39,6 +40,7 @@ const PHASES = [
   'idempotency',
   'restricted',
   'quotes',
+  'tracing',
 ] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -263,6 +265,21 @@ async function main(): Promise<BenchReport> {
     // What the delivering service logged counts too (a failed delivery tick, say).
     for (const [line, count] of Object.entries(server.logCounts()))
       report.serverLog[line] = (report.serverLog[line] ?? 0) + count;
+  }
+  if (wanted('tracing')) {
+    // Each side on a service process of its own: tracing is set when a process starts.
+    report.tracedKeyAuth = await phase(
+      '2d. key auth with tracing at a sampling ratio of 0.1 (OTLP to 127.0.0.1), and off',
+      async () => {
+        const keys = await phases.createKeys(ctx, { users: 10, userPrefix: 'bench-tracing' });
+        return tracedKeyAuth(ctx, keys, async (env) => {
+          report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
+          await server!.stop();
+          server = await startServer({ env: { ...dbEnv, ...SERVICE_ENV, ...env } });
+          return server.baseUrl;
+        });
+      },
+    );
   }
   if (wanted('ratelimit')) {
     // Last, on its own service process: only this phase counts in Redis.

@@ -15,7 +15,10 @@ export async function bundleService(outdir) {
   mkdirSync(outdir, { recursive: true });
   await build({
     stdin: {
-      contents: "import { main } from './src/cli.ts';\nawait main();\n",
+      // Tracing starts before the service's modules load, so that its instrumentations see them;
+      // split chunks keep OpenTelemetry's imports out of the entry while tracing is off (src/lib/tracing.ts).
+      contents:
+        "import { startTracing } from './src/lib/tracing.ts';\nawait startTracing();\nconst { main } = await import('./src/cli.ts');\nawait main();\n",
       resolveDir: root,
       sourcefile: 'feegate-entry.ts',
       loader: 'ts',
@@ -25,7 +28,11 @@ export async function bundleService(outdir) {
     format: 'esm',
     target: 'node20.19',
     packages: 'external',
-    outfile: `${outdir}/feegate.mjs`,
+    splitting: true,
+    outdir,
+    entryNames: 'feegate',
+    chunkNames: '[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
     sourcemap: 'linked',
     logLevel: 'warning',
   });

@@ -2,6 +2,7 @@
  * Builds the Fastify application around a database: plugins for infrastructure,
  * one route plugin per feature. Listening and signals live in server.ts.
  */
+import { activeTraceIds, tracingOn } from './lib/tracing.js';
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
@@ -102,6 +103,8 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: REDACTED },
     serializers: { req: requestForLog },
+    // While tracing is on, each line names the span it was written in, so logs join traces.
+    ...(tracingOn() ? { mixin: activeTraceIds } : {}),
   };
 }
 

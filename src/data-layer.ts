@@ -19,6 +19,7 @@ import { createMailDal } from './features/mail/mail-dal.js';
 import { createResetLimitsDal } from './features/users/reset-limits-dal.js';
 import { createSecretsDal } from './features/secrets/secrets-dal.js';
 import { insertEvents } from './features/events/events-dal.js';
+import { emitAuditRecord } from './features/events/audit-record-events.js';
 import { createIdempotencyDal } from './features/idempotency/idempotency-dal.js';
 import { IdempotencyKeyInUseError } from './errors.js';
 import type { SealedValues } from './lib/sealed-values.js';
@@ -49,8 +50,18 @@ function bindDals(on: Db, driver: Database['driver'], sealed: SealedValues) {
 
 export type Dals = ReturnType<typeof bindDals>;
 
-/** What every unit of work writes besides the change itself: its audit record and its domain events. */
-export const CHANGE_WRITERS: ChangeWriters = { audit: recordAudit, events: insertEvents };
+/**
+ * What every unit of work writes besides the change itself: its audit record
+ * (and the record as an AUDIT_RECORD event, for a customer that subscribes) and
+ * its domain events.
+ */
+export const CHANGE_WRITERS: ChangeWriters = {
+  audit: async (tx, context, event) => {
+    const auditId = await recordAudit(tx, context, event);
+    if (event.customerId !== null) await emitAuditRecord(tx, context, event.customerId, auditId);
+  },
+  events: insertEvents,
+};
 
 /**
  * The read methods of each DAL, by name: all of it that services reach on the
@@ -58,7 +69,7 @@ export const CHANGE_WRITERS: ChangeWriters = { audit: recordAudit, events: inser
  */
 export const READS = {
   apiKeys: ['countEnabledKeys', 'findByHash', 'list', 'findRecord'],
-  audit: ['list'],
+  audit: ['list', 'inBatches'],
   auth: [
     'findLoginUser',
     'findUserEmail',
@@ -78,6 +89,7 @@ export const READS = {
     'belongsToCustomer',
     'notOfCustomer',
     'inactiveAmong',
+    'statusesOf',
   ],
   import: [
     'existingCustomerIds',

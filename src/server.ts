@@ -17,6 +17,7 @@ import { createDataLayer } from './data-layer.js';
 import { withKeyRing } from './key-ring-file.js';
 import { createSealedValues } from './lib/sealed-values.js';
 import { createServices } from './services.js';
+import { stopTracing } from './lib/tracing.js';
 
 /** How long requests in flight may take to finish once a shutdown starts; then the process exits 1. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -166,6 +167,7 @@ export async function serve(settings: Config): Promise<void> {
   const grace = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, logger: log, skip: [...STOP_SIGNALS] }, async ({ err }) => {
     if (err) app.log.fatal({ err }, 'uncaught error: shutting down');
     await app.close();
+    await stopTracing();
     app.log.info('closed');
   });
   onStopSignal(log, () => void grace.close());

@@ -16,5 +16,6 @@ export const WEBHOOK_EVENT_TYPES = [
   'MERCHANT_UPDATED',
   'USER_CREATED',
   'USER_UPDATED',
+  'AUDIT_RECORD',
   'WEBHOOK_TEST',
 ] as const;

@@ -452,7 +452,7 @@ export interface paths {
         put?: never;
         /**
          * Quote what transactions pay
-         * @description JSON: 1..1000 transactions at one instant → 200 `{ quotes }` in the same order. Amounts are decimal strings with at most the currency's ISO 4217 minor-unit digits (USD, ARS, MXN, BRL, COP, PEN, UYU, EUR: 2; CLP: 0; BHD: 3), positive, at most 10^13 minor units. fee = amount × commission / 100, rounded half-to-even to the minor unit; net = amount − fee; both with exactly the currency's minor digits. The arithmetic is exact (integers of minor units; no floating point). The plan in force is the merchant's plan at `at` (default now) with the transaction's card_brand, payment_method and is_international, has_installments = (installments > 1) and term = installments, found as GET /v1/merchants/{id}/fee-rules?at= finds it: the history for past instants, the pending scheduled changes for future ones. A transaction that cannot be quoted answers, in its place, a QuoteRefusal `{ id, merchant_id, error: { code, detail } }` (its codes: no plan in force, a merchant the caller may not see (a merchant key sees only its own merchant), an INACTIVE merchant; see the schema); the others are quoted. A refusal is not a failure of the request: the answer is still 200. A transaction with a bad amount (a number, zero, negative, too many decimals, too large), an unknown currency or installments below 1 is a 400 `validation_failed` naming it (`transactions[3].amount`), and nothing is quoted. With `Content-Type: application/x-ndjson` the body is one QuoteLine per line (a transaction, with its own `at` if wanted; default the instant the request arrived) and the answer, `application/x-ndjson`, one line per transaction line in order, written as the body is read: any number of lines in constant memory, read no faster than the client reads the answer. Blank lines are skipped. A line that is not JSON answers `{ line, error: { code: "malformed_json" } }` on its line; one that is not a valid transaction (or longer than 16384 characters) `{ line, error: { code: "validation_failed", errors } }`; the stream goes on. The whole body must arrive within REQUEST_TIMEOUT_SECONDS: split longer batches. Nothing is changed: read-only keys and VIEWERs may quote. With an Idempotency-Key a JSON answer is kept as for any POST; an NDJSON answer is not kept. A body that is neither JSON nor NDJSON: 415. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         * @description JSON: 1..1000 transactions at one instant → 200 `{ quotes }` in the same order. Amounts are decimal strings with at most the currency's ISO 4217 minor-unit digits (USD, ARS, MXN, BRL, COP, PEN, UYU, EUR: 2; CLP: 0; BHD: 3), positive, at most 10^13 minor units. fee = amount × commission / 100, rounded half-to-even to the minor unit; net = amount − fee; both with exactly the currency's minor digits. The arithmetic is exact (integers of minor units; no floating point). The plan in force is the merchant's plan at `at` (default now) with the transaction's card_brand, payment_method and is_international, has_installments = (installments > 1) and term = installments, found as GET /v1/merchants/{id}/fee-rules?at= finds it: the history for past instants, the pending scheduled changes for future ones. A transaction that cannot be quoted answers, in its place, a QuoteRefusal `{ id, merchant_id, error: { code, detail } }` (its codes: no plan in force, a merchant the caller may not see (a merchant key sees only its own merchant), an INACTIVE merchant; see the schema); the others are quoted. A refusal is not a failure of the request: the answer is still 200. A transaction with a bad amount (a number, zero, negative, too many decimals, too large), an unknown currency or installments below 1 is a 400 `validation_failed` naming it (`transactions[3].amount`), and nothing is quoted. With `Content-Type: application/x-ndjson` the body is one QuoteTransaction per line (with its own `at` if wanted; default the instant the request arrived) and the answer, `application/x-ndjson`, one line per transaction line in order, written as the body is read: any number of lines in constant memory, read no faster than the client reads the answer. Blank lines are skipped. A line that is not JSON answers `{ line, error: { code: "malformed_json" } }` on its line; one that is not a valid transaction (or longer than 16384 characters) `{ line, error: { code: "validation_failed", errors } }`; the stream goes on. The whole body must arrive within REQUEST_TIMEOUT_SECONDS: split longer batches. Nothing is changed: read-only keys and VIEWERs may quote. With an Idempotency-Key a JSON answer is kept as for any POST; an NDJSON answer is not kept. A body that is neither JSON nor NDJSON: 415. Permission: `fee_rules:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         post: operations["createFeeQuotes"];
         delete?: never;
@@ -561,6 +561,26 @@ export interface paths {
          * @description Every change made for the caller's customer (API keys created and deleted, bulk assignments, logouts), newest first (create_date, then id). Filters: action (exact), from (inclusive) and to (exclusive). Records are written in the transaction of their change and are never edited. Errors: 400 `validation_failed` (a bad page, size or instant, or an unknown query parameter) or `invalid_time_range` (from after to); 403 `forbidden` for merchant callers. Permission: `audit:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
          */
         get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the caller customer's audit trail for a range
+         * @description Every record of [from, to), oldest first (create_date, then id), streamed as it is read, so a range of a million records costs the service no more memory than one of ten. format=ndjson (the default) writes one AuditEvent per line, exactly as GET /v1/audit-events writes it; format=csv writes RFC 4180 CSV (header line, CRLF line ends, a field with a comma, quote or line break quoted) with the columns id, create_date, action, actor_type, actor_id, actor_user, request_id, target_type, target_id and details (the JSON object as text). A range covers at most 366 days. A record is written with the instant its change began, so a record of a change still in progress when the export reads past that instant is in no export that already ran: export ranges that ended a minute ago. Errors: 400 `validation_failed` (from or to missing or not an instant, an unknown format or query parameter) or `invalid_time_range` (from after to, or more than 366 days); 403 `forbidden` for merchant callers. Permission: `audit:read`; an API key without it gets 403 insufficient_permissions (with required_permission), a login holds it when its role does (a VIEWER: every :read) (x-feegate-permission).
+         */
+        get: operations["exportAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1169,6 +1189,26 @@ export interface webhooks {
          * @description POSTed to each ENABLED subscription whose notification_type lists USER_UPDATED. data: The user after the change, as listed. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
          */
         post: operations["onUserUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    AUDIT_RECORD: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * AUDIT_RECORD event
+         * @description POSTed to each ENABLED subscription whose notification_type lists AUDIT_RECORD. data: A record of the customer's audit trail as GET /v1/audit-events lists it, sent as it is written (for a SIEM). Opt-in: sent only to subscriptions that list AUDIT_RECORD, and written only while one does. At least once: any answer but a 2xx within 10 s is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), redirects are not followed.
+         */
+        post: operations["onAuditRecord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1798,6 +1838,8 @@ export interface components {
             data: components["schemas"]["AuditEvent"][];
             page: components["schemas"]["Page"];
         };
+        /** @description RFC 4180 CSV: a header line, then one line per record (CRLF); columns id, create_date, action, actor_type, actor_id, actor_user, request_id, target_type, target_id, details (the JSON object as text) */
+        AuditExportCsv: string;
         /**
          * @description The answer to a login challenge
          * @example {
@@ -2511,57 +2553,6 @@ export interface components {
             is_international: boolean;
         };
         /**
-         * @description One line of an application/x-ndjson request: a transaction and optionally its instant
-         * @example {
-         *       "id": "order-1001",
-         *       "merchant_id": "7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e",
-         *       "amount": "1234.56",
-         *       "currency": "ARS",
-         *       "card_brand": "VISA",
-         *       "payment_method": "CREDIT",
-         *       "installments": 3,
-         *       "is_international": false,
-         *       "at": "2026-03-01T12:00:00Z"
-         *     }
-         */
-        QuoteLine: {
-            /** @description The caller's own reference, echoed in the quote */
-            id?: string;
-            /**
-             * Format: uuid
-             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
-             */
-            merchant_id: string;
-            /**
-             * @description Positive decimal string with at most the currency's ISO 4217 minor-unit digits ("1234.56" in USD, "1500" in CLP), at most 10^13 minor units; a JSON number is refused
-             * @example 1234.56
-             */
-            amount: string;
-            /**
-             * @description ISO 4217 code (taken in any case), e.g. ARS, MXN, USD, BRL, CLP, COP, PEN, UYU, EUR
-             * @example ARS
-             */
-            currency: string;
-            /**
-             * @description Card brand, any case, e.g. VISA
-             * @example VISA
-             */
-            card_brand: string;
-            /**
-             * @description Payment method, any case, e.g. CREDIT
-             * @example CREDIT
-             */
-            payment_method: string;
-            /** @description Installments: the plan with has_installments = (installments > 1) and term = installments applies */
-            installments: number;
-            is_international: boolean;
-            /**
-             * Format: date-time
-             * @description The instant of this transaction (default: the request’s); RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
-             */
-            at?: string;
-        };
-        /**
          * @description Transactions to quote at one instant
          * @example {
          *       "at": "2026-03-01T12:00:00Z",
@@ -2663,7 +2654,7 @@ export interface components {
             quotes: (components["schemas"]["Quote"] | components["schemas"]["QuoteRefusal"])[];
         };
         /**
-         * @description One QuoteLine per line (UTF-8, separated by \n); blank lines are skipped
+         * @description One QuoteTransaction per line, each with an optional `at` (its instant; default the request’s), UTF-8, separated by \n; blank lines are skipped
          * @example {"id":"order-1001","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","amount":"1234.56","currency":"ARS","card_brand":"VISA","payment_method":"CREDIT","installments":3,"is_international":false}
          *     {"id":"order-1002","merchant_id":"7b0c9f1e-2d3a-4b5c-8d6e-9f0a1b2c3d4e","amount":"1234.56","currency":"ARS","card_brand":"VISA","payment_method":"CREDIT","installments":3,"is_international":false,"at":"2026-03-01T12:00:00Z"}
          */
@@ -4207,7 +4198,7 @@ export interface components {
              */
             notification_url: string;
             /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
-            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            notification_type: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
             /**
              * @description Signs every delivery (HMAC-SHA256 keyed by its UTF-8 bytes): 8..256 characters with at least one upper-case letter and one character that is neither a letter nor a digit. Never answered again
              * @example Whsec-Alpha-2026
@@ -4231,7 +4222,7 @@ export interface components {
              */
             notification_url?: string;
             /** @description The event types to send (a type listed twice counts once); WEBHOOK_TEST events are sent whatever is listed */
-            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
+            notification_type?: ("API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED")[];
             /** @description DISABLED: no events are sent (set by PATCH, or after 5 days in which every delivery failed) */
             status?: "ENABLED" | "DISABLED";
             /**
@@ -4417,7 +4408,7 @@ export interface components {
              */
             id: string;
             /** @description An event type, upper case as the platform writes it */
-            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
+            type: "API_KEY_CREATED" | "API_KEY_UPDATED" | "API_KEY_ROLLED" | "API_KEY_REVOKED" | "API_KEY_EXPIRING" | "FEE_RULES_ASSIGNED" | "FEE_RULES_SCHEDULED" | "FEE_RULES_SCHEDULE_APPLIED" | "PAYMENT_PLAN_CREATED" | "PAYMENT_PLAN_RETIRED" | "MERCHANT_CREATED" | "MERCHANT_UPDATED" | "USER_CREATED" | "USER_UPDATED" | "AUDIT_RECORD" | "WEBHOOK_TEST" | "OPERATION_CREATED" | "TAXED_OPERATION_CREATED";
             /**
              * Format: date-time
              * @description ISO 8601 UTC, milliseconds, Z
@@ -10479,6 +10470,149 @@ export interface operations {
             };
         };
     };
+    exportAuditEvents: {
+        parameters: {
+            query: {
+                /**
+                 * @description The first instant of the range (inclusive); RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                from: string;
+                /**
+                 * @description The end of the range (exclusive); at most 366 days after from; RFC 3339 with a time zone (Z or ±hh:mm), years 0001..9999 in UTC
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                to: string;
+                /** @description ndjson (the default): one AuditEvent per line; csv: RFC 4180 with a header line */
+                format?: "ndjson" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records of the range, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1042",
+                     *       "action": "fee_rules.bulk_assign",
+                     *       "actor": {
+                     *         "type": "user",
+                     *         "id": "5d1c7e2a-8b3f-4a6d-9e0c-2f4b6a8d0c1e",
+                     *         "user": "ops@acme.example"
+                     *       },
+                     *       "request_id": "7f3e9a2c-1b4d-4e6f-8a0b-3c5d7e9f1a2b",
+                     *       "target": {
+                     *         "type": "merchants",
+                     *         "id": null
+                     *       },
+                     *       "details": {
+                     *         "payment_plan_ids": [
+                     *           "0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+                     *         ],
+                     *         "merchant_count": 2,
+                     *         "added": 2,
+                     *         "removed": 1
+                     *       },
+                     *       "create_date": "2026-11-23T07:30:00.000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["AuditEvent"];
+                    /**
+                     * @example id,create_date,action,actor_type,actor_id,actor_user,request_id,target_type,target_id,details
+                     *     1042,2026-11-23T07:30:00.000Z,fee_rules.bulk_assign,user,5d1c7e2a-8b3f-4a6d-9e0c-2f4b6a8d0c1e,ops@acme.example,7f3e9a2c-1b4d-4e6f-8a0b-3c5d7e9f1a2b,merchants,,"{""payment_plan_ids"":[""0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b""],""merchant_count"":2,""added"":2,""removed"":1}"
+                     */
+                    "text/csv": components["schemas"]["AuditExportCsv"];
+                };
+            };
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, invalid_time_range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed" | "ambiguous_credentials" | "invalid_time_range";
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked credentials. code: missing_credentials, invalid_token, mfa_required, invalid_api_key, api_key_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "missing_credentials" | "invalid_token" | "mfa_required" | "invalid_api_key" | "api_key_expired";
+                    };
+                };
+            };
+            /** @description Authenticated, but this kind of caller may not use the operation. code: merchant_inactive, ip_not_allowed, insufficient_permissions, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "merchant_inactive" | "ip_not_allowed" | "insufficient_permissions" | "forbidden";
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. code: rate_limited */
+            429: {
+                headers: {
+                    /** @description Seconds until a retry can succeed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure (no internals are disclosed). code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Database unavailable or server busy; see Retry-After. code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -14554,6 +14688,46 @@ export interface operations {
                     /** @constant */
                     type?: "USER_UPDATED";
                     data?: components["schemas"]["User"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): retried like any failure, then FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAuditRecord: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the secret_key's UTF-8 bytes>; two, space-separated, for 24 h after the secret changed */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "AUDIT_RECORD";
+                    data?: components["schemas"]["AuditEvent"];
                 };
             };
         };

@@ -3,6 +3,8 @@
  * thread of this process (pglite-rpc.ts, pglite-worker.mjs), so that its SQL
  * never holds the event loop.
  */
+import { tracingOn } from '../lib/tracing.js';
+import { withStatementSpans } from './pglite-spans.js';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { PGlite, QueryOptions, Results, Transaction } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -57,7 +59,9 @@ export function startPgliteWorker(dataDir: string, loadDataDir?: Uint8Array): Pr
 export function pgliteDatabase(client: PgliteClient): Database {
   // Drizzle's pglite driver calls only query() and transaction() of its client.
   const drizzleClient = client as unknown as PGlite;
-  const db = drizzlePglite(drizzleClient, { schema }) as unknown as Db;
+  const db = drizzlePglite(tracingOn() ? withStatementSpans(drizzleClient) : drizzleClient, {
+    schema,
+  }) as unknown as Db;
   return {
     driver: 'pglite',
     db,

@@ -44,6 +44,12 @@ export const cacheLookups = new Counter({
   registers: [registry],
 });
 
+export const traceSpansDropped = new Counter({
+  name: 'feegate_trace_spans_dropped_total',
+  help: 'Spans dropped because the export queue was full (a slow or unreachable collector); 0 while tracing is off',
+  registers: [registry],
+});
+
 export const webhookAttempts = new Counter({
   name: 'feegate_webhook_attempts_total',
   help: 'Webhook delivery attempts by outcome: succeeded (2xx), failed (any other answer, a timeout, a refused URL or connection), interrupted (the instance stopped)',

@@ -83,12 +83,20 @@ function sample(doc: Schema, raw: Schema): unknown {
 /** A month ahead, to the second: an instant that must lie ahead (a scheduled change's effective_at) takes it too. */
 const SOON = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 19);
 
-/** Values each format admits (RFC 5321, RFC 3339, RFC 9562), in forms a careless validator might refuse. */
-const FORMAT_SAMPLES: Record<string, string[]> = {
-  email: ['ops@localhost', 'first.last+tag@example.co.uk', 'USER@EXAMPLE.COM'],
-  'date-time': [`${SOON}Z`, `${SOON}.123456+05:30`, `${SOON.replace('T', 't')}z`],
-  uuid: ['0E6F1A2B-3C4D-4E5F-8A9B-0C1D2E3F4A5B', '0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b'],
-};
+/**
+ * Values each format admits (RFC 5321, RFC 3339, RFC 9562), in forms a careless
+ * validator might refuse. An instant is the field's own example written
+ * otherwise when it has one (a range's end must stay after its start), else soon.
+ */
+function formatSamples(format: string, base: unknown): string[] {
+  const at = typeof base === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(base) ? base.slice(0, 19) : SOON;
+  const samples: Record<string, string[]> = {
+    email: ['ops@localhost', 'first.last+tag@example.co.uk', 'USER@EXAMPLE.COM'],
+    'date-time': [`${at}Z`, `${at}.123456+05:30`, `${at.replace('T', 't')}z`],
+    uuid: ['0E6F1A2B-3C4D-4E5F-8A9B-0C1D2E3F4A5B', '0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b'],
+  };
+  return samples[format] ?? [];
+}
 
 /** A string of `length` characters from `base`: cut, or padded with its last character. */
 function ofLength(base: unknown, length: number): string {
@@ -124,8 +132,9 @@ function variants(doc: Schema, raw: Schema, base: unknown, path: Key[], inBody: 
       add(ofLength(base, schema.maxLength + 1), false, `maxLength ${schema.maxLength}, one over`);
     }
     // What the format admits, unless a pattern says otherwise: `ops@localhost` is an e-mail address to format:email.
-    const admitted =
-      FORMAT_SAMPLES[schema.format]?.filter((value) => !schema.pattern || matches(schema.pattern, value)) ?? [];
+    const admitted = formatSamples(schema.format, base).filter(
+      (value) => !schema.pattern || matches(schema.pattern, value),
+    );
     for (const value of admitted) add(value, true, `format ${schema.format}`);
     if (schema.pattern) {
       const bad = ['x\u0000', 'not valid!', '\ud800'].find((candidate) => !matches(schema.pattern, candidate));
@@ -217,7 +226,8 @@ async function send(
     ...(op.body && request.body !== OMIT ? { payload: request.body as object } : {}),
   });
   ledger.record(op, response.statusCode, response.body);
-  const body = response.body
+  // Only a JSON answer is read: an export streams NDJSON or CSV.
+  const body = /^application\/(problem\+)?json/.test(String(response.headers['content-type']))
     ? (response.json() as {
         code?: string;
         errors?: Array<{ field: string }>;

@@ -3,7 +3,7 @@
  * a change without its record, or a record without its change, cannot exist.
  * The customer reads its own records back, newest first (GET /v1/audit-events).
  */
-import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/database.js';
 import type { AuditEvent } from '../../db/unit-of-work.js';
@@ -27,8 +27,10 @@ export function auditValues(context: ChangeContext, event: AuditEvent): typeof a
   };
 }
 
-export async function recordAudit(tx: Db, context: ChangeContext, event: AuditEvent): Promise<void> {
-  await tx.insert(auditEvents).values(auditValues(context, event));
+/** Writes the record; answers its id. */
+export async function recordAudit(tx: Db, context: ChangeContext, event: AuditEvent): Promise<number> {
+  const [row] = await tx.insert(auditEvents).values(auditValues(context, event)).returning({ id: auditEvents.id });
+  return row!.id;
 }
 
 export interface AuditFilters {
@@ -70,6 +72,27 @@ function filtersOf(filters: AuditFilters): SQL | undefined {
   );
 }
 
+/** A record with the e-mail of the user who acted: the columns and joins every read of the trail shares. */
+function selectRows(db: Db) {
+  return db
+    .select({
+      id: auditEvents.id,
+      action: auditEvents.action,
+      actorType: auditEvents.actorType,
+      actorId: auditEvents.actorId,
+      actorUser: sql<string | null>`coalesce(${actingUser.email}, ${keyUser.email})`,
+      requestId: auditEvents.requestId,
+      targetType: auditEvents.targetType,
+      targetId: auditEvents.targetId,
+      details: auditEvents.details,
+      occurredAt: auditEvents.occurredAt,
+    })
+    .from(auditEvents)
+    .leftJoin(actingUser, eq(actingUser.id, actorIdAs('user')))
+    .leftJoin(apiKeys, eq(apiKeys.id, actorIdAs('api_key')))
+    .leftJoin(keyUser, eq(keyUser.id, apiKeys.userId));
+}
+
 export function createAuditDal(db: Db) {
   return {
     /**
@@ -79,28 +102,46 @@ export function createAuditDal(db: Db) {
     async list(filters: AuditFilters, page: PageRequest): Promise<{ rows: AuditRow[]; total: number }> {
       const where = filtersOf(filters);
       const [totalRow] = await db.select({ total: count() }).from(auditEvents).where(where);
-      const rows = await db
-        .select({
-          id: auditEvents.id,
-          action: auditEvents.action,
-          actorType: auditEvents.actorType,
-          actorId: auditEvents.actorId,
-          actorUser: sql<string | null>`coalesce(${actingUser.email}, ${keyUser.email})`,
-          requestId: auditEvents.requestId,
-          targetType: auditEvents.targetType,
-          targetId: auditEvents.targetId,
-          details: auditEvents.details,
-          occurredAt: auditEvents.occurredAt,
-        })
-        .from(auditEvents)
-        .leftJoin(actingUser, eq(actingUser.id, actorIdAs('user')))
-        .leftJoin(apiKeys, eq(apiKeys.id, actorIdAs('api_key')))
-        .leftJoin(keyUser, eq(keyUser.id, apiKeys.userId))
+      const rows = await selectRows(db)
         .where(where)
         .orderBy(desc(auditEvents.occurredAt), desc(auditEvents.id))
         .limit(page.size)
         .offset(offsetOf(page));
       return { rows, total: totalRow?.total ?? 0 };
+    },
+
+    /** One record, as the trail lists it. */
+    async find(id: number): Promise<AuditRow | undefined> {
+      const [row] = await selectRows(db).where(eq(auditEvents.id, id));
+      return row;
+    },
+
+    /**
+     * Every record that matches, oldest first, `batchSize` at a time: each batch
+     * starts after the last row of the one before (the listing index read
+     * backwards), so a batch costs the same at the millionth row as at the first
+     * and nothing but one batch is held. The next batch is read only when the
+     * caller asks for it.
+     */
+    async *inBatches(filters: AuditFilters, batchSize: number): AsyncGenerator<AuditRow[]> {
+      const where = filtersOf(filters);
+      let after: AuditRow | undefined;
+      for (;;) {
+        const rows: AuditRow[] = await selectRows(db)
+          .where(
+            after === undefined
+              ? where
+              : and(
+                  where,
+                  sql`(${auditEvents.occurredAt}, ${auditEvents.id}) > (${after.occurredAt.toISOString()}::timestamptz, ${after.id})`,
+                ),
+          )
+          .orderBy(asc(auditEvents.occurredAt), asc(auditEvents.id))
+          .limit(batchSize);
+        if (rows.length > 0) yield rows;
+        if (rows.length < batchSize) return;
+        after = rows.at(-1);
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Component, InstantText, Listing, Nullable, PageQuery, Text, Timestamp } from '../../schemas/common.js';
 
-const AUDIT_EXAMPLE = {
+export const AUDIT_EXAMPLE = {
   id: '1042',
   action: 'fee_rules.bulk_assign',
   actor: { type: 'user', id: '5d1c7e2a-8b3f-4a6d-9e0c-2f4b6a8d0c1e', user: 'ops@acme.example' },
@@ -23,6 +23,22 @@ export const AuditEventListQuery = Type.Object(
     ),
     from: Type.Optional(InstantText('Only records at or after this instant')),
     to: Type.Optional(InstantText('Only records before this instant')),
+  },
+  { additionalProperties: false },
+);
+
+export const AuditExportQuery = Type.Object(
+  {
+    from: { ...InstantText('The first instant of the range (inclusive)'), examples: ['2026-11-01T00:00:00Z'] },
+    to: {
+      ...InstantText('The end of the range (exclusive); at most 366 days after from'),
+      examples: ['2026-12-01T00:00:00Z'],
+    },
+    format: Type.Optional(
+      Type.Union([Type.Literal('ndjson'), Type.Literal('csv')], {
+        description: 'ndjson (the default): one AuditEvent per line; csv: RFC 4180 with a header line',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -65,3 +81,11 @@ export const AuditEventListing = Listing(AuditEvent, 'AuditEventListing', {
   description: 'A page of audit events, newest first',
   examples: [{ data: [AUDIT_EXAMPLE], page: { size: 10, total_elements: 1, total_pages: 1, number: 0 } }],
 });
+
+export const AuditExportCsv = Component(
+  'AuditExportCsv',
+  Type.String({
+    description:
+      'RFC 4180 CSV: a header line, then one line per record (CRLF); columns id, create_date, action, actor_type, actor_id, actor_user, request_id, target_type, target_id, details (the JSON object as text)',
+  }),
+);

@@ -3,17 +3,10 @@ import { BadRequestError, ForbiddenError } from '../../errors.js';
 import { parseInstant } from '../../lib/instant.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
-import type { AuditDal } from './audit-dal.js';
+import type { AuditDal, AuditRow } from './audit-dal.js';
+import { type AuditEventResource, auditResource } from './audit-resource.js';
 
-export interface AuditEventResource {
-  id: string;
-  action: string;
-  actor: { type: string; id: string | null; user: string | null };
-  request_id: string | null;
-  target: { type: string; id: string | null };
-  details: Record<string, unknown>;
-  create_date: string;
-}
+export type { AuditEventResource };
 
 export interface AuditListRequest extends PageRequest {
   action?: string | undefined;
@@ -21,7 +14,43 @@ export interface AuditListRequest extends PageRequest {
   to?: string | undefined;
 }
 
-export function createAuditService(deps: { auditDal: AuditDal }) {
+export interface AuditExportRequest {
+  from: string;
+  to: string;
+  format?: AuditExportFormat | undefined;
+}
+
+export type AuditExportFormat = 'ndjson' | 'csv';
+
+/** An export reads its records as they are written out: the caller consumes `records` batch by batch. */
+export interface AuditExport {
+  format: AuditExportFormat;
+  records: AsyncIterable<AuditEventResource[]>;
+}
+
+/** The longest range one export covers: a year, leap or not. */
+export const EXPORT_MAX_DAYS = 366;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Rows per read of an export: enough to amortise a query, few enough to hold. */
+const EXPORT_BATCH_ROWS = 1000;
+
+async function* resources(batches: AsyncIterable<AuditRow[]>): AsyncGenerator<AuditEventResource[]> {
+  for await (const batch of batches) yield batch.map(auditResource);
+}
+
+/** from and to as instants, from not after to. */
+function rangeOf(request: { from?: string | undefined; to?: string | undefined }) {
+  const from = request.from === undefined ? undefined : parseInstant('from', request.from);
+  const to = request.to === undefined ? undefined : parseInstant('to', request.to);
+  if (from && to && from > to) {
+    throw new BadRequestError('invalid_time_range', 'from must not be after to.', [
+      { field: 'from', message: 'is after to' },
+    ]);
+  }
+  return { from, to };
+}
+
+export function createAuditService(deps: { auditDal: Pick<AuditDal, 'list' | 'inBatches'> }) {
   const { auditDal } = deps;
 
   /** The trail is the customer's: merchant callers see none of it. */
@@ -38,27 +67,26 @@ export function createAuditService(deps: { auditDal: AuditDal }) {
 
     async list(principal: Principal, request: AuditListRequest): Promise<Page<AuditEventResource>> {
       assertMayRead(principal);
-      const from = request.from === undefined ? undefined : parseInstant('from', request.from);
-      const to = request.to === undefined ? undefined : parseInstant('to', request.to);
-      if (from && to && from > to) {
-        throw new BadRequestError('invalid_time_range', 'from must not be after to.', [
-          { field: 'from', message: 'is after to' },
-        ]);
-      }
+      const { from, to } = rangeOf(request);
       const { rows, total } = await auditDal.list(
         { customerId: principal.customerId, action: request.action, from, to },
         request,
       );
-      const data = rows.map((e) => ({
-        id: String(e.id),
-        action: e.action,
-        actor: { type: e.actorType, id: e.actorId, user: e.actorUser },
-        request_id: e.requestId,
-        target: { type: e.targetType, id: e.targetId },
-        details: e.details as Record<string, unknown>,
-        create_date: e.occurredAt.toISOString(),
-      }));
+      const data = rows.map(auditResource);
       return toPage(data, total, request);
+    },
+
+    /** Every record of [from, to), oldest first (contract section 25): a range of at most EXPORT_MAX_DAYS. */
+    exportRange(principal: Principal, request: AuditExportRequest): AuditExport {
+      assertMayRead(principal);
+      const { from, to } = rangeOf(request) as { from: Date; to: Date };
+      if (to.getTime() - from.getTime() > EXPORT_MAX_DAYS * DAY_MS) {
+        throw new BadRequestError('invalid_time_range', `An export covers at most ${EXPORT_MAX_DAYS} days.`, [
+          { field: 'to', message: `is more than ${EXPORT_MAX_DAYS} days after from` },
+        ]);
+      }
+      const batches = auditDal.inBatches({ customerId: principal.customerId, from, to }, EXPORT_BATCH_ROWS);
+      return { format: request.format ?? 'ndjson', records: resources(batches) };
     },
   };
 }

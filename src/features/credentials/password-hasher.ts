@@ -4,6 +4,7 @@
  * gate below bounds how many verifications run and wait at once, so a login
  * storm is answered with 503 + Retry-After instead of slowing everything down.
  */
+import { inSpan } from '../../lib/tracing.js';
 import { ClientClosedRequestError, ServiceUnavailableError } from '../../errors.js';
 import { type Argon2PoolOptions, createArgon2Pool } from './argon2-pool.js';
 import { normalisePassword, passwordSpellings } from './password-text.js';
@@ -99,7 +100,10 @@ export function createPasswordHasher(options: PasswordHasherOptions): PasswordHa
 
   return {
     // Hashing new passwords is operator work (import), not the login path: not gated.
-    hash: (password) => pool.hash(normalisePassword(password), ARGON2_OPTIONS),
+    hash: (password) =>
+      inSpan('password.hash', { 'feegate.password.algorithm': 'argon2id' }, () =>
+        pool.hash(normalisePassword(password), ARGON2_OPTIONS),
+      ),
     matches: anySpelling,
     async verify(storedHash, password, clientGone) {
       if (!dummyHash) {
@@ -109,9 +113,12 @@ export function createPasswordHasher(options: PasswordHasherOptions): PasswordHa
       }
       return gated(async () => {
         const phc = await storedHash();
-        // An unknown user tries as many spellings as a known one, against the dummy: same time.
-        const ok = await anySpelling(phc ?? (await dummyHash!.catch(() => '')), password);
-        return ok && phc !== null;
+        // The span covers the hashing only, not the wait for a worker.
+        return inSpan('password.verify', { 'feegate.password.algorithm': 'argon2id' }, async () => {
+          // An unknown user tries as many spellings as a known one, against the dummy: same time.
+          const ok = await anySpelling(phc ?? (await dummyHash!.catch(() => '')), password);
+          return ok && phc !== null;
+        });
       }, clientGone);
     },
     assertCapacity,

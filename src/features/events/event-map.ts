@@ -9,6 +9,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../../schemas/common.js';
 import { CreatedApiKey, ListedApiKey } from '../api-keys/api-keys-schemas.js';
+import { AuditEvent } from '../audit/audit-schemas.js';
 import { FeeRule } from '../fee-plans/fee-rule-catalogue-schemas.js';
 import { DryRun } from '../fee-plans/fee-rules-schemas.js';
 import { ScheduledChange } from '../fee-plans/scheduled-changes-schemas.js';
@@ -59,6 +60,11 @@ export const EVENT_MAP = {
   MERCHANT_UPDATED: { data: Merchant, about: 'The merchant after the change, as the API answers it.' },
   USER_CREATED: { data: User, about: 'The new user, as listed (never a password).' },
   USER_UPDATED: { data: User, about: 'The user after the change, as listed.' },
+  AUDIT_RECORD: {
+    data: AuditEvent,
+    about:
+      "A record of the customer's audit trail as GET /v1/audit-events lists it, sent as it is written (for a SIEM). Opt-in: sent only to subscriptions that list AUDIT_RECORD, and written only while one does.",
+  },
   WEBHOOK_TEST: {
     data: Type.Object({
       webhook_id: { ...Uuid, description: 'The subscription it is sent to' },

@@ -14,7 +14,7 @@ const REFUSALS =
   'A transaction that cannot be quoted answers, in its place, a QuoteRefusal `{ id, merchant_id, error: { code, detail } }` (its codes: no plan in force, a merchant the caller may not see (a merchant key sees only its own merchant), an INACTIVE merchant; see the schema); the others are quoted. A refusal is not a failure of the request: the answer is still 200.';
 
 const NDJSON =
-  `With \`Content-Type: application/x-ndjson\` the body is one QuoteLine per line (a transaction, with its own \`at\` if wanted; default the instant the request arrived) and the answer, \`application/x-ndjson\`, one line per transaction line in order, written as the body is read: any number of lines in constant memory, read no faster than the client reads the answer. Blank lines are skipped. ` +
+  `With \`Content-Type: application/x-ndjson\` the body is one QuoteTransaction per line (with its own \`at\` if wanted; default the instant the request arrived) and the answer, \`application/x-ndjson\`, one line per transaction line in order, written as the body is read: any number of lines in constant memory, read no faster than the client reads the answer. Blank lines are skipped. ` +
   `A line that is not JSON answers \`{ line, error: { code: "malformed_json" } }\` on its line; one that is not a valid transaction (or longer than ${MAX_LINE_CHARS} characters) \`{ line, error: { code: "validation_failed", errors } }\`; the stream goes on. ` +
   'The whole body must arrive within REQUEST_TIMEOUT_SECONDS: split longer batches.';
 

@@ -61,20 +61,21 @@ export const QuoteTransaction = Component(
   }),
 );
 
-/** One line of an NDJSON request: a transaction, with its own instant if wanted. */
-export const QuoteLine = Component(
-  'QuoteLine',
-  Type.Object(
-    {
-      ...transactionFields,
-      at: Type.Optional(InstantText('The instant of this transaction (default: the request’s)')),
-    },
-    {
-      additionalProperties: false,
-      description: 'One line of an application/x-ndjson request: a transaction and optionally its instant',
-      examples: [{ ...EXAMPLE_TRANSACTION, at: '2026-03-01T12:00:00Z' }],
-    },
-  ),
+/**
+ * One line of an NDJSON request: a transaction, with its own instant if wanted.
+ * Not a component: OpenAPI 3.1 cannot type the lines of a stream, so the
+ * document names it in QuoteLines' description and the service validates each line with it.
+ */
+export const QuoteLine = Type.Object(
+  {
+    ...transactionFields,
+    at: Type.Optional(InstantText('The instant of this transaction (default: the request’s)')),
+  },
+  {
+    additionalProperties: false,
+    description: 'One line of an application/x-ndjson request: a transaction and optionally its instant',
+    examples: [{ ...EXAMPLE_TRANSACTION, at: '2026-03-01T12:00:00Z' }],
+  },
 );
 
 export const QuoteRequest = Component(
@@ -204,7 +205,8 @@ const EXAMPLE_LINES = `${JSON.stringify(EXAMPLE_TRANSACTION)}\n${JSON.stringify(
 export const QuoteLines = Component(
   'QuoteLines',
   Type.Unsafe<unknown>({
-    description: 'One QuoteLine per line (UTF-8, separated by \\n); blank lines are skipped',
+    description:
+      'One QuoteTransaction per line, each with an optional `at` (its instant; default the request’s), UTF-8, separated by \\n; blank lines are skipped',
     examples: [EXAMPLE_LINES],
   }),
 );

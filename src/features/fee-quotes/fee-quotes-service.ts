@@ -20,7 +20,7 @@ import {
   type TransactionInput,
 } from './quote-pricing.js';
 
-/** What the validator makes of one NDJSON line: the line as QuoteLine admits it, or what is wrong with it. */
+/** What the validator makes of one NDJSON line: the line as the QuoteLine schema admits it, or what is wrong with it. */
 export type LineCheck = (raw: unknown) => { line: TransactionInput & { at?: string } } | { errors: FieldError[] };
 
 export interface FeeQuotesServiceDeps extends MerchantBookDeps {
@@ -41,11 +41,11 @@ interface LineErrorResource {
 type Answer = QuoteResource | QuoteRefusalResource;
 
 export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
-  /** A line as a transaction at its instant, or the error object answered on its line. */
+  /** A line as a transaction at its instant (with its text when the line named one), or the error object answered on its line. */
   function readLine(
     { line, text }: NumberedLine,
     defaultAt: Date,
-  ): { transaction: Transaction; at: Date } | LineErrorResource {
+  ): { transaction: Transaction; at: Date; atText?: string } | LineErrorResource {
     if (text === null)
       return {
         line,
@@ -67,7 +67,8 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
     if (Array.isArray(transaction)) return invalid(transaction);
     if (checked.line.at === undefined) return { transaction, at: defaultAt };
     try {
-      return { transaction, at: parseInstant('at', checked.line.at) };
+      const at = parseInstant('at', checked.line.at);
+      return { transaction, at, atText: at.toISOString() };
     } catch (err) {
       if (err instanceof ValidationError) return invalid(err.errors ?? []);
       throw err;
@@ -102,6 +103,7 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
      */
     async *quoteLines(principal: Principal, body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
       const now = new Date();
+      const nowText = now.toISOString();
       const book = createMerchantBook(deps, principal, now);
       for await (const batch of ndjsonLines(body)) {
         const read = batch.map((line) => readLine(line, now));
@@ -113,7 +115,7 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
             continue;
           }
           const { transaction, at } = r;
-          const atText = at.toISOString();
+          const atText = r.atText ?? nowText;
           const plan = book.planFor(transaction.merchantId, transaction, at, atText);
           out += `${JSON.stringify(priced(transaction, plan instanceof Promise ? await plan : plan, atText))}\n`;
         }

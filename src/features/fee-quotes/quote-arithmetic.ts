@@ -54,10 +54,20 @@ export function parseAmount(text: string, digits: number): bigint | string {
   return minor;
 }
 
+/** Commissions read so far: a catalogue holds few distinct rates, and a stream prices each of them many times. */
+const commissions = new Map<string, bigint>();
+const MAX_COMMISSIONS_HELD = 10_000;
+
 /** A commission as PostgreSQL prints numeric(12, 4) ("2.4900", "5"), in ten-thousandths of a percent. */
 export function commissionTenThousandths(text: string): bigint {
-  const [whole, fraction = ''] = text.split('.');
-  return BigInt(whole! + fraction.padEnd(COMMISSION_DECIMALS, '0'));
+  let value = commissions.get(text);
+  if (value === undefined) {
+    const [whole, fraction = ''] = text.split('.');
+    value = BigInt(whole! + fraction.padEnd(COMMISSION_DECIMALS, '0'));
+    if (commissions.size >= MAX_COMMISSIONS_HELD) commissions.clear();
+    commissions.set(text, value);
+  }
+  return value;
 }
 
 /** `dividend / DIVISOR` rounded half-to-even (a non-negative dividend). */

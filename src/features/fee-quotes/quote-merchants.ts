@@ -18,7 +18,7 @@ const LOADS_AT_ONCE = 4;
 
 export interface MerchantBookDeps {
   plansInForce: Pick<PlansInForce, 'timeline' | 'projected'>;
-  merchantsDal: Pick<MerchantsDal, 'notOfCustomer' | 'inactiveAmong'>;
+  merchantsDal: Pick<MerchantsDal, 'statusesOf'>;
 }
 
 /** What a transaction matches a plan on: card_brand, payment_method, is_international, has_installments, term. */
@@ -63,16 +63,17 @@ export function createMerchantBook(deps: MerchantBookDeps, principal: Principal,
     states.set(merchantId, state);
   }
 
-  /** Which of `merchantIds` the caller may not see, and which are INACTIVE. */
+  /** Which of `merchantIds` the caller may not see, and which are INACTIVE: one query. */
   async function refusals(merchantIds: string[]): Promise<Map<string, QuoteRefusalCode>> {
+    const own = isMerchantCaller(principal) ? merchantIds.filter((id) => id === principal.merchantId) : merchantIds;
+    const found = own.length > 0 ? await merchantsDal.statusesOf(customerId, own) : [];
+    const statuses = new Map(found.map((m) => [m.id, m.status]));
     const refused = new Map<string, QuoteRefusalCode>();
-    const hidden = isMerchantCaller(principal)
-      ? merchantIds.filter((id) => id !== principal.merchantId)
-      : await merchantsDal.notOfCustomer(customerId, merchantIds);
-    for (const id of hidden) refused.set(id, 'merchant_not_found');
-    const seen = merchantIds.filter((id) => !refused.has(id));
-    for (const id of seen.length > 0 ? await merchantsDal.inactiveAmong(seen) : [])
-      refused.set(id, 'merchant_inactive');
+    for (const id of merchantIds) {
+      const status = statuses.get(id);
+      if (status === undefined) refused.set(id, 'merchant_not_found');
+      else if (status === 'INACTIVE') refused.set(id, 'merchant_inactive');
+    }
     return refused;
   }
 

@@ -196,6 +196,17 @@ export function createMerchantsDal(db: Db) {
       return rows.map((r) => r.id);
     },
 
+    /** The status of each of `merchantIds` that is a merchant of `customerId`; the others are absent (one query for a quote). */
+    async statusesOf(customerId: string, merchantIds: string[]): Promise<Array<Pick<MerchantRow, 'id' | 'status'>>> {
+      return queryRows<Pick<MerchantRow, 'id' | 'status'>>(
+        db,
+        sql`
+        SELECT m.id, m.status FROM merchants m
+        WHERE m.customer_id = ${customerId} AND m.id = ANY(${toUuidArray(merchantIds)}::uuid[])
+      `,
+      );
+    },
+
     /** The INACTIVE merchants among `merchantIds`, in the order given. */
     async inactiveAmong(merchantIds: string[]): Promise<string[]> {
       const rows = await queryRows<{ id: string }>(

@@ -4,6 +4,7 @@
  * following a redirect. Any 2xx is success; everything else is a failure with
  * a reason a person can read (no secret, no body of the receiver's).
  */
+import { inSpan } from '../../lib/tracing.js';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -120,43 +121,49 @@ export function createWebhookSender(options: { policy: UrlPolicy; timeoutMs: num
     });
   }
 
+  /** `stop` cuts the attempt short when the instance stops. */
+  async function attemptOnce(attempt: Attempt, stop?: AbortSignal): Promise<AttemptOutcome> {
+    const started = performance.now();
+    // Its secret did not open (logged by the data layer): nothing is sent unsigned.
+    if (attempt.secrets.length === 0)
+      return { ok: false, statusCode: null, error: 'the secret does not open: set it again', durationMs: 0 };
+    // A timer cleared and a listener removed when the attempt ends: AbortSignal.timeout (and .any over it)
+    // would keep each attempt's request reachable for the whole timeout, 5,000 of them at 500 deliveries/s.
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort(new Error('timeout'));
+    }, timeoutMs);
+    const unlinkStop = stop ? onAbort(stop, () => abort.abort(stop.reason)) : () => {};
+    const done = (statusCode: number | null, error: string | null): AttemptOutcome => ({
+      ok: error === null,
+      statusCode,
+      error,
+      durationMs: performance.now() - started,
+    });
+    try {
+      const status = await post(attempt, abort.signal);
+      if (status >= 200 && status < 300) return done(status, null);
+      if (status >= 300 && status < 400) return done(status, `redirect (${status}) not followed`);
+      return done(status, `the receiver answered ${status}`);
+    } catch (err) {
+      if (timedOut) return done(null, `no answer within ${timeoutMs / 1000} s`);
+      if (abort.signal.aborted) return done(null, 'interrupted');
+      if (err instanceof UrlRefusedError) return done(null, `refused: the URL ${err.message}`);
+      return done(null, reasonOf(err));
+    } finally {
+      clearTimeout(timer);
+      unlinkStop();
+    }
+  }
+
   return {
-    /** `stop` cuts the attempt short when the instance stops. */
-    async attempt(attempt: Attempt, stop?: AbortSignal): Promise<AttemptOutcome> {
-      const started = performance.now();
-      // Its secret did not open (logged by the data layer): nothing is sent unsigned.
-      if (attempt.secrets.length === 0)
-        return { ok: false, statusCode: null, error: 'the secret does not open: set it again', durationMs: 0 };
-      // A timer cleared and a listener removed when the attempt ends: AbortSignal.timeout (and .any over it)
-      // would keep each attempt's request reachable for the whole timeout, 5,000 of them at 500 deliveries/s.
-      const abort = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        abort.abort(new Error('timeout'));
-      }, timeoutMs);
-      const unlinkStop = stop ? onAbort(stop, () => abort.abort(stop.reason)) : () => {};
-      const done = (statusCode: number | null, error: string | null): AttemptOutcome => ({
-        ok: error === null,
-        statusCode,
-        error,
-        durationMs: performance.now() - started,
-      });
-      try {
-        const status = await post(attempt, abort.signal);
-        if (status >= 200 && status < 300) return done(status, null);
-        if (status >= 300 && status < 400) return done(status, `redirect (${status}) not followed`);
-        return done(status, `the receiver answered ${status}`);
-      } catch (err) {
-        if (timedOut) return done(null, `no answer within ${timeoutMs / 1000} s`);
-        if (abort.signal.aborted) return done(null, 'interrupted');
-        if (err instanceof UrlRefusedError) return done(null, `refused: the URL ${err.message}`);
-        return done(null, reasonOf(err));
-      } finally {
-        clearTimeout(timer);
-        unlinkStop();
-      }
-    },
+    /** Each attempt is a trace of its own (the event's request ended long ago), named by the event it carries. */
+    attempt: (attempt: Attempt, stop?: AbortSignal): Promise<AttemptOutcome> =>
+      inSpan('webhook.deliver', { 'feegate.event.id': attempt.eventId }, () => attemptOnce(attempt, stop), {
+        root: true,
+      }),
   };
 }
 

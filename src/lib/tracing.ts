@@ -1,0 +1,71 @@
+/**
+ * OpenTelemetry traces (contract section 25), off unless OTEL_EXPORTER_OTLP_ENDPOINT
+ * or OTEL_TRACES_EXPORTER is set. Off, nothing of OpenTelemetry is loaded: this
+ * module is all that is, and its spans are plain calls. On, `startTracing` loads
+ * the SDK (tracing-sdk.ts) before the service's modules, so that its
+ * instrumentations see `pg`, `ioredis` and `http` load.
+ */
+import type * as OtelApi from '@opentelemetry/api';
+
+type Api = typeof OtelApi;
+type Attributes = Record<string, string | number | boolean>;
+
+let api: Api | undefined;
+
+/** Whether the standard variables ask for traces; OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true keep them off. */
+export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER?.trim() === 'none') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_TRACES_EXPORTER);
+}
+
+/** Starts the SDK when traces are configured; call before importing the service. */
+export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (!tracingConfigured(env) || api) return;
+  const sdk = await import('./tracing-sdk.js');
+  api = await sdk.startSdk();
+}
+
+/** Flushes the spans still queued; the process is about to exit. */
+export async function stopTracing(): Promise<void> {
+  if (!api) return;
+  const sdk = await import('./tracing-sdk.js');
+  await sdk.stopSdk();
+}
+
+export interface SpanOptions {
+  /** A trace of its own (a webhook delivery attempt), not a child of whatever runs now. */
+  root?: boolean;
+}
+
+/** `work` inside a span named `name` when tracing is on; just `work` otherwise. A failure marks the span and goes on. */
+export function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+  options: SpanOptions = {},
+): Promise<T> {
+  const otel = api;
+  if (!otel) return work();
+  const parent = options.root ? otel.ROOT_CONTEXT : otel.context.active();
+  return otel.trace.getTracer('feegate').startActiveSpan(name, { attributes }, parent, async (span) => {
+    try {
+      return await work();
+    } catch (err) {
+      span.setStatus({ code: otel.SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The ids of the active span, for log lines (pino's mixin); empty while tracing is off or outside a span. */
+export function activeTraceIds(): { trace_id?: string; span_id?: string } {
+  const span = api?.trace.getActiveSpan();
+  if (!span) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
+/** Whether traces are being recorded in this process. */
+export const tracingOn = (): boolean => api !== undefined;

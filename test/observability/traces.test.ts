@@ -1,0 +1,193 @@
+/**
+ * OpenTelemetry traces (contract section 25), from the bundle `npm start` runs,
+ * in a process of its own (the SDK registers global instrumentation): an OTLP/HTTP
+ * receiver started here on 127.0.0.1 gets the spans of a request as a tree
+ * (server → handler → statement), named by route template, continuing the
+ * caller's traceparent, with no secret, header value or raw path; nothing arrives
+ * with tracing off; an unreachable collector changes no answer.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { bundleService } from '../../scripts/service-bundle.mjs';
+import { DEMO_LOGINS } from '../../src/features/operator/demo-data.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { waitFor } from '../helpers/wait.js';
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const PARENT_SPAN_ID = '00f067aa0ba902b7';
+const SERVER_KIND = 2;
+const [LOGIN] = DEMO_LOGINS;
+
+let dir: string;
+let bundle: string;
+const children: ChildProcess[] = [];
+
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'feegate-traces-'));
+  const outdir = path.resolve(`.tmp/test-traces-${process.pid}`);
+  process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
+  bundle = await bundleService(outdir);
+});
+after(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The bundle serving on a free loopback port with the demo data, and `env`; answers its base URL and its log. */
+async function serve(name: string, env: Record<string, string>) {
+  const port = await freePort();
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
+  const child = spawn(process.execPath, [bundle, 'serve'], {
+    env: {
+      ...clean,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      FEEGATE_DATA_DIR: path.join(dir, name),
+      FEEGATE_DEMO: 'true',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  child.stderr!.on('data', (d) => (log += d));
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      try {
+        return (await fetch(`${base}/health`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    'the service serves',
+    { timeoutMs: 90_000, intervalMs: 250 },
+  );
+  return { base, log: () => log, stop: () => child.kill('SIGTERM') };
+}
+
+/** A login and a read of one merchant by id, the first with the caller's traceparent; answers statuses and bodies. */
+async function session(base: string) {
+  const login = await fetch(`${base}/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', traceparent: `00-${TRACE_ID}-${PARENT_SPAN_ID}-01` },
+    body: JSON.stringify(LOGIN),
+  });
+  const token = ((await login.json()) as { token: { access_token: string } }).token.access_token;
+  const auth = { authorization: `Bearer ${token}` };
+  const merchants = (await (await fetch(`${base}/v1/merchants?size=1`, { headers: auth })).json()) as any;
+  const merchantId: string = merchants._embedded.merchants[0].id;
+  const one = await fetch(`${base}/v1/merchants/${merchantId}`, { headers: auth });
+  return { token, merchantId, answers: [login.status, one.status, JSON.stringify(await one.json()).length] };
+}
+
+const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
+  spans.filter((s) => s.traceId === parent.traceId && s.parentSpanId === parent.spanId);
+function descendants(spans: ReceivedSpan[], root: ReceivedSpan): ReceivedSpan[] {
+  return childrenOf(spans, root).flatMap((child) => [child, ...descendants(spans, child)]);
+}
+
+describe('traces', () => {
+  let receiver: OtlpReceiver;
+  before(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  after(() => receiver.close());
+
+  it('exports each request as a tree: server span by route template, handler, statements; the traceparent continued; no secret', async () => {
+    const service = await serve('on', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    const { token, merchantId } = await session(service.base);
+    await waitFor(
+      () => receiver.spans.some((s) => s.kind === SERVER_KIND && s.attributes['http.route'] === '/v1/merchants/:id'),
+      'the read of the merchant arrives',
+      { timeoutMs: 20_000 },
+    );
+    const { spans } = receiver;
+    assert.ok(spans.every((s) => s.service === 'feegate'));
+
+    const login = spans.find((s) => s.kind === SERVER_KIND && s.attributes['http.route'] === '/v1/login');
+    assert.ok(login, 'the login has a server span');
+    assert.equal(login.traceId, TRACE_ID, 'the caller trace continues');
+    assert.equal(login.parentSpanId, PARENT_SPAN_ID);
+    assert.equal(login.name, 'POST /v1/login');
+    assert.ok(
+      descendants(spans, login).some((s) => s.name === 'password.verify'),
+      'password hashing has its span',
+    );
+
+    const read = spans.find((s) => s.kind === SERVER_KIND && s.attributes['http.route'] === '/v1/merchants/:id')!;
+    assert.equal(read.name, 'GET /v1/merchants/:id');
+    assert.notEqual(read.traceId, TRACE_ID, 'a request without traceparent starts its own trace');
+    const below = descendants(spans, read);
+    const handler = below.find((s) => s.name.startsWith('handler'));
+    assert.ok(handler, `a handler span under the server span: ${below.map((s) => s.name).join(', ')}`);
+    const statements = descendants(spans, handler).filter((s) => s.attributes['db.system'] === 'postgresql');
+    assert.ok(statements.length > 0, 'statements under the handler');
+    for (const statement of statements) {
+      const text = String(statement.attributes['db.query.text'] ?? statement.attributes['db.statement']);
+      assert.match(text, /\$1/, 'the statement text, its values as parameters');
+      assert.ok(!text.includes(merchantId), 'never a value');
+    }
+
+    const everything = receiver.texts.join('\n');
+    for (const secret of [token, LOGIN.password, merchantId, 'Bearer'])
+      assert.ok(!everything.includes(secret), `${secret.slice(0, 12)}… is in no span`);
+    for (const span of spans)
+      for (const key of Object.keys(span.attributes))
+        assert.doesNotMatch(key, /header|user_agent|url\.(path|full|query)|http\.target/);
+
+    // Log lines written inside a request name its trace.
+    await waitFor(
+      () => /"trace_id":"[0-9a-f]{32}","span_id":"[0-9a-f]{16}"/.test(service.log()),
+      'a log line with trace ids',
+    );
+    service.stop();
+  });
+
+  it('exports nothing and loads no SDK with tracing off', async () => {
+    const before = receiver.texts.length;
+    const service = await serve('off', {});
+    await session(service.base);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(receiver.texts.length, before);
+    assert.doesNotMatch(service.log(), /trace_id/);
+    service.stop();
+  });
+
+  it('answers the same with a collector that cannot be reached', async () => {
+    const closed = await freePort();
+    const unreachable = await serve('unreachable', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    const off = await serve('reachable-off', {});
+    const withCollectorGone = await session(unreachable.base);
+    const withoutTracing = await session(off.base);
+    assert.deepEqual(withCollectorGone.answers, withoutTracing.answers);
+    unreachable.stop();
+    off.stop();
+  });
+});
