@@ -9,12 +9,12 @@ import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_pro
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { LOCK_FILE } from '../../src/db/data-dir-lock.js';
+import { freePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/wait.js';
 
 let dir: string;
@@ -24,14 +24,6 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 /** Pids in a process group (pgrep exits 1 when there are none). */
 function groupMembers(pgid: number): number[] {
