@@ -110,7 +110,8 @@ export interface GateScope {
  */
 export interface ApprovalGate {
   hold(scope: GateScope, change: ApprovableChange): Promise<HeldForApproval | null>;
-  settle(scope: GateScope, change: ApprovableChange, result: unknown): Promise<void>;
+  /** Marks the change request applied; answers it, which is what the approval's caller is told. */
+  settle(scope: GateScope, change: ApprovableChange, result: unknown): Promise<unknown>;
 }
 
 /**
@@ -208,7 +209,13 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D, writers: Change
       if (context.approval) {
         // An approval whose change never asked the gate would apply without settling its request: refused.
         if (!approved || !writers.approvals) throw new Error('an approval ran a change that is not approvable');
-        await writers.approvals.settle(gate, approved, approved.result ? approved.result(value) : value);
+        const settled = await writers.approvals.settle(
+          gate,
+          approved,
+          approved.result ? approved.result(value) : value,
+        );
+        // The approval answers the settled change request, so that is what its Idempotency-Key stores, here.
+        reported = { value: settled };
       }
       if (claim && writers.answer) {
         stored = claim.answerFor(reported ? reported.value : value) ?? undefined;

@@ -15,7 +15,8 @@ import { json, useTestApp } from '../helpers/app.js';
 import { argentineMerchant } from '../helpers/merchants.js';
 import { openapiDocument, operations } from '../helpers/openapi.js';
 import { seedCatalogue } from '../helpers/plans.js';
-import { createUser } from '../helpers/users.js';
+import { createUser, userWithRole } from '../helpers/users.js';
+import { heldRequest, setPolicy } from '../helpers/change-requests.js';
 import { waitFor } from '../helpers/wait.js';
 import { deliveringTo, type Receiver, startReceiver, subscribe } from '../helpers/webhooks.js';
 
@@ -30,10 +31,15 @@ const PUBLIC = new Set([
   'POST /v1/login/confirm-forgot-password',
 ]);
 
+/** Operations that change nothing: like a dry run, their answer is stored on its own (docs/design.md). */
+const CHANGES_NOTHING = new Set(['POST /v1/fee-quotes']);
+
 type Request = {
   method: 'POST' | 'PATCH';
   url: string;
   payload?: object;
+  /** Another caller than the seeded owner (a second ADMIN approving). */
+  headers?: Record<string, string>;
   /** The change ends the caller's own login: its retry is refused before any replay, so only the stored row is looked at. */
   endsLogin?: boolean;
 };
@@ -166,7 +172,44 @@ const CASES: Record<string, (s: Seeded) => Promise<Request>> = {
     return { method: 'POST', url: '/v1/users/me/mfa/totp/verify', payload: { code: totpCode(json(started).secret) } };
   },
   'PATCH /v1/customers/me': async () => ({ method: 'PATCH', url: '/v1/customers/me', payload: { require_mfa: false } }),
+  'POST /v1/fee-rules/bulk-assign, held for approval (202 and Location)': async (s) => {
+    await approvalRequired(s);
+    return { method: 'POST', url: '/v1/fee-rules/bulk-assign', payload: assignment(s) };
+  },
+  'POST /v1/change-requests/{id}/approve': async (s) => {
+    const { id, checker } = await heldChange(s);
+    return { method: 'POST', url: `/v1/change-requests/${id}/approve`, headers: checker, payload: {} };
+  },
+  'POST /v1/change-requests/{id}/reject': async (s) => {
+    const { id, checker } = await heldChange(s);
+    return { method: 'POST', url: `/v1/change-requests/${id}/reject`, headers: checker, payload: { reason: 'no' } };
+  },
+  'POST /v1/change-requests/{id}/cancel': async (s) => ({
+    method: 'POST',
+    url: `/v1/change-requests/${(await heldChange(s)).id}/cancel`,
+  }),
 };
+
+const assignment = (s: Seeded) => ({ merchant_ids: [s.m0], payment_plan_ids: [s.plans.visa6.id] });
+
+/** The seeded customer under the REQUIRED policy, with a second ADMIN to approve. */
+async function approvalRequired(s: Seeded): Promise<Record<string, string>> {
+  const checker = await userWithRole(s.app, s.token, 'checker@alpha.test', 'ADMIN');
+  assert.equal((await setPolicy(s.app, s.headers, 'REQUIRED')).statusCode, 200);
+  return { authorization: `Bearer ${checker.token}` };
+}
+
+/** A bulk assignment held for approval, and the second ADMIN's headers. */
+async function heldChange(s: Seeded): Promise<{ id: string; checker: Record<string, string> }> {
+  const checker = await approvalRequired(s);
+  const held = await s.app.inject({
+    method: 'POST',
+    url: '/v1/fee-rules/bulk-assign',
+    headers: s.headers,
+    payload: assignment(s),
+  });
+  return { id: heldRequest(held).id, checker };
+}
 
 async function keyOf(s: Seeded): Promise<string> {
   const made = await s.app.inject({
@@ -199,7 +242,7 @@ describe('Idempotency-Key: an answer is stored with its change', () => {
     const missing = operations(doc)
       .filter((op) => op.method === 'POST' || op.method === 'PATCH')
       .map((op) => `${op.method} ${op.path}`)
-      .filter((name) => !PUBLIC.has(name) && !(name in CASES));
+      .filter((name) => !PUBLIC.has(name) && !CHANGES_NOTHING.has(name) && !(name in CASES));
     assert.deepEqual(missing, []);
   });
 
@@ -209,7 +252,7 @@ describe('Idempotency-Key: an answer is stored with its change', () => {
       const catalogue = await seedCatalogue(app);
       const token = String(catalogue.headers?.authorization).slice('Bearer '.length);
       const seeded: Seeded = { ...catalogue, app, receiver, token };
-      const { endsLogin, ...request } = await prepare(seeded);
+      const { endsLogin, headers, ...request } = await prepare(seeded);
       const late: string[] = [];
       // The fault between a change and a later store: only an answer stored in the change's transaction survives it.
       app.services.idempotency.finish = async () => {
@@ -217,7 +260,10 @@ describe('Idempotency-Key: an answer is stored with its change', () => {
         throw new Error('injected fault: the answer was stored after its change');
       };
       const send = () =>
-        app.inject({ ...request, headers: { ...seeded.headers, 'idempotency-key': `with-change ${operation}` } });
+        app.inject({
+          ...request,
+          headers: { ...(headers ?? seeded.headers), 'idempotency-key': `with-change ${operation}` },
+        });
       const first = await send();
       assert.ok(first.statusCode < 300, `${first.statusCode} ${first.body}`);
       assert.deepEqual(late, [], 'the answer was stored outside the change');

@@ -67,7 +67,7 @@ async function hold(scope: GateScope, change: ApprovableChange): Promise<HeldCha
   return { change_request: resource };
 }
 
-async function settle(scope: GateScope, change: ApprovableChange, result: unknown): Promise<void> {
+async function settle(scope: GateScope, change: ApprovableChange, result: unknown): Promise<ChangeRequestResource> {
   const { tx, context } = scope;
   const id = context.approval!.changeRequestId;
   const row = await createChangeRequestsDal(tx).decide(change.customerId, id, {
@@ -84,6 +84,7 @@ async function settle(scope: GateScope, change: ApprovableChange, result: unknow
     details: { operation: row.operation },
   });
   await scope.emit({ type: 'CHANGE_REQUEST_APPROVED', customerId: change.customerId, data: resource });
+  return resource;
 }
 
 export const APPROVAL_GATE: ApprovalGate = { hold, settle };

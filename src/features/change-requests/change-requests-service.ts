@@ -91,7 +91,7 @@ export function createChangeRequestsService(deps: ChangeRequestsServiceDeps) {
     action: string,
   ): Promise<ChangeRequestRow> {
     const { customerId } = principal;
-    return uow.write(context, async ({ dal, audit, emit }) => {
+    return uow.write(context, async ({ dal, audit, emit, answer }) => {
       const row = await dal.changeRequests.lock(customerId, id.toLowerCase());
       if (!row) throw new NotFoundError('change_request_not_found');
       const chosen = decision(row);
@@ -106,6 +106,8 @@ export function createChangeRequestsService(deps: ChangeRequestsServiceDeps) {
       });
       if (chosen.status === 'REJECTED')
         await emit({ type: 'CHANGE_REQUEST_REJECTED', customerId, data: toChangeRequestResource(decided) });
+      // The caller is told the change request, not its row: an Idempotency-Key stores that with the decision.
+      answer(toChangeRequestResource(decided));
       return decided;
     });
   }
@@ -150,12 +152,10 @@ export function createChangeRequestsService(deps: ChangeRequestsServiceDeps) {
       const row = await found(principal.customerId, id);
       assertNotRequester(row, principal);
       if (row.status !== 'PENDING') throw closedError(row);
-      // The approval's answer is the change request: an Idempotency-Key stores it as it is sent, not the change's.
-      const { idempotency: _answeredAsSent, ...plain } = context;
       const requestedBy = { type: row.requestedBy.type, id: row.requestedBy.id };
       try {
         await heldChanges.apply(heldOf(row), principal, {
-          ...plain,
+          ...context,
           approval: { changeRequestId: row.id, requestedBy, previewHash: body.preview_hash },
         });
       } catch (err) {
@@ -163,7 +163,7 @@ export function createChangeRequestsService(deps: ChangeRequestsServiceDeps) {
         const failed = await decide(
           principal,
           row.id,
-          plain,
+          context,
           () => ({ status: 'FAILED', reviewedBy: actorOf(principal), reason: err.detail }),
           'change_request.failed',
         );
