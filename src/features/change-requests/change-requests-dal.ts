@@ -3,11 +3,12 @@
  * policy. A request is locked (FOR UPDATE) by whatever decides it: an approval,
  * a rejection, a cancel or the expiry sweep, so exactly one of them wins.
  */
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.js';
+import { newestFirstPage } from '../../db/newest-first-page.js';
 import { changeRequests, customers } from '../../db/schema.js';
 import type { Actor } from '../../lib/change-context.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { PageRequest } from '../../lib/pagination.js';
 
 export const CHANGE_REQUEST_STATUSES = ['PENDING', 'APPLIED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'FAILED'] as const;
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
@@ -134,21 +135,12 @@ export function createChangeRequestsDal(db: Db) {
       return row ? this.find(customerId, row.id) : null;
     },
 
-    async list(
+    list(
       customerId: string,
       status: ChangeRequestStatus | undefined,
       page: PageRequest,
     ): Promise<{ rows: ChangeRequestRow[]; total: number }> {
-      const where = and(eq(t.customerId, customerId), status === undefined ? undefined : eq(t.status, status));
-      const [totalRow] = await db.select({ total: count() }).from(t).where(where);
-      const rows = await db
-        .select(columns)
-        .from(t)
-        .where(where)
-        .orderBy(desc(t.createdAt), desc(t.id))
-        .limit(page.size)
-        .offset(offsetOf(page));
-      return { rows, total: totalRow?.total ?? 0 };
+      return newestFirstPage<ChangeRequestRow>(db, t, columns, customerId, status, page);
     },
 
     /** Decides a locked PENDING request; APPLIED also dates its application. */

@@ -5,11 +5,12 @@
  * and a transaction that dies (a killed process, a cut connection) leaves it
  * PENDING for the next claim.
  */
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.js';
+import { newestFirstPage } from '../../db/newest-first-page.js';
 import { scheduledFeeRuleChanges } from '../../db/schema.js';
 import type { Actor } from '../../lib/change-context.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { PageRequest } from '../../lib/pagination.js';
 
 export type ScheduledStatus = 'PENDING' | 'APPLIED' | 'CANCELLED';
 
@@ -94,21 +95,12 @@ export function createScheduledChangesDal(db: Db) {
       return row!;
     },
 
-    async list(
+    list(
       customerId: string,
       status: ScheduledStatus | undefined,
       page: PageRequest,
     ): Promise<{ rows: ScheduledChangeRow[]; total: number }> {
-      const where = and(eq(t.customerId, customerId), status === undefined ? undefined : eq(t.status, status));
-      const [totalRow] = await db.select({ total: count() }).from(t).where(where);
-      const rows = await db
-        .select(columns)
-        .from(t)
-        .where(where)
-        .orderBy(desc(t.createdAt), desc(t.id))
-        .limit(page.size)
-        .offset(offsetOf(page));
-      return { rows, total: totalRow?.total ?? 0 };
+      return newestFirstPage<ScheduledChangeRow>(db, t, columns, customerId, status, page);
     },
 
     /** The customer's change `id`, with its row locked until the transaction ends (null: none such). */
