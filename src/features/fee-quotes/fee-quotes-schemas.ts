@@ -52,6 +52,18 @@ const EXAMPLE_TRANSACTION = {
   is_international: false,
 };
 
+/** One quote of EXAMPLE_TRANSACTION: the example of a quote alone and of an answer's first line. */
+const EXAMPLE_QUOTE = {
+  id: 'order-1001',
+  merchant_id: EXAMPLE_TRANSACTION.merchant_id,
+  payment_plan_id: '0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
+  commission: 3.89,
+  fee: '48.02',
+  net: '1186.54',
+  currency: 'ARS',
+  at: '2026-03-01T12:00:00.000Z',
+};
+
 export const QuoteTransaction = Component(
   'QuoteTransaction',
   Type.Object(transactionFields, {
@@ -116,18 +128,7 @@ export const Quote = Component(
     },
     {
       description: 'What a transaction pays under the plan in force at `at`',
-      examples: [
-        {
-          id: 'order-1001',
-          merchant_id: EXAMPLE_TRANSACTION.merchant_id,
-          payment_plan_id: '0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
-          commission: 3.89,
-          fee: '48.02',
-          net: '1186.54',
-          currency: 'ARS',
-          at: '2026-03-01T12:00:00.000Z',
-        },
-      ],
+      examples: [EXAMPLE_QUOTE],
     },
   ),
 );
@@ -170,16 +171,7 @@ export const QuoteAnswer = Component(
       examples: [
         {
           quotes: [
-            {
-              id: 'order-1001',
-              merchant_id: EXAMPLE_TRANSACTION.merchant_id,
-              payment_plan_id: '0e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
-              commission: 3.89,
-              fee: '48.02',
-              net: '1186.54',
-              currency: 'ARS',
-              at: '2026-03-01T12:00:00.000Z',
-            },
+            EXAMPLE_QUOTE,
             {
               id: 'order-1002',
               merchant_id: EXAMPLE_TRANSACTION.merchant_id,
