@@ -26,6 +26,8 @@ export interface Operation {
   /** Whether the document says the body must be sent (requestBody.required). */
   bodyRequired: boolean;
   secured: boolean;
+  /** Whether every success answer is JSON or empty (the audit export streams text instead). */
+  answersJson: boolean;
   /** The error codes the document lists for each status (`code` enums of its problem responses). */
   codes: Map<number, string[]>;
 }
@@ -65,6 +67,9 @@ export function operations(doc: Schema): Operation[] {
         bodyExample: media?.example,
         bodyRequired: Boolean(op.requestBody?.required),
         secured: Array.isArray(op.security) && op.security.length > 0,
+        answersJson: Object.entries((op.responses ?? {}) as Record<string, Schema>)
+          .filter(([status]) => status.startsWith('2'))
+          .every(([, response]) => !response.content || 'application/json' in response.content),
         codes: new Map(
           Object.entries((op.responses ?? {}) as Record<string, Schema>).map(([status, response]) => [
             Number(status),

@@ -198,7 +198,12 @@ function exampleInit(op: Operation, merchantId: string): object {
   const query = Object.fromEntries(
     op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, p.example]),
   );
-  return { params: { path, query }, ...(op.body ? { body: op.bodyExample } : {}) };
+  return {
+    params: { path, query },
+    ...(op.body ? { body: op.bodyExample } : {}),
+    // A streamed text answer (NDJSON, CSV) is read as text, as a client of it would.
+    ...(op.answersJson ? {} : { parseAs: 'text' }),
+  };
 }
 
 describe('the platform base path /api', () => {
