@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../../clients/typescript/index';
 import { ApiError, client, describeError, unwrap } from './api';
+import { FormSubmit } from './ui';
 
 type Permission = Schemas['CreateApiKeyRequest'] extends { permissions?: (infer P)[] } ? P : never;
 type Level = 'none' | 'read' | 'write';
@@ -181,16 +182,7 @@ export function CreateKey(props: {
           <span>Allowed addresses (IPv4 or IPv6 addresses or CIDR ranges, up to 20; empty: anywhere)</span>
           <textarea name="allowed_ips" rows={2} placeholder="203.0.113.0/24, 2001:db8::/32" />
         </label>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create key'}
-          </button>
-        </div>
+        <FormSubmit error={error} busy={busy} label="Create key" busyLabel="Creating…" />
       </form>
     </details>
   );

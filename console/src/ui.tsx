@@ -42,6 +42,34 @@ export function ErrorNote({ message }: { message: string }) {
   );
 }
 
+/** The end of a form: what the service refused, then its submit button, which waits while the request runs. */
+export function FormSubmit({
+  error,
+  busy,
+  label,
+  busyLabel,
+}: {
+  error: string | undefined;
+  busy: boolean;
+  label: string;
+  busyLabel: string;
+}) {
+  return (
+    <>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? busyLabel : label}
+        </button>
+      </div>
+    </>
+  );
+}
+
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="state empty">{children}</p>;
 }

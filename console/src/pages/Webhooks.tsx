@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { type Schemas, WEBHOOK_EVENT_TYPES } from '../../../clients/typescript/index';
 import { ApiError, client, describeError, unwrap } from '../api';
 import { Dialog } from '../dialog';
-import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
+import { Empty, ErrorNote, FormSubmit, formatDate, Loading, Pager, useLoad } from '../ui';
 
 type Webhook = Schemas['Webhook'];
 type EventType = Schemas['CreateWebhookRequest']['notification_type'][number];
@@ -211,16 +211,7 @@ function CreateWebhook({ onCreated }: { onCreated: () => void }) {
             </label>
           ))}
         </fieldset>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add webhook'}
-          </button>
-        </div>
+        <FormSubmit error={error} busy={busy} label="Add webhook" busyLabel="Adding…" />
       </form>
     </details>
   );
