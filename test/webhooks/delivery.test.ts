@@ -235,7 +235,9 @@ describe('webhook delivery', () => {
 
   it('delivers 50 events made in parallel, each once', async () => {
     const r = await receiver();
-    const { app, world, token } = await customerSession(h, deliveringTo(r));
+    // The longest attempt timeout: on a loaded machine an attempt that times out is retried, which is at
+    // least once by design; this test is about two claims of one delivery, not about slow answers.
+    const { app, world, token } = await customerSession(h, deliveringTo(r, { webhookTimeoutSeconds: 30 }));
     await subscribe(app, { token }, r.url);
     const created = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
@@ -246,8 +248,8 @@ describe('webhook delivery', () => {
     await r.waitFor(50);
     await sleep(300);
     const ids = r.received.map((got) => got.headers['webhook-id']);
-    assert.equal(ids.length, 50);
     assert.equal(new Set(ids).size, 50);
+    assert.equal(ids.length, 50, `delivered twice: ${ids.filter((id, i) => ids.indexOf(id) !== i).join(', ')}`);
   });
 
   /** `events` events for a receiver that holds its answers (`held` sends them), on an instance with `concurrency` slots. */
