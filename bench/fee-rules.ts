@@ -74,20 +74,20 @@ export interface FeeRulesBenchResult {
 
 // One per process: two bench runs on one server must not drop each other's database.
 const DB_NAME = `feegate_bench_fee_${process.pid}`;
-const CUSTOMER = 'c0000000-0000-4000-8000-00000000bec0';
-const PLANS_SENT = 12;
+export const CUSTOMER = 'c0000000-0000-4000-8000-00000000bec0';
+export const PLANS_SENT = 12;
 export const FEE_RULES_BUDGET_SECONDS = 8;
 export const DRY_RUN_BUDGET_SECONDS = 4;
 
 /** Fixed plan ids: n < 100 are the plans sent, n ≥ 100 the ones merchants already hold. */
-const planId = (n: number) => `e0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+export const planId = (n: number) => `e0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /**
  * Writes the dirty pages of what was just set up, so that a timed statement never
  * pays for the writes of the one before (a checkpoint started by their WAL). A
  * role without the right to checkpoint measures without it.
  */
-async function settle(database: Database): Promise<void> {
+export async function settle(database: Database): Promise<void> {
   try {
     await database.db.execute(sql.raw('CHECKPOINT'));
   } catch {
@@ -105,7 +105,7 @@ function floorInsert(table: string, planIds: string[]) {
     ORDER BY m.id, p.id`;
 }
 
-const secondsSince = (started: number) => Math.round(performance.now() - started) / 1000;
+export const secondsSince = (started: number) => Math.round(performance.now() - started) / 1000;
 
 /**
  * What writing the rows alone costs: the rows /all adds (`floorInsert`), inserted in
@@ -181,7 +181,9 @@ export function customerCaller(customerId: string): Principal {
   };
 }
 
-async function scratchDatabase(options: FeeRulesBenchOptions): Promise<{ database: Database; drop(): Promise<void> }> {
+export async function scratchDatabase(
+  options: FeeRulesBenchOptions,
+): Promise<{ database: Database; drop(): Promise<void> }> {
   if (options.embedded) {
     const database = await openDatabase({ dataDir: 'memory://' });
     await database.migrate();
@@ -207,7 +209,7 @@ async function scratchDatabase(options: FeeRulesBenchOptions): Promise<{ databas
  * every merchant holds an old VISA credit 1x rate and an old 3x installment rate
  * (both replaced by the plans sent) and a debit plan (kept). Set-based inserts only.
  */
-async function seed(database: Database, merchantCount: number, inactivePercent: number): Promise<number> {
+export async function seed(database: Database, merchantCount: number, inactivePercent: number): Promise<number> {
   const { db } = database;
   await db.execute(
     sql.raw(

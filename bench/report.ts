@@ -11,6 +11,7 @@ import type { WebhookRound, WebhookRun } from './webhooks.js';
 import type { IdempotentCreation } from './idempotency.js';
 import type { QuoteStreamRun } from './quotes.js';
 import type { RestrictedKeyAuth } from './restricted-keys.js';
+import type { ApprovalRun } from './approvals.js';
 import type { TracedKeyAuth } from './tracing.js';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
@@ -115,6 +116,8 @@ export interface BenchReport {
   firstStart?: FirstStart;
   bulk?: BulkRun[];
   scheduledAll?: ScheduledAllResult;
+  /** Approving a held /all against the same /all at once, rounds A B B A (bench/approvals.ts). */
+  approvedAll?: ApprovalRun;
   /** Webhook delivery: 10,000 events to a receiver on loopback (bench/webhooks.ts). */
   webhooks?: WebhookRun;
   /** POST /v1/api-keys without and with Idempotency-Key, rounds alternating (bench/idempotency.ts). */
@@ -140,6 +143,8 @@ export const BUDGETS = {
   bulk100kSecondsPostgres: 8,
   bulkOverFloor: 1.5,
   scheduledOverImmediate: 1.1,
+  /** Approving a held /all against the same /all at once, in the same run (contract section 23, issue 42). */
+  approvalOverImmediate: 1.1,
   /** A key creation with Idempotency-Key against one without, in the same run (contract section 21). */
   idempotentCreationRatio: 0.8,
   /** Key auth with 5 permissions and 3 allowed ranges against an unrestricted key, in the same run (contract section 22). */
@@ -440,6 +445,19 @@ export function lines(report: BenchReport): Line[] {
       verdict: check(
         answered(healthAlone) && answered(healthDuring) && run.factor <= BUDGETS.scheduledAllHealthP99Factor,
       ),
+    });
+  }
+
+  if (report.approvedAll) {
+    const run = report.approvedAll;
+    const gated = report.driver === 'postgres';
+    const seconds = (values: number[]) => values.map((v) => num(v, 2)).join(' and ');
+    out.push({
+      measure: `5d. approving a held /all ${num(run.merchants)} x ${run.plans} / the /all at once`,
+      result: `${seconds(run.approvalSeconds)} s vs ${seconds(run.immediateSeconds)} s (rounds A B B A)`,
+      ratio: run.ratio.toFixed(2),
+      budget: gated ? `<= ${BUDGETS.approvalOverImmediate} x at once` : '',
+      verdict: gated ? check(run.ratio <= BUDGETS.approvalOverImmediate) : '',
     });
   }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,webhooks,ratelimit,idempotency,restricted,quotes,tracing] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,approval,webhooks,ratelimit,idempotency,restricted,quotes,tracing] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -19,6 +19,7 @@ import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { idempotentKeyCreation } from './idempotency.js';
 import { oneQuote, quoteStream } from './quotes.js';
 import { restrictedKeyAuth } from './restricted-keys.js';
+import { runApprovalBench } from './approvals.js';
 import { tracedKeyAuth } from './tracing.js';
 import { type BenchReport, failures, machine, renderTable, writeJson } from './report.js';
 import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
@@ -35,6 +36,7 @@ const PHASES = [
   'storm',
   'bulk',
   'scheduled',
+  'approval',
   'webhooks',
   'ratelimit',
   'idempotency',
@@ -233,6 +235,12 @@ async function main(): Promise<BenchReport> {
     report.scheduledAll = await phase(
       '5c. scheduled /all: 100,000 merchants x 12 plans applied by the service while /health is probed',
       () => phases.scheduledAll(ctx),
+    );
+  }
+  if (wanted('approval')) {
+    report.approvedAll = await phase(
+      '5d. approving a held /all: 100,000 merchants x 12 plans, beside the same /all made at once',
+      () => runApprovalBench({ embedded, adminUrl: ADMIN_URL, log }),
     );
   }
   report.peakRssBytes = server.peakRss();

@@ -2,10 +2,12 @@ import { useCallback, useEffect, useState } from 'react';
 import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import type { Schemas } from '../../clients/typescript/index';
 import { client, setUnauthorizedHandler, unwrap } from './api';
+import { ApprovalsPage } from './pages/Approvals';
 import { AssignPage } from './pages/Assign';
 import { AccountPage } from './pages/Account';
 import { AuditPage } from './pages/Audit';
 import { CataloguePage } from './pages/Catalogue';
+import { ChangeRequestPage } from './pages/ChangeRequest';
 import { KeysPage } from './pages/Keys';
 import { MerchantPage } from './pages/Merchant';
 import { MerchantsPage } from './pages/Merchants';
@@ -66,6 +68,7 @@ function Shell() {
           <NavLink href="/fee-plans">Fee plans</NavLink>
           <NavLink href="/catalogue">Catalogue</NavLink>
           <NavLink href="/merchants">Merchants</NavLink>
+          <NavLink href="/approvals">Approvals</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
           <NavLink href="/audit">Audit log</NavLink>
           <NavLink href="/users">Users</NavLink>
@@ -92,6 +95,8 @@ function Shell() {
           <Route path="/merchants">{() => <MerchantsPage />}</Route>
           <Route path="/merchants/new">{() => <NewMerchantPage customerId={me.customer_id} />}</Route>
           <Route path="/merchants/:id">{(params) => <MerchantPage id={params.id} customerId={me.customer_id} />}</Route>
+          <Route path="/approvals">{() => <ApprovalsPage />}</Route>
+          <Route path="/approvals/:id">{(params) => <ChangeRequestPage id={params.id} userId={me.id} />}</Route>
           <Route path="/webhooks">{() => <WebhooksPage />}</Route>
           <Route path="/audit">{() => <AuditPage />}</Route>
           <Route path="/users">{() => <UsersPage />}</Route>

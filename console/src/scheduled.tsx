@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../../clients/typescript/index';
 import { client, describeError, MAX_PAGE_SIZE, unwrap } from './api';
+import { heldOutcome, type Outcome, OutcomeNote } from './outcome';
 import { Empty, ErrorNote, formatDate, Loading, useLoad } from './ui';
 
 type ScheduledChange = Schemas['ScheduledChange'];
@@ -25,14 +26,18 @@ export function PendingChanges({
       ),
     [version],
   );
-  const [note, setNote] = useState<{ ok: boolean; text: string }>();
+  const [note, setNote] = useState<Outcome>();
   const reaching = (c: ScheduledChange) =>
     merchantId === undefined || c.merchant_ids === null || c.merchant_ids.includes(merchantId);
 
   const cancel = async (change: ScheduledChange) => {
     try {
-      await unwrap(client.DELETE('/v1/fee-rules/scheduled-changes/{id}', { params: { path: { id: change.id } } }));
-      setNote({ ok: true, text: `Cancelled the change for ${formatDate(change.effective_at)}.` });
+      const answer = await unwrap(
+        client.DELETE('/v1/fee-rules/scheduled-changes/{id}', { params: { path: { id: change.id } } }),
+      );
+      setNote(
+        heldOutcome(answer) ?? { ok: true, text: `Cancelled the change for ${formatDate(change.effective_at)}.` },
+      );
     } catch (error) {
       setNote({ ok: false, text: describeError(error) });
     }
@@ -42,7 +47,7 @@ export function PendingChanges({
   const shown = pending.state === 'ready' ? pending.value.data.filter(reaching) : [];
   return (
     <>
-      {note && (note.ok ? <p role="status">{note.text}</p> : <ErrorNote message={note.text} />)}
+      <OutcomeNote outcome={note} />
       {pending.state === 'loading' && <Loading what="pending changes" />}
       {pending.state === 'error' && <ErrorNote message={pending.message} />}
       {pending.state === 'ready' &&

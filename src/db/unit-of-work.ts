@@ -60,6 +60,12 @@ export interface ApprovableChange {
   expiresAt?: Date;
   /** What its approval records as its result, of what the change's work returned (default: that value). */
   result?(applied: unknown): unknown;
+  /**
+   * Its dry run, read from what the change's work returned, when that says it
+   * exactly: an approval with a preview hash then checks it after the one pass
+   * over the rows (a mismatch rolls the change back) instead of a dry run first.
+   */
+  previewOf?(applied: unknown): unknown;
 }
 
 /** What a held change's request is answered: its change request (202, Location its id). */
@@ -110,8 +116,8 @@ export interface GateScope {
  */
 export interface ApprovalGate {
   hold(scope: GateScope, change: ApprovableChange): Promise<HeldForApproval | null>;
-  /** Marks the change request applied; answers it, which is what the approval's caller is told. */
-  settle(scope: GateScope, change: ApprovableChange, result: unknown): Promise<unknown>;
+  /** Marks the change request applied, given what the change's work returned; answers it, which is what the approval's caller is told. */
+  settle(scope: GateScope, change: ApprovableChange, applied: unknown): Promise<unknown>;
 }
 
 /**
@@ -209,11 +215,7 @@ export function createUnitOfWork<D>(db: Db, bind: (on: Db) => D, writers: Change
       if (context.approval) {
         // An approval whose change never asked the gate would apply without settling its request: refused.
         if (!approved || !writers.approvals) throw new Error('an approval ran a change that is not approvable');
-        const settled = await writers.approvals.settle(
-          gate,
-          approved,
-          approved.result ? approved.result(value) : value,
-        );
+        const settled = await writers.approvals.settle(gate, approved, value);
         // The approval answers the settled change request, so that is what its Idempotency-Key stores, here.
         reported = { value: settled };
       }

@@ -5,15 +5,14 @@
  */
 import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import type { Schemas } from '../../../clients/typescript/index';
 import { ApiError, client, describeError, unwrap } from '../api';
 import { currentRole } from '../session';
 import { useMerchantSearch } from '../merchants';
-import { type CataloguePlan, loadCatalogue, PlanFlags, planLabel } from '../plans';
+import { loadCatalogue, PlanFlags, planLabel } from '../plans';
+import { heldOutcome, type Outcome, OutcomeNote } from '../outcome';
+import { type DryRun, Preview } from '../preview';
 import { effectiveAt, PendingChanges } from '../scheduled';
 import { Empty, ErrorNote, formatDate, Loading, Pager, useLoad } from '../ui';
-
-type DryRun = Schemas['BulkAssignDryRun'];
 
 interface Refusal {
   message: string;
@@ -31,7 +30,7 @@ export function AssignPage() {
   const [merchants, setMerchants] = useState<Set<string>>(new Set());
   const [preview, setPreview] = useState<DryRun>();
   const [refusal, setRefusal] = useState<Refusal>();
-  const [outcome, setOutcome] = useState<string>();
+  const [outcome, setOutcome] = useState<Outcome>();
   const [busy, setBusy] = useState<'preview' | 'apply'>();
   const [when, setWhen] = useState('');
   const [version, setVersion] = useState(0);
@@ -41,6 +40,7 @@ export function AssignPage() {
   const methods = useMemo(() => [...new Set(all.map((p) => p.payment_method))].sort(), [all]);
   const shown = all.filter((p) => (!brand || p.card_brand === brand) && (!method || p.payment_method === method));
   const names = new Map(all.map((p) => [p.id, p]));
+  const label = (id: string) => (names.has(id) ? planLabel(names.get(id)!) : id.slice(0, 8));
 
   const changed = () => {
     setPreview(undefined);
@@ -75,13 +75,12 @@ export function AssignPage() {
       if (dryRun && result && 'dry_run' in result) setPreview(result);
       else if (result && 'scheduled_change' in result) {
         setPreview(undefined);
-        setOutcome(`Scheduled for ${formatDate(result.scheduled_change.effective_at)}.`);
+        setOutcome({ ok: true, text: `Scheduled for ${formatDate(result.scheduled_change.effective_at)}.` });
         setVersion((v) => v + 1);
       } else {
         setPreview(undefined);
-        setOutcome(
-          `Assigned ${plans.size} plan${plans.size === 1 ? '' : 's'} to ${allMerchants ? 'every merchant' : `${merchants.size} merchant${merchants.size === 1 ? '' : 's'}`}.`,
-        );
+        const assigned = `Assigned ${plans.size} plan${plans.size === 1 ? '' : 's'} to ${allMerchants ? 'every merchant' : `${merchants.size} merchant${merchants.size === 1 ? '' : 's'}`}.`;
+        setOutcome(heldOutcome(result) ?? { ok: true, text: assigned });
       }
     } catch (error) {
       const problem = error instanceof ApiError ? error.problem.body : undefined;
@@ -256,73 +255,10 @@ export function AssignPage() {
         </>
       )}
       {!ready && <p className="hint">Select at least one plan and one merchant (or all merchants).</p>}
-      {preview && <Preview result={preview} names={names} />}
-      {outcome && (
-        <p className="success" role="status">
-          {outcome}
-        </p>
-      )}
+      {preview && <Preview result={preview} label={label} />}
+      <OutcomeNote outcome={outcome} />
       <h2>Pending changes</h2>
-      <PendingChanges
-        version={version}
-        planLabel={(id) => (names.has(id) ? planLabel(names.get(id)!) : id.slice(0, 8))}
-      />
-    </section>
-  );
-}
-
-function Preview({ result, names }: { result: DryRun; names: Map<string, CataloguePlan> }) {
-  const label = (id: string) => {
-    const p = names.get(id);
-    return p ? planLabel(p) : id.slice(0, 8);
-  };
-  return (
-    <section className="preview" aria-label="Preview of the change">
-      <dl className="stats">
-        <div>
-          <dt>Merchants</dt>
-          <dd data-testid="preview-merchants">{result.merchants}</dd>
-        </div>
-        <div>
-          <dt>Would change</dt>
-          <dd data-testid="preview-changed">{result.merchants_changed}</dd>
-        </div>
-        <div>
-          <dt>Plans added</dt>
-          <dd>{result.assignments_added}</dd>
-        </div>
-        <div>
-          <dt>Plans removed</dt>
-          <dd>{result.assignments_removed}</dd>
-        </div>
-      </dl>
-      {result.changes.length === 0 ? (
-        <Empty>Nothing would change: every merchant already has these plans.</Empty>
-      ) : (
-        <table>
-          <caption>First {result.changes.length} changed merchants</caption>
-          <thead>
-            <tr>
-              <th scope="col">Merchant</th>
-              <th scope="col">Added</th>
-              <th scope="col">Removed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.changes.map((c) => (
-              <tr key={c.merchant_id}>
-                <td data-label="Merchant">
-                  <Link href={`/merchants/${c.merchant_id}`}>
-                    <code>{c.merchant_id.slice(0, 8)}</code>
-                  </Link>
-                </td>
-                <td data-label="Added">{c.added.map(label).join(', ') || '—'}</td>
-                <td data-label="Removed">{c.removed.map(label).join(', ') || '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <PendingChanges version={version} planLabel={label} />
     </section>
   );
 }

@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../../../clients/typescript/index';
 import { client, describeError, MAX_PAGE_SIZE, unwrap } from '../api';
+import { heldOutcome, type Outcome, OutcomeNote, sentForApproval } from '../outcome';
 import { PlanFlags } from '../plans';
 import { Empty, ErrorNote, Loading, Pager, useLoad } from '../ui';
 
@@ -18,13 +19,18 @@ export function CataloguePage() {
     () => unwrap(client.GET('/v1/fee-rules', { params: { query: { status, page, size: MAX_PAGE_SIZE } } })),
     [status, page],
   );
-  const [note, setNote] = useState<{ ok: boolean; text: string }>();
+  const [note, setNote] = useState<Outcome>();
 
   const retire = async (plan: Schemas['FeeRule']) => {
     if (!window.confirm(`Retire ${plan.card_brand} ${plan.payment_method} ${plan.term}x ${plan.commission}%?`)) return;
     try {
-      await unwrap(client.DELETE('/v1/fee-rules/{id}', { params: { path: { id: plan.id } } }));
-      setNote({ ok: true, text: 'Plan retired. Merchants that hold it keep it until a change replaces it.' });
+      const answer = await unwrap(client.DELETE('/v1/fee-rules/{id}', { params: { path: { id: plan.id } } }));
+      setNote(
+        heldOutcome(answer) ?? {
+          ok: true,
+          text: 'Plan retired. Merchants that hold it keep it until a change replaces it.',
+        },
+      );
       reload();
     } catch (error) {
       setNote({ ok: false, text: describeError(error) });
@@ -40,12 +46,12 @@ export function CataloguePage() {
         </p>
       </div>
       <NewPlanForm
-        onCreated={(text) => {
-          setNote({ ok: true, text });
+        onCreated={(outcome) => {
+          setNote(outcome);
           reload();
         }}
       />
-      {note && (note.ok ? <p role="status">{note.text}</p> : <ErrorNote message={note.text} />)}
+      <OutcomeNote outcome={note} />
       <div className="filters">
         <label>
           <span>Status</span>
@@ -114,7 +120,7 @@ export function CataloguePage() {
   );
 }
 
-function NewPlanForm({ onCreated }: { onCreated: (text: string) => void }) {
+function NewPlanForm({ onCreated }: { onCreated: (outcome: Outcome) => void }) {
   const [error, setError] = useState<string>();
   return (
     <details className="panel">
@@ -143,8 +149,11 @@ function NewPlanForm({ onCreated }: { onCreated: (text: string) => void }) {
             // Under the customer's four-eyes policy the plan waits for another ADMIN's approval.
             onCreated(
               'change_request' in plan
-                ? `Sent for approval: change request ${plan.change_request.id} (GET /v1/change-requests/${plan.change_request.id}).`
-                : `Created ${plan.card_brand} ${plan.payment_method} ${plan.term}x ${plan.commission}%.`,
+                ? sentForApproval(plan.change_request.id)
+                : {
+                    ok: true,
+                    text: `Created ${plan.card_brand} ${plan.payment_method} ${plan.term}x ${plan.commission}%.`,
+                  },
             );
           } catch (err) {
             setError(describeError(err));

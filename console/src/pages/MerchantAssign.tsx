@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import { client, describeError, unwrap } from '../api';
 import { loadCatalogue, planLabel } from '../plans';
+import { heldOutcome, type Outcome, OutcomeNote } from '../outcome';
 import { effectiveAt, PendingChanges } from '../scheduled';
 import { ErrorNote, formatDate, Loading, useLoad } from '../ui';
 
@@ -12,7 +13,7 @@ export function MerchantAssign({ id, onAssigned }: { id: string; onAssigned: () 
   const [catalogue] = useLoad(loadCatalogue, []);
   const [version, setVersion] = useState(0);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [note, setNote] = useState<{ ok: boolean; text: string }>();
+  const [note, setNote] = useState<Outcome>();
   const plans = catalogue.state === 'ready' ? catalogue.value : [];
   const label = (planId: string) => {
     const p = plans.find((plan) => plan.id === planId);
@@ -42,8 +43,9 @@ export function MerchantAssign({ id, onAssigned }: { id: string; onAssigned: () 
               setNote({ ok: true, text: `Scheduled for ${formatDate(answer.scheduled_change.effective_at)}.` });
               setVersion((v) => v + 1);
             } else {
-              setNote({ ok: true, text: `Assigned ${chosen.size} plan${chosen.size === 1 ? '' : 's'}.` });
-              onAssigned();
+              const held = heldOutcome(answer);
+              setNote(held ?? { ok: true, text: `Assigned ${chosen.size} plan${chosen.size === 1 ? '' : 's'}.` });
+              if (!held) onAssigned();
             }
             setChosen(new Set());
             form.reset();
@@ -82,7 +84,7 @@ export function MerchantAssign({ id, onAssigned }: { id: string; onAssigned: () 
           </button>
         </div>
       </form>
-      {note && (note.ok ? <p role="status">{note.text}</p> : <ErrorNote message={note.text} />)}
+      <OutcomeNote outcome={note} />
       <h2>Pending changes</h2>
       <PendingChanges merchantId={id} version={version} planLabel={label} />
     </>

@@ -4,8 +4,10 @@
  * policy it is stored as a change request, with its dry run, and not applied.
  * While an approval applies it, the gate locks the request (a second approval
  * waits, then finds it closed), checks that what the change would do is still
- * the preview the approver saw, and once the change ran records it APPLIED with
- * its result and the CHANGE_REQUEST_APPROVED event, all in the one transaction.
+ * the preview the approver saw (before it runs, or from what it did when the
+ * change tells its dry run from that: no second pass), and once the change ran
+ * records it APPLIED with its result and the CHANGE_REQUEST_APPROVED event, all
+ * in the one transaction.
  */
 import type { ApprovableChange, ApprovalGate, GateScope } from '../../db/unit-of-work.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
@@ -27,6 +29,13 @@ export interface HeldChangeAnswer {
   change_request: ChangeRequestResource;
 }
 
+/** The approver's hash must name `current`, what the change would do (or did, in this transaction, rolled back). */
+function assertPreview(current: unknown, expected: string): void {
+  const hash = previewHash(current);
+  if (hash !== expected)
+    throw new ConflictError('preview_changed', undefined, { current_preview: current, preview_hash: hash });
+}
+
 async function hold(scope: GateScope, change: ApprovableChange): Promise<HeldChangeAnswer | null> {
   const { tx, context } = scope;
   const dal = createChangeRequestsDal(tx);
@@ -35,12 +44,9 @@ async function hold(scope: GateScope, change: ApprovableChange): Promise<HeldCha
     const row = await dal.lock(change.customerId, approval.changeRequestId);
     if (!row) throw new NotFoundError('change_request_not_found');
     if (row.status !== 'PENDING') throw closedError(row);
-    if (approval.previewHash !== undefined) {
-      const current = await change.preview();
-      const hash = previewHash(current);
-      if (hash !== approval.previewHash)
-        throw new ConflictError('preview_changed', undefined, { current_preview: current, preview_hash: hash });
-    }
+    // A change that tells its dry run from what it did is checked once applied, in settle: one pass over the rows.
+    if (approval.previewHash !== undefined && !change.previewOf)
+      assertPreview(await change.preview(), approval.previewHash);
     return null;
   }
   if ((await dal.policy(change.customerId)) !== 'REQUIRED') return null;
@@ -67,9 +73,11 @@ async function hold(scope: GateScope, change: ApprovableChange): Promise<HeldCha
   return { change_request: resource };
 }
 
-async function settle(scope: GateScope, change: ApprovableChange, result: unknown): Promise<ChangeRequestResource> {
+async function settle(scope: GateScope, change: ApprovableChange, applied: unknown): Promise<ChangeRequestResource> {
   const { tx, context } = scope;
-  const id = context.approval!.changeRequestId;
+  const { changeRequestId: id, previewHash: expected } = context.approval!;
+  if (expected !== undefined && change.previewOf) assertPreview(change.previewOf(applied), expected);
+  const result = change.result ? change.result(applied) : applied;
   const row = await createChangeRequestsDal(tx).decide(change.customerId, id, {
     status: 'APPLIED',
     reviewedBy: context.actor,

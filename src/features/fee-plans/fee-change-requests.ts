@@ -29,7 +29,7 @@ export interface AskedChange {
 export function approvable(
   customerId: string,
   asked: AskedChange,
-  parts: Pick<ApprovableChange, 'preview' | 'expiresAt' | 'result'>,
+  parts: Pick<ApprovableChange, 'preview' | 'expiresAt' | 'result' | 'previewOf'>,
 ): ApprovableChange {
   return {
     customerId,

@@ -104,6 +104,8 @@ export function createFeeRulesService(deps: FeeRulesServiceDeps) {
           approvable(customerId, asked, {
             preview: async () => dryRun(await dal.feeRules.previewReplacement({ customerId, merchantIds }, planIds)),
             result: (applied) => effectOf((applied as { applied: ReplacementPreview }).applied),
+            // replacePlans answers in the dry run's shape: the approval checks its hash without a dry run first.
+            previewOf: (applied) => dryRun((applied as { applied: ReplacementPreview }).applied),
           }),
         );
         if (held) return held;
