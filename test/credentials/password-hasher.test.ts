@@ -49,6 +49,22 @@ describe('password hasher: threads', () => {
     assert.equal(idle.length, 1, 'exactly one thread, the hashing worker, is lowered');
     assert.equal(idle[0]!.nice, 19);
   });
+
+  it('leaves the hashing thread at normal priority with LOGIN_HASH_IDLE_PRIORITY=false', { skip: !linux }, async () => {
+    assert.equal(loadConfig({}).loginHashIdlePriority, true);
+    assert.equal(loadConfig({ LOGIN_HASH_IDLE_PRIORITY: 'false' }).loginHashIdlePriority, false);
+    const lowered = () => threads().filter((t) => t.nice === 19).length;
+    const before = { all: threads().length, lowered: lowered() };
+    const normal = createPasswordHasher({ concurrency: 1, queueLimit: 4, idlePriority: false });
+    try {
+      // The worker lowers itself, when it does, before it takes its first job.
+      await normal.hash('wake the worker');
+      assert.ok(threads().length > before.all, 'a hashing thread was started');
+      assert.equal(lowered(), before.lowered, 'no thread was lowered to nice 19');
+    } finally {
+      await normal.close();
+    }
+  });
 });
 
 describe('password hasher: share of a core', () => {

@@ -38,11 +38,14 @@ export interface PasswordHasherOptions {
   /** LOGIN_HASH_CPU_PERCENT: the share of a core each hashing thread uses under sustained load (default 100). */
   cpuPercent?: number;
   onRest?: Argon2PoolOptions['onRest'];
+  /** LOGIN_HASH_IDLE_PRIORITY: the hashing threads run at SCHED_IDLE and nice 19 (default true). */
+  idlePriority?: boolean;
 }
 
 export function createPasswordHasher(options: PasswordHasherOptions): PasswordHasher {
   const pool = createArgon2Pool(options.concurrency, {
     cpuPercent: options.cpuPercent ?? 100,
+    idlePriority: options.idlePriority ?? true,
     ...(options.onRest ? { onRest: options.onRest } : {}),
   });
   let running = 0;
