@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { LOGIN_HASH_CPU_PERCENT, loadConfig } from '../../src/config.js';
-import { createPasswordHasher } from '../../src/features/credentials/password-hasher.js';
+import { ARGON2_OPTIONS, createPasswordHasher, DUMMY_HASH } from '../../src/features/credentials/password-hasher.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SCHED_IDLE = 5;
@@ -35,6 +35,13 @@ describe('password hasher: threads', () => {
     assert.equal(await hasher.verify(async () => phc, 'correct horse'), true);
     assert.equal(await hasher.verify(async () => phc, 'wrong horse'), false);
     assert.equal(await hasher.verify(async () => null, 'correct horse'), false, 'no stored hash never verifies');
+  });
+
+  it('verifies an unknown user against a dummy hash of the same parameters, which no password opens', async () => {
+    const { memoryCost, timeCost, parallelism } = ARGON2_OPTIONS;
+    assert.ok(DUMMY_HASH.startsWith(`$argon2id$v=19$m=${memoryCost},t=${timeCost},p=${parallelism}$`));
+    assert.equal(await hasher.matches(DUMMY_HASH, 'feegate-dummy-password'), true, 'a real hash argon2 reads');
+    assert.equal(await hasher.verify(async () => null, 'feegate-dummy-password'), false);
   });
 
   it('runs the hashing thread at SCHED_IDLE and nice 19, leaving the event loop at normal priority', {
