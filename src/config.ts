@@ -173,6 +173,12 @@ export const SETTINGS = {
     String(LOGIN_HASH_CPU_PERCENT),
     'share of a core each hashing thread uses under sustained load',
   ),
+  loginHashIdlePriority: setting(
+    'LOGIN_HASH_IDLE_PRIORITY',
+    FLAG,
+    'true',
+    'hashing threads run at the lowest CPU priority (SCHED_IDLE, else nice 19)',
+  ),
   loginMaxFailures: setting(
     'LOGIN_MAX_FAILURES',
     integer(0, 1000),
@@ -356,6 +362,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     loadDemoData: 'never',
     webhookWorker: false,
+    // Test processes fill every core: an idle-priority or resting hash would wait for a gap that never comes.
+    loginHashIdlePriority: false,
+    loginHashCpuPercent: 100,
     ...overrides,
   };
 }

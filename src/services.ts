@@ -91,6 +91,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
     concurrency: config.loginConcurrency,
     queueLimit: config.loginQueueLimit,
     cpuPercent: config.loginHashCpuPercent,
+    idlePriority: config.loginHashIdlePriority,
   });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   const counterLog = {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { LOGIN_HASH_CPU_PERCENT, loadConfig } from '../../src/config.js';
-import { createPasswordHasher } from '../../src/features/credentials/password-hasher.js';
+import { ARGON2_OPTIONS, createPasswordHasher, DUMMY_HASH } from '../../src/features/credentials/password-hasher.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SCHED_IDLE = 5;
@@ -37,6 +37,13 @@ describe('password hasher: threads', () => {
     assert.equal(await hasher.verify(async () => null, 'correct horse'), false, 'no stored hash never verifies');
   });
 
+  it('verifies an unknown user against a dummy hash of the same parameters, which no password opens', async () => {
+    const { memoryCost, timeCost, parallelism } = ARGON2_OPTIONS;
+    assert.ok(DUMMY_HASH.startsWith(`$argon2id$v=19$m=${memoryCost},t=${timeCost},p=${parallelism}$`));
+    assert.equal(await hasher.matches(DUMMY_HASH, 'feegate-dummy-password'), true, 'a real hash argon2 reads');
+    assert.equal(await hasher.verify(async () => null, 'feegate-dummy-password'), false);
+  });
+
   it('runs the hashing thread at SCHED_IDLE and nice 19, leaving the event loop at normal priority', {
     skip: !linux || !chrt ? 'needs Linux and chrt' : false,
   }, async () => {
@@ -48,6 +55,22 @@ describe('password hasher: threads', () => {
     const idle = threads().filter((t) => t.policy === SCHED_IDLE);
     assert.equal(idle.length, 1, 'exactly one thread, the hashing worker, is lowered');
     assert.equal(idle[0]!.nice, 19);
+  });
+
+  it('leaves the hashing thread at normal priority with LOGIN_HASH_IDLE_PRIORITY=false', { skip: !linux }, async () => {
+    assert.equal(loadConfig({}).loginHashIdlePriority, true);
+    assert.equal(loadConfig({ LOGIN_HASH_IDLE_PRIORITY: 'false' }).loginHashIdlePriority, false);
+    const lowered = () => threads().filter((t) => t.nice === 19).length;
+    const before = { all: threads().length, lowered: lowered() };
+    const normal = createPasswordHasher({ concurrency: 1, queueLimit: 4, idlePriority: false });
+    try {
+      // The worker lowers itself, when it does, before it takes its first job.
+      await normal.hash('wake the worker');
+      assert.ok(threads().length > before.all, 'a hashing thread was started');
+      assert.equal(lowered(), before.lowered, 'no thread was lowered to nice 19');
+    } finally {
+      await normal.close();
+    }
   });
 });
 

@@ -1,10 +1,10 @@
-/** Builds the real application on the file's test database; closed after each test. */
-import { afterEach } from 'node:test';
+/** Builds the real application on the file's test database; closed after each test (or shared by a read-only suite). */
+import { after, afterEach, before } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
-import { useTestDatabase } from './database.js';
+import { createTestDatabase, type TestDatabase, useTestDatabase } from './database.js';
 
 export interface Harness {
   readonly db: ReturnType<typeof useTestDatabase>;
@@ -26,6 +26,30 @@ export function useTestApp(): Harness {
         app = await buildApp({ config: testConfig(overrides), database: db.current.database });
         await app.ready();
       }
+      return app;
+    },
+  };
+}
+
+/**
+ * One app and database for a suite of tests that only read what its `before`
+ * seeded: built once, not per test. Call inside describe().
+ */
+export function useSharedTestApp(overrides: Partial<Config> = {}): { readonly app: FastifyInstance } {
+  let database: TestDatabase | undefined;
+  let app: FastifyInstance | undefined;
+  before(async () => {
+    database = await createTestDatabase();
+    app = await buildApp({ config: testConfig(overrides), database: database.database });
+    await app.ready();
+  });
+  after(async () => {
+    await app?.close();
+    await database?.drop();
+  });
+  return {
+    get app() {
+      if (!app) throw new Error('shared test app not ready');
       return app;
     },
   };

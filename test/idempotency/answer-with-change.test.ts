@@ -9,18 +9,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { count, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
 import { apiKeys, idempotencyKeys } from '../../src/db/schema.js';
 import { totpCode } from '../../src/features/credentials/totp.js';
-import { json, useTestApp } from '../helpers/app.js';
+import { bearer, json, useTestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { loginAs, uuid } from '../helpers/fixtures.js';
 import { argentineMerchant } from '../helpers/merchants.js';
 import { openapiDocument, operations } from '../helpers/openapi.js';
-import { seedCatalogue } from '../helpers/plans.js';
+import { plan, seedCatalogue } from '../helpers/plans.js';
 import { createUser, userWithRole } from '../helpers/users.js';
 import { heldRequest, setPolicy } from '../helpers/change-requests.js';
 import { waitFor } from '../helpers/wait.js';
 import { deliveringTo, type Receiver, startReceiver, subscribe } from '../helpers/webhooks.js';
-
-const h = useTestApp();
 
 /** Public operations have no caller to scope a key to: they keep nothing (docs/design.md). */
 const PUBLIC = new Set([
@@ -43,7 +45,29 @@ type Request = {
   /** The change ends the caller's own login: its retry is refused before any replay, so only the stored row is looked at. */
   endsLogin?: boolean;
 };
-type Seeded = Awaited<ReturnType<typeof seedCatalogue>> & { app: FastifyInstance; receiver: Receiver; token: string };
+/** The platform's plans, seeded once for every case. */
+const PLATFORM = {
+  visa1: plan({ card_brand: 'VISA', term: 1, commission: 2.99 }),
+  visa3: plan({ card_brand: 'VISA', term: 3, commission: 3.89, has_installments: true }),
+  visa6: plan({ card_brand: 'VISA', term: 6, commission: 5.2375, has_installments: true }),
+  visaIntl: plan({ card_brand: 'VISA', term: 1, commission: 4.49, is_international: true }),
+  visaDebit: plan({ card_brand: 'VISA', payment_method: 'DEBIT', term: 0, commission: 1.49 }),
+  master1: plan({ card_brand: 'MASTERCARD', term: 1, commission: 2.89 }),
+};
+type Plans = typeof PLATFORM & { visa1Own: ReturnType<typeof plan> };
+/** A case's own customer: one app and database serve every case, and no case sees another's changes. */
+type Seeded = {
+  app: FastifyInstance;
+  receiver: Receiver;
+  token: string;
+  headers: Record<string, string>;
+  world: { customerId: string; login: { user: string; password: string } };
+  plans: Plans;
+  m0: string;
+  m1: string;
+  /** The case's e-mail domain: user addresses are unique across customers. */
+  domain: string;
+};
 
 /** A request of each operation that changes something, made ready by what it needs first. */
 const CASES: Record<string, (s: Seeded) => Promise<Request>> = {
@@ -99,12 +123,12 @@ const CASES: Record<string, (s: Seeded) => Promise<Request>> = {
   'POST /v1/api-keys': async (s) => ({
     method: 'POST',
     url: '/v1/api-keys',
-    payload: { user: 'integration@alpha.test', customer_id: s.world.customerId },
+    payload: { user: `integration@${s.domain}`, customer_id: s.world.customerId },
   }),
   'POST /auth/users': async (s) => ({
     method: 'POST',
     url: '/auth/users',
-    payload: { user: 'pos@alpha.test', user_type: 'MERCHANT', customer_id: s.world.customerId, merchant_id: s.m0 },
+    payload: { user: `pos@${s.domain}`, user_type: 'MERCHANT', customer_id: s.world.customerId, merchant_id: s.m0 },
   }),
   'PATCH /v1/api-keys/{id}': async (s) => ({
     method: 'PATCH',
@@ -142,7 +166,7 @@ const CASES: Record<string, (s: Seeded) => Promise<Request>> = {
     }, 'no delivery was made');
     return { method: 'POST', url: `/v1/webhooks/${hook}/deliveries/${delivery}/retry` };
   },
-  'POST /v1/users': async () => ({ method: 'POST', url: '/v1/users', payload: { email: 'new@alpha.test' } }),
+  'POST /v1/users': async (s) => ({ method: 'POST', url: '/v1/users', payload: { email: `new@${s.domain}` } }),
   'PATCH /v1/users/{id}': async (s) => ({
     method: 'PATCH',
     url: `/v1/users/${await userOf(s)}`,
@@ -194,7 +218,7 @@ const assignment = (s: Seeded) => ({ merchant_ids: [s.m0], payment_plan_ids: [s.
 
 /** The seeded customer under the REQUIRED policy, with a second ADMIN to approve. */
 async function approvalRequired(s: Seeded): Promise<Record<string, string>> {
-  const checker = await userWithRole(s.app, s.token, 'checker@alpha.test', 'ADMIN');
+  const checker = await userWithRole(s.app, s.token, `checker@${s.domain}`, 'ADMIN');
   assert.equal((await setPolicy(s.app, s.headers, 'REQUIRED')).statusCode, 200);
   return { authorization: `Bearer ${checker.token}` };
 }
@@ -216,7 +240,7 @@ async function keyOf(s: Seeded): Promise<string> {
     method: 'POST',
     url: '/v1/api-keys',
     headers: s.headers,
-    payload: { user: 'other@alpha.test', customer_id: s.world.customerId },
+    payload: { user: `other@${s.domain}`, customer_id: s.world.customerId },
   });
   return json(made).id;
 }
@@ -226,18 +250,67 @@ async function hookOf(s: Seeded): Promise<string> {
 }
 
 async function userOf(s: Seeded): Promise<string> {
-  return (await createUser(s.app, s.token, { email: 'member@alpha.test' })).attributes.id;
+  return (await createUser(s.app, s.token, { email: `member@${s.domain}` })).attributes.id;
+}
+
+let cases = 0;
+
+/** A customer of its own for a case: two merchants, an ADMIN owner logged in, its own plan, and assignments to start from. */
+async function seedCase(app: FastifyInstance, receiver: Receiver): Promise<Seeded> {
+  const domain = `case${++cases}.test`;
+  const customerId = uuid('c');
+  const [m0, m1] = [uuid('d'), uuid('d')];
+  const login = { user: `owner@${domain}`, password: 'alpha-password-1' };
+  // Its negotiated rate: same kind and term as the platform's visa1.
+  const plans: Plans = { ...PLATFORM, visa1Own: plan({ customer_id: customerId, term: 1, commission: 2.49 }) };
+  await app.services.importer.importDocument({
+    customers: [{ id: customerId, name: `Case ${cases}` }],
+    merchants: [m0, m1].map((id, i) => ({ id, customer_id: customerId, name: `Case ${cases} shop ${i}` })),
+    users: [{ email: login.user, type: 'CUSTOMER', customer_id: customerId, password: login.password }],
+    payment_plans: [plans.visa1Own],
+    assignments: [
+      { merchant_id: m0, payment_plan_ids: [plans.visa1.id, plans.visa3.id, plans.visaDebit.id, plans.master1.id] },
+      { merchant_id: m1, payment_plan_ids: [plans.visa1.id, plans.visaIntl.id] },
+    ],
+  });
+  const token = (await loginAs(app, login)).access_token;
+  return {
+    app,
+    receiver,
+    token,
+    headers: bearer(token) as Record<string, string>,
+    world: { customerId, login },
+    plans,
+    m0,
+    m1,
+    domain,
+  };
 }
 
 describe('Idempotency-Key: an answer is stored with its change', () => {
   let receiver: Receiver;
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let finish: FastifyInstance['services']['idempotency']['finish'];
   before(async () => {
     receiver = await startReceiver();
+    database = await createTestDatabase();
+    // No anonymous rate limit: every case logs in from the same address, within a minute.
+    app = await buildApp({
+      config: testConfig(deliveringTo(receiver, { rateLimitAnonymousPerMinute: 0 })),
+      database: database.database,
+    });
+    await app.ready();
+    finish = app.services.idempotency.finish;
+    await app.services.importer.importDocument({ payment_plans: Object.values(PLATFORM) });
   });
-  after(() => receiver.close());
+  after(async () => {
+    await app?.close();
+    await database?.drop();
+    await receiver?.close();
+  });
 
   it('every POST and PATCH of a caller has a case here', async () => {
-    const app = await h.app();
     const doc = await openapiDocument(app);
     const missing = operations(doc)
       .filter((op) => op.method === 'POST' || op.method === 'PATCH')
@@ -248,10 +321,7 @@ describe('Idempotency-Key: an answer is stored with its change', () => {
 
   for (const [operation, prepare] of Object.entries(CASES)) {
     it(`${operation}: a change and its answer commit together, so a retry replays it with the late store broken`, async () => {
-      const app = await h.app(deliveringTo(receiver));
-      const catalogue = await seedCatalogue(app);
-      const token = String(catalogue.headers?.authorization).slice('Bearer '.length);
-      const seeded: Seeded = { ...catalogue, app, receiver, token };
+      const seeded = await seedCase(app, receiver);
       const { endsLogin, headers, ...request } = await prepare(seeded);
       const late: string[] = [];
       // The fault between a change and a later store: only an answer stored in the change's transaction survives it.
@@ -259,27 +329,36 @@ describe('Idempotency-Key: an answer is stored with its change', () => {
         late.push(operation);
         throw new Error('injected fault: the answer was stored after its change');
       };
-      const send = () =>
-        app.inject({
-          ...request,
-          headers: { ...(headers ?? seeded.headers), 'idempotency-key': `with-change ${operation}` },
-        });
-      const first = await send();
-      assert.ok(first.statusCode < 300, `${first.statusCode} ${first.body}`);
-      assert.deepEqual(late, [], 'the answer was stored outside the change');
-      const [stored] = await h.db.current.database.db
-        .select()
-        .from(idempotencyKeys)
-        .where(eq(idempotencyKeys.key, `with-change ${operation}`));
-      assert.equal(stored?.status, first.statusCode, 'the committed change has its answer');
-      if (endsLogin) return;
-      const replay = await send();
-      assert.equal(replay.headers['idempotent-replayed'], 'true', `${replay.statusCode} ${replay.body}`);
-      assert.equal(replay.statusCode, first.statusCode);
-      assert.equal(replay.headers.location, first.headers.location);
-      assert.equal(replay.body, first.body);
+      try {
+        const send = () =>
+          app.inject({
+            ...request,
+            headers: { ...(headers ?? seeded.headers), 'idempotency-key': `with-change ${operation}` },
+          });
+        const first = await send();
+        assert.ok(first.statusCode < 300, `${first.statusCode} ${first.body}`);
+        assert.deepEqual(late, [], 'the answer was stored outside the change');
+        const [stored] = await database.database.db
+          .select()
+          .from(idempotencyKeys)
+          .where(eq(idempotencyKeys.key, `with-change ${operation}`));
+        assert.equal(stored?.status, first.statusCode, 'the committed change has its answer');
+        if (endsLogin) return;
+        const replay = await send();
+        assert.equal(replay.headers['idempotent-replayed'], 'true', `${replay.statusCode} ${replay.body}`);
+        assert.equal(replay.statusCode, first.statusCode);
+        assert.equal(replay.headers.location, first.headers.location);
+        assert.equal(replay.body, first.body);
+      } finally {
+        // The next case shares the app: it prepares with the store working.
+        app.services.idempotency.finish = finish;
+      }
     });
   }
+});
+
+describe('Idempotency-Key: an answer rolls back with its change', () => {
+  const h = useTestApp();
 
   it('a change that rolls back at its commit leaves no answer, and its retry makes the key once', async () => {
     const app = await h.app();

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import { merchants } from '../../src/db/schema.js';
-import { bearer, json, useTestApp } from '../helpers/app.js';
+import { bearer, json, useSharedTestApp, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, seedWorld, uuid } from '../helpers/fixtures.js';
 import { argentineMerchant, createMerchant, mexicanMerchant, merchantWithNameOnly } from '../helpers/merchants.js';
 import { apiKey } from '../helpers/plans.js';
@@ -9,7 +10,11 @@ import { apiKey } from '../helpers/plans.js';
 const h = useTestApp();
 
 async function setup() {
-  const app = await h.app();
+  return sessionOn(await h.app());
+}
+
+/** Two customers on `app`, and a listing as the first one's owner. */
+async function sessionOn(app: FastifyInstance) {
   const world = await seedWorld(app);
   const token = await loginAs(app, world.login);
   const list = (query = '', headers = bearer(token.access_token)) =>
@@ -158,35 +163,42 @@ describe('GET /v1/merchants: the wire format of a page', () => {
 });
 
 describe('GET /v1/merchants?q: search', () => {
+  // Every test only reads: the shops are seeded once for all of them.
+  const shared = useSharedTestApp();
+  let shops: Awaited<ReturnType<typeof withShops>>;
+  before(async () => {
+    shops = await withShops();
+  });
+
   async function withShops() {
-    const ctx = await setup();
+    const { app, world, list } = await sessionOn(shared.app);
     const ids = [uuid('d'), uuid('d'), uuid('d')];
-    await h.db.current.database.db.insert(merchants).values([
+    await app.database.db.insert(merchants).values([
       {
         id: ids[0]!,
-        customerId: ctx.world.customerId,
+        customerId: world.customerId,
         name: 'Corner Coffee',
         createdAt: new Date(Date.UTC(2030, 0, 1)),
       },
       {
         id: ids[1]!,
-        customerId: ctx.world.customerId,
+        customerId: world.customerId,
         name: 'COFFEE & Co 100%_off',
         createdAt: new Date(Date.UTC(2030, 0, 2)),
       },
       {
         id: ids[2]!,
-        customerId: ctx.world.otherCustomerId,
+        customerId: world.otherCustomerId,
         name: 'Coffee elsewhere',
         createdAt: new Date(Date.UTC(2030, 0, 3)),
       },
     ]);
-    return { ...ctx, ids };
+    return { list, ids };
   }
   const names = (body: Record<string, any>) => (body._embedded.merchants as { name: string }[]).map((m) => m.name);
 
   it("finds the caller's merchants whose name contains the text in any letter case, with the totals of the match", async () => {
-    const { list } = await withShops();
+    const { list } = shops;
     const body = json(await list('?q=cOfFeE'));
     assert.deepEqual(names(body), ['COFFEE & Co 100%_off', 'Corner Coffee']);
     assert.deepEqual(body.page, { size: 10, total_elements: 2, total_pages: 1, number: 0 });
@@ -194,14 +206,14 @@ describe('GET /v1/merchants?q: search', () => {
   });
 
   it('takes % and _ literally', async () => {
-    const { list } = await withShops();
+    const { list } = shops;
     assert.deepEqual(names(json(await list(`?q=${encodeURIComponent('100%_')}`))), ['COFFEE & Co 100%_off']);
     assert.deepEqual(names(json(await list(`?q=${encodeURIComponent('%')}`))), ['COFFEE & Co 100%_off']);
     assert.deepEqual(names(json(await list('?q=_'))), ['COFFEE & Co 100%_off']);
   });
 
   it('finds a merchant by its id or the start of it, in any letter case', async () => {
-    const { list, ids } = await withShops();
+    const { list, ids } = shops;
     assert.deepEqual(
       json(await list(`?q=${ids[0]}`))._embedded.merchants.map((m: { id: string }) => m.id),
       [ids[0]],
@@ -213,7 +225,7 @@ describe('GET /v1/merchants?q: search', () => {
   });
 
   it("never finds another customer's merchant, by name or by id", async () => {
-    const { list, ids } = await withShops();
+    const { list, ids } = shops;
     assert.deepEqual(names(json(await list('?q=elsewhere'))), []);
     assert.deepEqual(json(await list(`?q=${ids[2]}`)), {
       _embedded: { merchants: [] },
@@ -228,7 +240,7 @@ describe('GET /v1/merchants?q: search', () => {
     ['?q=a&q=b', 'given twice'],
   ] as const) {
     it(`answers 400 validation_failed for a q that is ${why}`, async () => {
-      const { list } = await setup();
+      const { list } = shops;
       const res = await list(query);
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(json(res).code, 'validation_failed');

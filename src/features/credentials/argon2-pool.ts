@@ -23,11 +23,13 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 24 
 export interface Argon2PoolOptions {
   /** The share of a core each worker may use; it rests the remainder after each job (argon2-worker.mjs). */
   cpuPercent: number;
+  /** Whether each worker lowers itself to the lowest CPU priority (argon2-worker.mjs). */
+  idlePriority: boolean;
   /** Told after each rest: how long the job ran and how long the worker then rested. */
   onRest?(busyMs: number, restedMs: number): void;
 }
 
-export function createArgon2Pool(size: number, options: Argon2PoolOptions = { cpuPercent: 100 }) {
+export function createArgon2Pool(size: number, options: Argon2PoolOptions = { cpuPercent: 100, idlePriority: true }) {
   const idle: Worker[] = [];
   const busy = new Map<Worker, Pending>();
   const queue: Pending[] = [];
@@ -38,7 +40,11 @@ export function createArgon2Pool(size: number, options: Argon2PoolOptions = { cp
   function spawn(): Worker {
     const worker = new Worker(WORKER_URL, {
       resourceLimits: WORKER_LIMITS,
-      workerData: { cpuPercent: options.cpuPercent, reportRests: options.onRest !== undefined },
+      workerData: {
+        cpuPercent: options.cpuPercent,
+        idlePriority: options.idlePriority,
+        reportRests: options.onRest !== undefined,
+      },
     });
     worker.unref();
     workers++;

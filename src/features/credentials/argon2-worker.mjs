@@ -7,11 +7,13 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { hashSync, verifySync } from '@node-rs/argon2';
 
-try {
-  // On Linux the nice value is per thread: this lowers this worker only.
-  setPriority(19);
-} catch {
-  // Not permitted here: hashing still runs off the event loop.
+/** Lowers this worker only: on Linux the nice value is per thread. */
+function niceLowest() {
+  try {
+    setPriority(19);
+  } catch {
+    // Not permitted here: hashing still runs off the event loop.
+  }
 }
 
 /**
@@ -33,7 +35,11 @@ function scheduleIdle() {
     // Failed (no chrt, or refused): nice 19 stays in force.
   });
 }
-scheduleIdle();
+// LOGIN_HASH_IDLE_PRIORITY=false keeps normal priority, where the cores are never idle for long.
+if (workerData?.idlePriority !== false) {
+  niceLowest();
+  scheduleIdle();
+}
 
 /**
  * After each job the thread rests (blocks) for the part of the time it took that

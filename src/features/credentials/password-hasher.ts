@@ -11,6 +11,14 @@ import { normalisePassword, passwordSpellings } from './password-text.js';
 
 const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum in the typings)
 export const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+/**
+ * What an unknown or disabled user is verified against: a hash made with
+ * ARGON2_OPTIONS (a test holds them equal), so a failure costs what a known
+ * user's does; written out rather than made at the first login, which cost every
+ * process (and every test's app) a hash.
+ */
+export const DUMMY_HASH =
+  '$argon2id$v=19$m=19456,t=2,p=1$ptfRIPUm3dxsQSltQuTiWA$1ProxXQeQcxpZehvwDer+JcR1lNgP9zRSp4EAL1YYII';
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -38,16 +46,18 @@ export interface PasswordHasherOptions {
   /** LOGIN_HASH_CPU_PERCENT: the share of a core each hashing thread uses under sustained load (default 100). */
   cpuPercent?: number;
   onRest?: Argon2PoolOptions['onRest'];
+  /** LOGIN_HASH_IDLE_PRIORITY: the hashing threads run at SCHED_IDLE and nice 19 (default true). */
+  idlePriority?: boolean;
 }
 
 export function createPasswordHasher(options: PasswordHasherOptions): PasswordHasher {
   const pool = createArgon2Pool(options.concurrency, {
     cpuPercent: options.cpuPercent ?? 100,
+    idlePriority: options.idlePriority ?? true,
     ...(options.onRest ? { onRest: options.onRest } : {}),
   });
   let running = 0;
   const waiting: Array<() => void> = [];
-  let dummyHash: Promise<string> | undefined;
 
   function assertCapacity(): void {
     if (running >= options.concurrency && waiting.length >= options.queueLimit) {
@@ -106,17 +116,12 @@ export function createPasswordHasher(options: PasswordHasherOptions): PasswordHa
       ),
     matches: anySpelling,
     async verify(storedHash, password, clientGone) {
-      if (!dummyHash) {
-        dummyHash = pool.hash('feegate-dummy-password', ARGON2_OPTIONS);
-        // Awaited only for unknown users: a pool closed before it is ready must not leave an unhandled rejection.
-        dummyHash.catch(() => {});
-      }
       return gated(async () => {
         const phc = await storedHash();
         // The span covers the hashing only, not the wait for a worker.
         return inSpan('password.verify', { 'feegate.password.algorithm': 'argon2id' }, async () => {
           // An unknown user tries as many spellings as a known one, against the dummy: same time.
-          const ok = await anySpelling(phc ?? (await dummyHash!.catch(() => '')), password);
+          const ok = await anySpelling(phc ?? DUMMY_HASH, password);
           return ok && phc !== null;
         });
       }, clientGone);
