@@ -275,7 +275,10 @@ async function main(): Promise<BenchReport> {
         return tracedKeyAuth(ctx, keys, async (env) => {
           report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
           await server!.stop();
-          server = await startServer({ env: { ...dbEnv, ...SERVICE_ENV, ...env } });
+          server = await startServer({
+            env: { ...dbEnv, ...SERVICE_ENV, ...env },
+            nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+          });
           return server.baseUrl;
         });
       },
