@@ -10,6 +10,7 @@ import os from 'node:os';
 import type { WebhookRound, WebhookRun } from './webhooks.js';
 import type { IdempotentCreation } from './idempotency.js';
 import type { QuoteStreamRun } from './quotes.js';
+import type { AuditExportRun } from './audit-export.js';
 import type { RestrictedKeyAuth } from './restricted-keys.js';
 import type { ApprovalRun } from './approvals.js';
 import type { TracedKeyAuth } from './tracing.js';
@@ -126,6 +127,8 @@ export interface BenchReport {
   restrictedKeyAuth?: RestrictedKeyAuth;
   /** GET /v1/users/me on a service with tracing at 0.1 and on one without (bench/tracing.ts). */
   tracedKeyAuth?: TracedKeyAuth;
+  /** GET /v1/audit-events/export of 1,000,000 records (bench/audit-export.ts). */
+  auditExport?: AuditExportRun;
   peakRssBytes?: number;
   /** What the service logged during the run (LOG_LEVEL=warn), by level and message. */
   serverLog?: Record<string, number>;
@@ -171,6 +174,8 @@ export const BUDGETS = {
   feeQuoteRatio: 0.3,
   quoteStreamPerSecPostgres: 100_000,
   quoteStreamRssGrowthMb: 50,
+  /** Exporting 1,000,000 audit records adds at most this to the service's RSS (contract section 25). */
+  auditExportRssGrowthMb: 50,
 } as const;
 
 /** The least /health p99 alone the storm ratio divides by. */
@@ -349,6 +354,18 @@ export function lines(report: BenchReport): Line[] {
       ratio: '',
       budget: `<= ${BUDGETS.quoteStreamRssGrowthMb} MB`,
       verdict: check(growthMb <= BUDGETS.quoteStreamRssGrowthMb),
+    });
+  }
+
+  if (report.auditExport) {
+    const run = report.auditExport;
+    const growthMb = run.rssGrowthBytes / 1024 / 1024;
+    out.push({
+      measure: `10. audit export NDJSON of ${num(run.records)} records`,
+      result: `${num(run.recordsPerSec)} records/s (${num(run.seconds, 1)} s), RSS +${num(growthMb, 1)} MB`,
+      ratio: '',
+      budget: `<= ${BUDGETS.auditExportRssGrowthMb} MB RSS growth`,
+      verdict: check(growthMb <= BUDGETS.auditExportRssGrowthMb),
     });
   }
 

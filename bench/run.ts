@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,approval,webhooks,ratelimit,idempotency,restricted,quotes,tracing] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
+ * `npm run bench [-- --embedded] [--only firststart,keyauth,bearer,listing,fullpage,at,storm,bulk,scheduled,approval,webhooks,ratelimit,idempotency,restricted,quotes,tracing,auditexport] [--duration 10] [--rounds 5] [--profile] [--keep-db]`
  *
  * One command: a fresh database, the bench data set, the service as a child
  * process, each phase in turn against it, then a table, budget verdicts and
@@ -18,6 +18,7 @@ import * as phases from './phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { idempotentKeyCreation } from './idempotency.js';
 import { oneQuote, quoteStream } from './quotes.js';
+import { auditExport } from './audit-export.js';
 import { restrictedKeyAuth } from './restricted-keys.js';
 import { runApprovalBench } from './approvals.js';
 import { tracedKeyAuth } from './tracing.js';
@@ -43,6 +44,7 @@ const PHASES = [
   'restricted',
   'quotes',
   'tracing',
+  'auditexport',
 ] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -160,7 +162,7 @@ async function main(): Promise<BenchReport> {
   if (!dataDir) await recreatePgDatabase(ADMIN_URL, BENCH_DB);
   log(`seeding ${report.driver} database`);
   // Before the server starts: an embedded data directory can only be open in one process.
-  const seed = await seedDatabase(dbEnv, { scheduledAll: wanted('scheduled') });
+  const seed = await seedDatabase(dbEnv, { scheduledAll: wanted('scheduled'), auditRecords: wanted('auditexport') });
   log(`starting the service${values.profile ? ` with --cpu-prof into ${profileDir}` : ''}`);
   server = await startServer({
     env: { ...dbEnv, ...SERVICE_ENV },
@@ -219,6 +221,12 @@ async function main(): Promise<BenchReport> {
     report.feeQuote = await phase('9a. fee quote: POST /v1/fee-quotes of one transaction', () => oneQuote(ctx));
     report.quoteStream = await phase('9b. fee quotes: NDJSON of 1,000,000 transactions over 1,000 merchants', () =>
       quoteStream(ctx, () => server!.rss()),
+    );
+  }
+  if (wanted('auditexport')) {
+    report.auditExport = await phase(
+      '10. audit export: GET /v1/audit-events/export of 1,000,000 records (NDJSON)',
+      () => auditExport(ctx, () => server!.rss()),
     );
   }
   if (wanted('storm')) {
@@ -283,7 +291,10 @@ async function main(): Promise<BenchReport> {
         return tracedKeyAuth(ctx, keys, async (env) => {
           report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
           await server!.stop();
-          server = await startServer({ env: { ...dbEnv, ...SERVICE_ENV, ...env } });
+          server = await startServer({
+            env: { ...dbEnv, ...SERVICE_ENV, ...env },
+            nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+          });
           return server.baseUrl;
         });
       },

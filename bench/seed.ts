@@ -5,6 +5,7 @@
  * SELECT generate_series. The bulk-assignment populations belong to bench/fee-rules.ts.
  */
 import pg from 'pg';
+import { seedAuditRecords } from './audit-export.js';
 import { loadConfig } from '../src/config.js';
 import { type Db, sql } from '../src/db/database.js';
 import type { ImportDocument } from '../src/features/operator/import-schema.js';
@@ -70,7 +71,7 @@ export function benchDocument(): { doc: ImportDocument; data: SeedData } {
 /** Seeds the database named by `env` (DATABASE_URL or FEEGATE_DATA_DIR) and closes it again. */
 export async function seedDatabase(
   env: Record<string, string>,
-  options: { scheduledAll?: boolean } = {},
+  options: { scheduledAll?: boolean; auditRecords?: boolean } = {},
 ): Promise<SeedData> {
   const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
   const database = await openConfiguredDatabase(config);
@@ -88,6 +89,7 @@ export async function seedDatabase(
         FROM generate_series(1, ${count}::int) AS g`);
     }
     if (options.scheduledAll) data.bulk = await seedScheduledAll(services, database);
+    if (options.auditRecords) await seedAuditRecords(database.db, data.wide.customerId);
     await database.db.execute(sql`ANALYZE`);
     return data;
   } finally {

@@ -85,6 +85,8 @@ export const domainEvents = pgTable(
     createdAt: createdAt(),
     // Set once the event's webhook deliveries are written (src/features/webhooks/webhooks-dal.ts).
     fannedOutAt: timestamp('fanned_out_at', { withTimezone: true, precision: 3 }),
+    // The W3C traceparent of the change that wrote it: its webhook deliveries' spans link to it (migration 0025).
+    traceparent: text('traceparent'),
   },
   (t) => [
     index('domain_events_customer_idx').on(t.customerId, t.createdAt),

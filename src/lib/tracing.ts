@@ -22,7 +22,7 @@ export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean
 export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (!tracingConfigured(env) || api) return;
   const sdk = await import('./tracing-sdk.js');
-  api = await sdk.startSdk();
+  api = await sdk.startSdk(env);
 }
 
 /** Flushes the spans still queued; the process is about to exit. */
@@ -35,6 +35,27 @@ export async function stopTracing(): Promise<void> {
 export interface SpanOptions {
   /** A trace of its own (a webhook delivery attempt), not a child of whatever runs now. */
   root?: boolean;
+  /** The W3C traceparent of the span this one follows from (the change that wrote the event it delivers). */
+  linkedTo?: string | null;
+}
+
+/** version-traceId-spanId-flags, as the W3C Trace Context writes a traceparent. */
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The W3C traceparent of the active span, to store with what a later trace follows from; null while tracing is off or outside a span. */
+export function activeTraceparent(): string | null {
+  const span = api?.trace.getActiveSpan();
+  if (!span?.isRecording()) return null;
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+}
+
+/** The link to the span of `traceparent`; none for a value that is not one. */
+function linksTo(otel: Api, traceparent: string | null | undefined): OtelApi.Link[] {
+  const [, traceId, spanId, flags] = TRACEPARENT.exec(traceparent ?? '') ?? [];
+  if (!traceId || !spanId || !flags) return [];
+  const context = { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
+  return otel.trace.isSpanContextValid(context) ? [{ context }] : [];
 }
 
 /** `work` inside a span named `name` when tracing is on; just `work` otherwise. A failure marks the span and goes on. */
@@ -47,7 +68,8 @@ export function inSpan<T>(
   const otel = api;
   if (!otel) return work();
   const parent = options.root ? otel.ROOT_CONTEXT : otel.context.active();
-  return otel.trace.getTracer('feegate').startActiveSpan(name, { attributes }, parent, async (span) => {
+  const links = linksTo(otel, options.linkedTo);
+  return otel.trace.getTracer('feegate').startActiveSpan(name, { attributes, links }, parent, async (span) => {
     try {
       return await work();
     } catch (err) {

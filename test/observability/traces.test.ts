@@ -18,8 +18,12 @@ import { bundleService } from '../../scripts/service-bundle.mjs';
 import { DEMO_LOGINS } from '../../src/features/operator/demo-data.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { waitFor } from '../helpers/wait.js';
+import { SECRET, startReceiver } from '../helpers/webhooks.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CHANGE_TRACE_ID = '5c0a3f3577b34da6a3ce929d0e0e4737';
+const REDIS_TRACE_ID = '6d1b4f3577b34da6a3ce929d0e0e4738';
+const REDIS_URL = process.env.TEST_REDIS_URL;
 const PARENT_SPAN_ID = '00f067aa0ba902b7';
 const SERVER_KIND = 2;
 const [LOGIN] = DEMO_LOGINS;
@@ -164,6 +168,86 @@ describe('traces', () => {
       'a log line with trace ids',
     );
     service.stop();
+  });
+
+  it('traces each webhook delivery attempt on its own, linked to the request that wrote its event', async () => {
+    const hooks = await startReceiver();
+    const service = await serve('webhooks', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_HOSTS: hooks.host,
+    });
+    try {
+      const { token } = await session(service.base);
+      const subscribed = await fetch(`${service.base}/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ notification_url: hooks.url, notification_type: ['AUDIT_RECORD'], secret_key: SECRET }),
+      });
+      assert.equal(subscribed.status, 201);
+      // The login's audit record is sent as an AUDIT_RECORD event: a change made under the caller's trace.
+      const login = await fetch(`${service.base}/v1/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: `00-${CHANGE_TRACE_ID}-${PARENT_SPAN_ID}-01` },
+        body: JSON.stringify(LOGIN),
+      });
+      assert.equal(login.status, 200);
+      await hooks.waitFor(1);
+      assert.ok(
+        hooks.received.every((got) => !got.body.includes(CHANGE_TRACE_ID)),
+        'the trace is not part of the event',
+      );
+      const linkedDelivery = () =>
+        receiver.spans.find((s) => s.name === 'webhook.deliver' && s.links.some((l) => l.traceId === CHANGE_TRACE_ID));
+      await waitFor(() => linkedDelivery() !== undefined, 'the delivery attempt is exported', { timeoutMs: 20_000 });
+      const delivery = linkedDelivery()!;
+      assert.equal(delivery.parentSpanId, '', 'a trace of its own');
+      assert.notEqual(delivery.traceId, CHANGE_TRACE_ID);
+      const [link] = delivery.links;
+      assert.equal(link!.traceId, CHANGE_TRACE_ID, 'linked to the trace of the change');
+      const linked = receiver.spans.find((s) => s.spanId === link!.spanId);
+      assert.ok(linked, 'the linked span is one of the change');
+      assert.equal(linked.traceId, CHANGE_TRACE_ID);
+    } finally {
+      service.stop();
+      await hooks.close();
+    }
+  });
+
+  it('has a span for each Redis command, naming the command only', {
+    skip: !REDIS_URL && 'TEST_REDIS_URL is not set',
+  }, async () => {
+    const service = await serve('redis', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      REDIS_URL: REDIS_URL!,
+      REDIS_KEY_PREFIX: `traces-${process.pid}:`,
+    });
+    try {
+      // A login counts its address's attempts in Redis, shared by every instance.
+      await fetch(`${service.base}/v1/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: `00-${REDIS_TRACE_ID}-${PARENT_SPAN_ID}-01` },
+        body: JSON.stringify(LOGIN),
+      });
+      const commandsOfLogin = () =>
+        receiver.spans.filter(
+          (s) =>
+            s.traceId === REDIS_TRACE_ID && (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'redis',
+        );
+      await waitFor(() => commandsOfLogin().length > 0, 'a Redis span in the login trace', { timeoutMs: 20_000 });
+      const commands = commandsOfLogin();
+      for (const command of commands) {
+        const statement = String(command.attributes['db.statement'] ?? command.attributes['db.query.text'] ?? '');
+        assert.match(statement, /^[a-z]+$/i, `the command name only, not ${statement}`);
+      }
+      assert.ok(!receiver.texts.join('\n').includes(`traces-${process.pid}:`), 'no key is exported');
+    } finally {
+      service.stop();
+    }
   });
 
   it('exports nothing and loads no SDK with tracing off', async () => {

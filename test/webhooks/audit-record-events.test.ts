@@ -12,6 +12,7 @@ import { domainEvents } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { createKey } from '../helpers/api-keys.js';
 import { customerSession } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 import { deliveringTo, type Receiver, SECRET, startReceiver, subscribe } from '../helpers/webhooks.js';
 
 const h = useTestApp();
@@ -58,6 +59,40 @@ describe('AUDIT_RECORD events', () => {
       assert.ok(!got.body.includes(json(created).api_key), 'never the key itself');
       assert.ok(!got.body.includes(SECRET), 'never the webhook secret');
     }
+  });
+
+  it('delivers a login and a failed login as their records, as GET /v1/audit-events lists them', async () => {
+    const r = await receiver();
+    const { app, world, token } = await customerSession(h, deliveringTo(r));
+    await subscribe(app, { token }, r.url, ['AUDIT_RECORD']);
+    const login = await app.inject({ method: 'POST', url: '/v1/login', payload: world.login });
+    assert.equal(login.statusCode, 200, login.body);
+    const wrong = await app.inject({
+      method: 'POST',
+      url: '/v1/login',
+      payload: { user: world.login.user, password: 'not-the-password' },
+    });
+    assert.equal(wrong.statusCode, 401);
+    const actions = ['auth.login', 'auth.login_failed'];
+    await waitFor(
+      () => actions.every((action) => auditRecordsIn(r).some((e) => e.data.action === action)),
+      'both records delivered',
+    );
+    const records = auditRecordsIn(r);
+    const listed = json(
+      await app.inject({ method: 'GET', url: '/v1/audit-events', headers: { authorization: `Bearer ${token}` } }),
+    ).data as Array<{ id: string; action: string }>;
+    for (const action of actions) {
+      const event = records.find((e) => e.data.action === action);
+      assert.ok(event, `${action} is delivered: ${records.map((e) => e.data.action).join(', ')}`);
+      assert.deepEqual(
+        event.data,
+        listed.find((record) => record.action === action && record.id === event.data.id),
+      );
+    }
+    const session = records.find((e) => e.data.action === 'auth.login');
+    assert.equal(session.request_id, login.headers['x-request-id']);
+    assert.ok(!r.received.some((got) => got.body.includes(json(login).token.refresh_token)), 'never a token');
   });
 
   it('is opt-in: a subscription of other types gets none, and none is written while no subscription lists it', async () => {

@@ -108,6 +108,11 @@ export function createAuthDal(db: Db, sealed: SealedValues) {
       await prepared.openSession.execute({ ...audit, ...refreshToken, userId, amr });
     },
 
+    /** A new login's session alone, in a unit of work that writes its token and audit record beside it. */
+    async insertSession(sessionId: string, userId: string, amr: AuthMethod[]): Promise<void> {
+      await db.insert(authSessions).values({ id: sessionId, userId, amr });
+    },
+
     async insertTokens(tokens: NewToken[]): Promise<void> {
       await db.insert(authTokens).values(tokens);
     },

@@ -45,6 +45,7 @@ export interface AuthServiceDeps {
   hasher: PasswordHasher;
   throttle: LoginThrottle;
   accessTokens: AccessTokens;
+  auditRecordsWanted: SessionsDeps['auditRecordsWanted'];
   /** Subscribes to revocations and key rotations pushed by every instance. */
   listen(handlers: AuthChangeHandlers): Promise<() => Promise<void>>;
   accessTokenTtlSeconds: number;
@@ -73,7 +74,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const guard = createSessionGuard(deps);
   const tokens = createLoginTokens({ ...deps, now });
-  const sessions = createSessions({ uow, authDal, guard, tokens, now });
+  const sessions = createSessions({ uow, authDal, guard, tokens, now, auditRecordsWanted: deps.auditRecordsWanted });
   const failedLogins = createFailedLogins(deps);
   const bearer = createBearerAuthentication({ authDal, accessTokens, guard, tokens, now });
   let unlisten: (() => Promise<void>) | undefined;

@@ -19,10 +19,12 @@ export interface SessionsDeps {
   guard: SessionGuard;
   tokens: LoginTokens;
   now: () => Date;
+  /** Whether a customer's subscriptions ask for its audit records as AUDIT_RECORD events. */
+  auditRecordsWanted(customerId: string): Promise<boolean>;
 }
 
 export function createSessions(deps: SessionsDeps) {
-  const { uow, authDal, guard, tokens, now } = deps;
+  const { uow, authDal, guard, tokens, now, auditRecordsWanted } = deps;
 
   /** Ends every login of a user, here at once and on other instances by NOTIFY; answers how many were live. */
   async function endSessions(user: { id: string; customerId: string }, context: ChangeContext): Promise<number> {
@@ -40,21 +42,30 @@ export function createSessions(deps: SessionsDeps) {
   }
 
   return {
-    /** A new login of `user`, proven by `amr`: its session, refresh token and audit record in one statement, then its tokens. */
+    /**
+     * A new login of `user`, proven by `amr`: its session, refresh token and audit record in one statement,
+     * then its tokens. A customer that takes its audit records as events gets the write path's transaction
+     * instead, whose audit writer sends the record as an AUDIT_RECORD event with it.
+     */
     async open(user: TokenOwner, amr: AuthMethod[], context: ChangeContext, address: string): Promise<TokenObject> {
       const sessionId = randomUUID();
       const refresh = tokens.newRefreshToken(sessionId);
-      const audit = auditValues(
-        { ...context, actor: { type: 'user', id: user.id } },
-        {
-          action: 'auth.login',
-          customerId: user.customerId,
-          targetType: 'auth_session',
-          targetId: sessionId,
-          details: { client_address: address },
-        },
-      );
-      await authDal.openSession(user.id, amr, refresh.row, audit);
+      // Not the request's change (a login stores no answer for an Idempotency-Key): its request and user only.
+      const login: ChangeContext = { requestId: context.requestId, actor: { type: 'user', id: user.id } };
+      const event = {
+        action: 'auth.login',
+        customerId: user.customerId,
+        targetType: 'auth_session',
+        targetId: sessionId,
+        details: { client_address: address },
+      };
+      if (await auditRecordsWanted(user.customerId))
+        await uow.write(login, async ({ dal, audit }) => {
+          await dal.auth.insertSession(sessionId, user.id, amr);
+          await dal.auth.insertTokens([refresh.row]);
+          await audit(event);
+        });
+      else await authDal.openSession(user.id, amr, refresh.row, auditValues(login, event));
       return tokens.tokenObject(sessionId, user, amr, refresh);
     },
 

@@ -16,7 +16,8 @@ import { insertEvents } from './events-dal.js';
 
 export const AUDIT_RECORD = 'AUDIT_RECORD';
 
-async function subscribesToAuditRecords(tx: Db, customerId: string): Promise<boolean> {
+/** Whether one of the customer's enabled subscriptions lists AUDIT_RECORD. */
+export async function subscribesToAuditRecords(tx: Db, customerId: string): Promise<boolean> {
   const rows = await queryRows(
     tx,
     sql`SELECT 1 FROM ${webhookSubscriptions}

@@ -129,6 +129,7 @@ export function createWebhookDelivery(options: DeliveryOptions) {
         eventId: delivery.event.id,
         body: JSON.stringify(delivery.event),
         secrets: delivery.secrets,
+        traceparent: delivery.traceparent,
       },
       shutdown.signal,
     );

@@ -21,6 +21,8 @@ export interface ClaimedDelivery {
   subscriptionId: string;
   url: string;
   secrets: string[];
+  /** The traceparent of the change that wrote the event (not part of what is sent). */
+  traceparent: string | null;
   event: {
     id: string;
     type: string;
@@ -164,6 +166,7 @@ async function claimDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): 
     event_created: Date | string;
     customer_id: string;
     request_id: string | null;
+    traceparent: string | null;
     data: unknown;
   }>(
     tx,
@@ -192,7 +195,7 @@ async function claimDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): 
     SELECT n.scanned, n.claimed_due,
       c.id, c.attempts, c.subscription_id, s.notification_url AS url, s.secret,
       CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret,
-      e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.data
+      e.id AS event_id, e.type AS event_type, e.created_at AS event_created, e.customer_id, e.request_id, e.traceparent, e.data
     FROM (SELECT (SELECT count(*)::int FROM candidates) AS scanned,
                  (SELECT count(*)::int FROM due) AS claimed_due) n
     LEFT JOIN (claimed c
@@ -215,6 +218,7 @@ async function claimDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): 
           sealed.openCached(secretCellOf(r.subscription_id, 'secret'), r.secret),
           sealed.openCached(secretCellOf(r.subscription_id, 'previous_secret'), r.previous_secret),
         ].filter((secret) => secret !== null),
+        traceparent: r.traceparent,
         event: {
           id: r.event_id,
           type: r.event_type,

@@ -38,6 +38,8 @@ export interface Attempt {
   eventId: string;
   body: string;
   secrets: readonly string[];
+  /** The traceparent of the change that wrote the event, which the attempt's trace links to. */
+  traceparent?: string | null;
 }
 
 const MAX_ERROR_LENGTH = 500;
@@ -159,10 +161,11 @@ export function createWebhookSender(options: { policy: UrlPolicy; timeoutMs: num
   }
 
   return {
-    /** Each attempt is a trace of its own (the event's request ended long ago), named by the event it carries. */
+    /** Each attempt is a trace of its own (the event's request ended long ago), named by the event it carries and linked to its change. */
     attempt: (attempt: Attempt, stop?: AbortSignal): Promise<AttemptOutcome> =>
       inSpan('webhook.deliver', { 'feegate.event.id': attempt.eventId }, () => attemptOnce(attempt, stop), {
         root: true,
+        linkedTo: attempt.traceparent,
       }),
   };
 }
