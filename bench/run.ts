@@ -5,7 +5,8 @@
  * process, each phase in turn against it, then a table, budget verdicts and
  * bench/results/latest-<driver>.json. Everything is cleaned up, also on failure.
  * Exits 1 when a line fails (a budget, or non-2xx answers under load), 2 when a
- * phase fails (e.g. a call it needs does not answer as it should) or on an error.
+ * phase fails (e.g. a call it needs does not answer as it should; the other
+ * phases still run and the table shows their lines) or on an error.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -127,13 +128,23 @@ class PhaseFailed extends Error {
   }
 }
 
-/** Logs the phase (with the server's peak RSS so far, to see which phase raises it) and runs it. */
-async function phase<T>(label: string, run: () => Promise<T>): Promise<T> {
+/** Phases that failed, in order: the run goes on without their lines, and exits 2 after the table. */
+const failedPhases: string[] = [];
+
+/**
+ * Logs the phase (with the server's peak RSS so far, to see which phase raises it)
+ * and runs it. A failure is logged and recorded, and the phase has no result: the
+ * other phases still run and the table still shows them.
+ */
+async function phase<T>(label: string, run: () => Promise<T>): Promise<T | undefined> {
   log(server ? `${label}   [server peak RSS so far ${Math.round(server.peakRss() / 1024 / 1024)} MB]` : label);
   try {
     return await run();
   } catch (err) {
-    throw new PhaseFailed(label, err);
+    const failure = new PhaseFailed(label, err);
+    log(failure.message);
+    failedPhases.push(failure.message);
+    return undefined;
   }
 }
 
@@ -179,11 +190,11 @@ async function main(): Promise<BenchReport> {
   report.ceiling = await phase('1. ceiling: GET /health', () => phases.ceiling(ctx));
   if (wanted('keyauth') || wanted('listing')) {
     const keys = await phase('creating 1,000 API keys through POST /v1/api-keys', () => phases.createKeys(ctx));
-    if (wanted('keyauth'))
+    if (keys && wanted('keyauth'))
       report.keyAuth = await phase('2. key authentication: GET /v1/users/me with X-Api-Key', () =>
         phases.keyAuth(ctx, keys),
       );
-    if (wanted('listing'))
+    if (keys && wanted('listing'))
       report.listing = await phase('3. listing: GET /v1/api-keys?size=10 with X-Api-Key', () =>
         phases.listing(ctx, keys),
       );
@@ -312,8 +323,8 @@ async function main(): Promise<BenchReport> {
         return phases.rateLimitedKeyAuth({ ...ctx, baseUrl: server.baseUrl });
       },
     );
-    report.rateLimited = rateLimited.result;
-    report.rateLimitedCeiling = rateLimited.ceiling;
+    report.rateLimited = rateLimited?.result;
+    report.rateLimitedCeiling = rateLimited?.ceiling;
     report.peakRssBytes = Math.max(report.peakRssBytes, server.peakRss());
   }
   report.seconds = (performance.now() - started) / 1000;
@@ -330,8 +341,12 @@ try {
     for (const line of failed) log(`FAIL ${line}`);
     process.exitCode = 1;
   }
+  if (failedPhases.length) {
+    for (const message of failedPhases) log(message);
+    process.exitCode = 2;
+  }
 } catch (err) {
-  log(err instanceof PhaseFailed ? err.message : `failed: ${(err as Error).stack ?? err}`);
+  log(`failed: ${(err as Error).stack ?? err}`);
   await cleanup();
   process.exitCode = 2;
 }

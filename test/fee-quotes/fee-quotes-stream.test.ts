@@ -119,21 +119,33 @@ describe('POST /v1/fee-quotes with NDJSON', () => {
     assert.deepEqual(await assignmentSnapshot(h.db.current.database), snapshot);
   });
 
-  it('answers the same quotes as the JSON request', async () => {
+  it('answers the same quotes as the JSON request, to the byte', async () => {
     const { app, headers, m0, m1 } = await setup();
-    const transactions = [transaction(m0, { amount: '0.60' }), transaction(m1, { amount: '7.77', currency: 'BRL' })];
+    // The stream writes its quote lines by hand: ids that need escaping, every path of the arithmetic
+    // (a product past 2^53 goes through BigInt), a currency without decimals, installments, a refusal.
+    const transactions = [
+      transaction(m0, { id: 'quote " back \\ slash \u2028 é <b>', amount: '0.60' }),
+      transaction(m1, { amount: '7.77', currency: 'BRL' }),
+      transaction(m0, { id: 'big', amount: '100000000000.00' }),
+      transaction(m0, { id: 'three', amount: '1234.56', currency: 'ARS', installments: 3 }),
+      transaction(m1, { id: 'clp', amount: '1500', currency: 'clp' }),
+      transaction(m1, { id: 'none', installments: 2 }),
+    ];
+    const asLines = (at?: string) =>
+      postQuoteLines(
+        app,
+        headers,
+        transactions.map((t) => JSON.stringify({ ...t, at })),
+      );
     const at = new Date().toISOString();
     const asJson = (await postQuotes(app, headers, { at, transactions })).json().quotes;
-    const asLines = answerLines(
-      (
-        await postQuoteLines(
-          app,
-          headers,
-          transactions.map((t) => JSON.stringify({ ...t, at })),
-        )
-      ).body,
-    );
-    assert.deepEqual(asLines, asJson);
+    const streamed = (await asLines(at)).body;
+    assert.equal(streamed, asJson.map((q: unknown) => `${JSON.stringify(q)}\n`).join(''));
+    assert.equal(asJson[2].fee, '2500000000.00');
+    // At the request's own instant (no `at`), kept per merchant and kind: the same but for the instant.
+    const withoutAt = ({ at: _at, ...rest }: Record<string, unknown>) => rest;
+    const now = answerLines((await asLines()).body);
+    assert.deepEqual(now.map(withoutAt), asJson.map(withoutAt));
   });
 
   it('stops reading the body while the reader pauses, and answers everything in order once it reads', async () => {

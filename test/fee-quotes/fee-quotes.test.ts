@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { json, useTestApp } from '../helpers/app.js';
 import { issueKey, uuid } from '../helpers/fixtures.js';
 import { merchantState, patchMerchant } from '../helpers/merchants.js';
-import { apiKey, assignmentSnapshot, bulkAssign, feeRulesAt } from '../helpers/plans.js';
+import { apiKey, assignmentSnapshot, bulkAssign, feeRulesAt, plan } from '../helpers/plans.js';
 import { postQuotes, seedQuotePlans, transaction } from '../helpers/quotes.js';
 
 const h = useTestApp();
@@ -160,6 +160,18 @@ describe('POST /v1/fee-quotes: happy', () => {
     );
     assert.equal(typeof quotes[1]!.error.detail, 'string');
     assert.equal('fee' in quotes[1]!, false);
+  });
+
+  it('never prices by a plan of term 0: installments are at least 1, and the term must equal them (contract section 24)', async () => {
+    const { app, headers, m1 } = await setup();
+    const debit0 = plan({ payment_method: 'DEBIT', term: 0, commission: 1.49 });
+    await app.services.importer.importDocument({
+      payment_plans: [debit0],
+      assignments: [{ merchant_id: m1, payment_plan_ids: [debit0.id] }],
+    });
+    const res = await postQuotes(app, headers, { transactions: [transaction(m1, { payment_method: 'DEBIT' })] });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(json(res).quotes[0].error.code, 'no_plan_in_force');
   });
 
   it('lets a merchant key quote its own merchant only, and a read-only key quote at all', async () => {

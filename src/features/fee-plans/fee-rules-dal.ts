@@ -152,6 +152,12 @@ export function createFeeRulesDal(db: Db, driver: 'postgres' | 'pglite') {
       // rather than from returning and de-duplicating 1.2 million inserted rows.
       // A target changes when it gains a plan (it does not hold every sent plan,
       // `full_targets` are those that do) or loses one.
+      //
+      // `kept` starts from the pairs targets × sent, whose count the planner
+      // knows, never from the current rows filtered by plan: statistics taken
+      // before an /all of these plans estimate one such row, and the nested
+      // loop that estimate chose ran an /all sent again over 12,000 merchants
+      // past the statement timeout (a 503).
       const [row] = await queryRows<PreviewRow>(
         db,
         sql`
@@ -166,9 +172,10 @@ export function createFeeRulesDal(db: Db, driver: 'postgres' | 'pglite') {
           ORDER BY t.id, s.id
         ),
         kept AS MATERIALIZED (
-          SELECT cur.merchant_id, cur.payment_plan_id
-          FROM targets t JOIN merchant_payment_plans cur ON cur.merchant_id = t.id
-          WHERE cur.payment_plan_id = ANY(${sentIds}::uuid[]) AND cur.payment_plan_id IN (SELECT id FROM sent)
+          SELECT t.id AS merchant_id, s.id AS payment_plan_id
+          FROM targets t CROSS JOIN sent s
+          WHERE EXISTS (
+            SELECT 1 FROM merchant_payment_plans cur WHERE cur.merchant_id = t.id AND cur.payment_plan_id = s.id)
         ),
         full_targets AS MATERIALIZED (
           SELECT merchant_id FROM kept GROUP BY merchant_id HAVING count(*) = (SELECT n FROM sent_count)

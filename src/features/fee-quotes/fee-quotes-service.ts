@@ -13,6 +13,7 @@ import { createMerchantBook, type MerchantBookDeps } from './quote-merchants.js'
 import { ndjsonLines, MAX_LINE_CHARS, type NumberedLine } from './ndjson-lines.js';
 import {
   priced,
+  quoteLine,
   type QuoteRefusalResource,
   type QuoteResource,
   readTransaction,
@@ -40,6 +41,11 @@ interface LineErrorResource {
 
 type Answer = QuoteResource | QuoteRefusalResource;
 
+const invalidLine = (line: number, errors: FieldError[]): LineErrorResource => ({
+  line,
+  error: { code: 'validation_failed', detail: 'The line is not a valid transaction.', errors },
+});
+
 export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
   /** A line as a transaction at its instant (with its text when the line named one), or the error object answered on its line. */
   function readLine(
@@ -58,19 +64,15 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
       return { line, error: { code: 'malformed_json', detail: 'The line is not valid JSON.' } };
     }
     const checked = deps.checkLine(raw);
-    const invalid = (errors: FieldError[]): LineErrorResource => ({
-      line,
-      error: { code: 'validation_failed', detail: 'The line is not a valid transaction.', errors },
-    });
-    if ('errors' in checked) return invalid(checked.errors);
+    if ('errors' in checked) return invalidLine(line, checked.errors);
     const transaction = readTransaction(checked.line);
-    if (Array.isArray(transaction)) return invalid(transaction);
+    if (Array.isArray(transaction)) return invalidLine(line, transaction);
     if (checked.line.at === undefined) return { transaction, at: defaultAt };
     try {
       const at = parseInstant('at', checked.line.at);
       return { transaction, at, atText: at.toISOString() };
     } catch (err) {
-      if (err instanceof ValidationError) return invalid(err.errors ?? []);
+      if (err instanceof ValidationError) return invalidLine(line, err.errors ?? []);
       throw err;
     }
   }
@@ -107,7 +109,9 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
       const book = createMerchantBook(deps, principal, now);
       for await (const batch of ndjsonLines(body)) {
         const read = batch.map((line) => readLine(line, now));
-        await book.load(read.flatMap((r) => ('transaction' in r ? [r.transaction.merchantId] : [])));
+        const merchantIds: string[] = [];
+        for (const r of read) if ('transaction' in r) merchantIds.push(r.transaction.merchantId);
+        await book.load(merchantIds);
         let out = '';
         for (const r of read) {
           if (!('transaction' in r)) {
@@ -116,8 +120,12 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
           }
           const { transaction, at } = r;
           const atText = r.atText ?? nowText;
-          const plan = book.planFor(transaction.merchantId, transaction, at, atText);
-          out += `${JSON.stringify(priced(transaction, plan instanceof Promise ? await plan : plan, atText))}\n`;
+          let plan = book.planFor(transaction.merchantId, transaction, at, atText);
+          if (plan instanceof Promise) plan = await plan;
+          out +=
+            typeof plan === 'string'
+              ? `${JSON.stringify(priced(transaction, plan, atText))}\n`
+              : quoteLine(transaction, plan, atText);
         }
         yield out;
       }

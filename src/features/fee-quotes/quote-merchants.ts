@@ -34,7 +34,10 @@ const keyOfTransaction = (k: PlanKind) =>
 const keyOfPlan = (p: HeldPlanRow) =>
   `${p.cardBrand} ${p.paymentMethod} ${p.isInternational} ${p.hasInstallments} ${p.term}`;
 
-type MerchantState = { refused: QuoteRefusalCode } | { byKind: Map<string, TimelineRow[]> };
+type MerchantState =
+  | { refused: QuoteRefusalCode }
+  /** `now`: the plan in force at the request's instant by kind, found once (most lines ask that instant). */
+  | { byKind: Map<string, TimelineRow[]>; now: Map<string, HeldPlanRow | QuoteRefusalCode> };
 
 function indexByKind(timeline: TimelineRow[]): Map<string, TimelineRow[]> {
   const byKind = new Map<string, TimelineRow[]>();
@@ -80,8 +83,10 @@ export function createMerchantBook(deps: MerchantBookDeps, principal: Principal,
   return {
     /** Loads the merchants among `merchantIds` not held yet (ids as the validator lower-cased them). */
     async load(merchantIds: Iterable<string>): Promise<void> {
-      const missing = [...new Set(merchantIds)].filter((id) => !states.has(id));
-      if (missing.length === 0) return;
+      const wanted = new Set<string>();
+      for (const id of merchantIds) if (!states.has(id)) wanted.add(id);
+      if (wanted.size === 0) return;
+      const missing = [...wanted];
       const refused = await refusals(missing);
       for (const [id, code] of refused) remember(id, { refused: code });
       const quotable = missing.filter((id) => !refused.has(id));
@@ -90,7 +95,7 @@ export function createMerchantBook(deps: MerchantBookDeps, principal: Principal,
         // Seen to be the customer's just above: the timeline may be stored for it.
         const timelines = await Promise.all(batch.map((id) => plansInForce.timeline(customerId, id, async () => id)));
         batch.forEach((id, i) => {
-          remember(id, { byKind: indexByKind(timelines[i]!) });
+          remember(id, { byKind: indexByKind(timelines[i]!), now: new Map() });
         });
       }
     },
@@ -99,6 +104,7 @@ export function createMerchantBook(deps: MerchantBookDeps, principal: Principal,
      * The plan in force for a transaction of a loaded merchant at `at` (up to
      * now: `atText` is its ISO text), or why there is none. A future instant
      * asks the projection of pending changes, so it may read the database.
+     * `at` the very `now` of the book is the request's instant: its answer is kept.
      */
     planFor(
       merchantId: string,
@@ -113,7 +119,16 @@ export function createMerchantBook(deps: MerchantBookDeps, principal: Principal,
         return plansInForce
           .projected(customerId, merchantId, at, now)
           .then((plans) => matching(plans, kind) ?? 'no_plan_in_force');
-      const rows = state.byKind.get(keyOfTransaction(kind));
+      const key = keyOfTransaction(kind);
+      if (at === now) {
+        let plan = state.now.get(key);
+        if (plan === undefined) {
+          plan = heldIn(state.byKind.get(key) ?? [], atText)[0] ?? 'no_plan_in_force';
+          state.now.set(key, plan);
+        }
+        return plan;
+      }
+      const rows = state.byKind.get(key);
       return (rows && heldIn(rows, atText)[0]) ?? 'no_plan_in_force';
     },
   };

@@ -5,7 +5,14 @@
 import type { FieldError } from '../../errors.js';
 import type { HeldPlanRow } from '../fee-plans/plans-in-force.js';
 import type { QuoteRefusalCode } from './fee-quotes-schemas.js';
-import { commissionTenThousandths, feeAndNet, formatMinor, minorDigits, parseAmount } from './quote-arithmetic.js';
+import {
+  commissionJson,
+  commissionTenThousandths,
+  feeAndNet,
+  formatMinor,
+  minorDigits,
+  parseAmount,
+} from './quote-arithmetic.js';
 import type { PlanKind } from './quote-merchants.js';
 
 /** A transaction as the schema admits it (QuoteTransaction). */
@@ -24,7 +31,8 @@ export interface TransactionInput {
 export interface Transaction extends PlanKind {
   id: string | null;
   merchantId: string;
-  amount: bigint;
+  /** Minor units: a safe integer (at most 10^13). */
+  amount: number;
   currency: string;
   digits: number;
 }
@@ -93,4 +101,18 @@ export function priced(
     currency: transaction.currency,
     at,
   };
+}
+
+/**
+ * The quote of `transaction` under `plan` as one NDJSON answer line: the text
+ * JSON.stringify(priced(...)) gives, written directly, since building and
+ * serialising an object per line was the stream's largest cost. Keys in the
+ * order of the Quote schema (the JSON answer's too); every value is JSON-safe
+ * as it stands (checked UUIDs, an upper-case code, digits, an ISO instant)
+ * except the caller's id, which is escaped.
+ */
+export function quoteLine(transaction: Transaction, plan: HeldPlanRow, at: string): string {
+  const { id, merchantId, digits } = transaction;
+  const { fee, net } = feeAndNet(transaction.amount, commissionTenThousandths(plan.commission));
+  return `{"id":${id === null ? 'null' : JSON.stringify(id)},"merchant_id":"${merchantId}","payment_plan_id":"${plan.id}","commission":${commissionJson(plan.commission)},"fee":"${formatMinor(fee, digits)}","net":"${formatMinor(net, digits)}","currency":"${transaction.currency}","at":"${at}"}\n`;
 }
