@@ -8,7 +8,7 @@
 import { get, type IncomingMessage } from 'node:http';
 import { once } from 'node:events';
 import { type Db, sql } from '../src/db/database.js';
-import { login } from './load.js';
+import { login, sampleRssGrowth } from './load.js';
 import type { PhaseContext } from './phases.js';
 
 export const EXPORTED_RECORDS = 1_000_000;
@@ -38,11 +38,7 @@ export async function auditExport(ctx: PhaseContext, rssOf: () => number): Promi
   const token = await login(ctx.baseUrl, ctx.seed.wide.login);
   const url = new URL('/v1/audit-events/export', ctx.baseUrl);
   url.search = new URLSearchParams({ from: RANGE_FROM, to: RANGE_TO, format: 'ndjson' }).toString();
-  const before = rssOf();
-  let peak = before;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rssOf());
-  }, 100);
+  const rss = sampleRssGrowth(rssOf);
   const started = performance.now();
   try {
     const req = get(url, { headers: { authorization: `Bearer ${token}` } });
@@ -53,8 +49,8 @@ export async function auditExport(ctx: PhaseContext, rssOf: () => number): Promi
       for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) records++;
     const seconds = (performance.now() - started) / 1000;
     if (records !== EXPORTED_RECORDS) throw new Error(`the export answered ${records} records of ${EXPORTED_RECORDS}`);
-    return { records, seconds, recordsPerSec: records / seconds, rssGrowthBytes: Math.max(0, peak - before) };
+    return { records, seconds, recordsPerSec: records / seconds, rssGrowthBytes: rss.growth() };
   } finally {
-    clearInterval(sampler);
+    rss.stop();
   }
 }

@@ -315,3 +315,13 @@ export async function mapConcurrent<T, R>(
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
 }
+
+/** Samples `rssOf()` every 100 ms from now: `growth()` is the peak above the first reading, `stop()` ends it. */
+export function sampleRssGrowth(rssOf: () => number): { growth(): number; stop(): void } {
+  const before = rssOf();
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssOf());
+  }, 100);
+  return { growth: () => Math.max(0, peak - before), stop: () => clearInterval(sampler) };
+}

@@ -11,7 +11,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { expectStatus, type LoadResult, login, request, warmThenRun } from './load.js';
+import { expectStatus, type LoadResult, login, request, sampleRssGrowth, warmThenRun } from './load.js';
 import type { PhaseContext } from './phases.js';
 
 export const STREAM_TRANSACTIONS = 1_000_000;
@@ -93,11 +93,7 @@ export async function quoteStream(ctx: PhaseContext, rssOf: () => number): Promi
   const { headers, merchants } = await prepare(ctx);
   if (merchants.length !== STREAM_MERCHANTS) throw new Error(`found ${merchants.length} merchants`);
   const url = new URL('/v1/fee-quotes', ctx.baseUrl);
-  const before = rssOf();
-  let peak = before;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rssOf());
-  }, 100);
+  const rss = sampleRssGrowth(rssOf);
   const started = performance.now();
   try {
     const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-ndjson' } });
@@ -123,10 +119,10 @@ export async function quoteStream(ctx: PhaseContext, rssOf: () => number): Promi
       merchants: merchants.length,
       seconds,
       quotesPerSec: lines / seconds,
-      rssGrowthBytes: Math.max(0, peak - before),
+      rssGrowthBytes: rss.growth(),
       notQuoted,
     };
   } finally {
-    clearInterval(sampler);
+    rss.stop();
   }
 }
