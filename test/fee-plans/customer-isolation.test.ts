@@ -78,9 +78,11 @@ describe('one customer cannot starve another', {
         ]);
         for (const a of answers) assert.equal(a.statusCode, 200, `Beta's read while Alpha's lock is held: ${a.body}`);
         reads.push(...answers.map((a) => a.statusCode));
-        // Alpha's waiting writes hold no connection; the one whose turn it is takes one now and then to try the lock.
+        // Alpha's waiting writes hold no connection (held, they would take the pool's 10): the one whose turn it
+        // is takes one now and then to try the lock, and the background sweeps (change-request expiry each
+        // second, scheduled changes, idempotency) one each for a moment, longer on a loaded machine.
         const pool = h.db.current.database.poolStats!();
-        assert.ok(pool.total - pool.idle <= 1, `connections checked out while Alpha waits: ${pool.total - pool.idle}`);
+        assert.ok(pool.total - pool.idle <= 4, `connections checked out while Alpha waits: ${pool.total - pool.idle}`);
         await sleep(250);
       }
       assert.ok(reads.length >= 60, `Beta kept reading (${reads.length} reads)`);
