@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { EndpointFailed, type LoadResult } from '../../bench/load.js';
 import { feeRulesAt, keyAuth, type PhaseContext } from '../../bench/phases.js';
-import { type BenchReport, failures, type StormResult } from '../../bench/report.js';
+import type { BenchReport, StormResult } from '../../bench/report.js';
+import { failures } from '../../bench/report-table.js';
 import { useTestApp } from '../helpers/app.js';
 import { seedWorld, uuid } from '../helpers/fixtures.js';
 
