@@ -15,7 +15,6 @@ import { createAuthService } from './features/auth/auth-service.js';
 import { createLoginThrottle, MAX_TRACKED_COUNTS } from './features/auth/login-throttle.js';
 import { createPasswordHasher } from './features/credentials/password-hasher.js';
 import { createAuditService } from './features/audit/audit-service.js';
-import { subscribesToAuditRecords } from './features/events/audit-record-events.js';
 import { createAssignmentLimit } from './features/fee-plans/assignment-limit.js';
 import { createCustomerLocks } from './db/customer-locks.js';
 import { createFeeRuleTimelines } from './features/fee-plans/fee-rule-timelines.js';
@@ -119,7 +118,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
       ttlSeconds: config.accessTokenTtlSeconds,
     }),
     listen: (handlers) => listenForAuthChanges(database, handlers),
-    auditRecordsWanted: (customerId) => subscribesToAuditRecords(database.db, customerId),
+    auditRecordsWanted: (customerId) => dal.webhooks.subscribesToAuditRecords(customerId),
     onBackgroundError: (err, what) => log.warn({ err }, what),
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,

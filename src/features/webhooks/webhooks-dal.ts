@@ -10,6 +10,7 @@ import { webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { type QueueStatus, createWebhookQueueDal, failPendingIn, secretCellOf } from './webhook-queue-dal.js';
 import type { SealedValues } from '../../lib/sealed-values.js';
+import { subscribesToAuditRecords } from '../events/audit-record-events.js';
 
 export type SubscriptionStatus = 'ENABLED' | 'DISABLED';
 export type DeliveryStatus = QueueStatus;
@@ -33,6 +34,11 @@ export function createWebhooksDal(db: Db, sealed: SealedValues) {
     /** Serialises a customer's subscription writes, so the limit holds against concurrent creations. */
     async lockCustomer(customerId: string): Promise<void> {
       await db.execute(sql`SELECT 1 FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`);
+    },
+
+    /** Whether the customer takes its audit records as AUDIT_RECORD events (a login then writes through the unit of work). */
+    subscribesToAuditRecords(customerId: string): Promise<boolean> {
+      return subscribesToAuditRecords(db, customerId);
     },
 
     async countForCustomer(customerId: string): Promise<number> {
