@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -85,7 +86,13 @@ async function serve(name: string, env: Record<string, string>) {
     'the service serves',
     { timeoutMs: 90_000, intervalMs: 250 },
   );
-  return { base, log: () => log, stop: () => child.kill('SIGTERM') };
+  const exited = once(child, 'exit');
+  // Awaited: a traced service flushes its last spans as it stops, and they must not land in the next test's count.
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  return { base, log: () => log, stop };
 }
 
 /** A login and a read of one merchant by id, the first with the caller's traceparent; answers statuses and bodies. */
@@ -167,7 +174,7 @@ describe('traces', () => {
       () => /"trace_id":"[0-9a-f]{32}","span_id":"[0-9a-f]{16}"/.test(service.log()),
       'a log line with trace ids',
     );
-    service.stop();
+    await service.stop();
   });
 
   it('traces each webhook delivery attempt on its own, linked to the request that wrote its event', async () => {
@@ -211,7 +218,7 @@ describe('traces', () => {
       assert.ok(linked, 'the linked span is one of the change');
       assert.equal(linked.traceId, CHANGE_TRACE_ID);
     } finally {
-      service.stop();
+      await service.stop();
       await hooks.close();
     }
   });
@@ -246,7 +253,7 @@ describe('traces', () => {
       }
       assert.ok(!receiver.texts.join('\n').includes(`traces-${process.pid}:`), 'no key is exported');
     } finally {
-      service.stop();
+      await service.stop();
     }
   });
 
@@ -257,7 +264,7 @@ describe('traces', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.equal(receiver.texts.length, before);
     assert.doesNotMatch(service.log(), /trace_id/);
-    service.stop();
+    await service.stop();
   });
 
   it('answers the same with a collector that cannot be reached', async () => {
@@ -271,7 +278,7 @@ describe('traces', () => {
     const withCollectorGone = await session(unreachable.base);
     const withoutTracing = await session(off.base);
     assert.deepEqual(withCollectorGone.answers, withoutTracing.answers);
-    unreachable.stop();
-    off.stop();
+    await unreachable.stop();
+    await off.stop();
   });
 });
