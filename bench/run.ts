@@ -299,7 +299,11 @@ async function main(): Promise<BenchReport> {
     report.tracedKeyAuth = await phase(
       '2d. key auth with tracing at a sampling ratio of 0.1 (OTLP to 127.0.0.1), and off',
       async () => {
-        const keys = await phases.createKeys(ctx, { users: 10, userPrefix: 'bench-tracing' });
+        // The service running now: the webhook phase, before this one, may have replaced line 1's.
+        const keys = await phases.createKeys(
+          { ...ctx, baseUrl: server!.baseUrl },
+          { users: 10, userPrefix: 'bench-tracing' },
+        );
         return tracedKeyAuth(ctx, keys, async (env) => {
           report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
           await server!.stop();
