@@ -130,6 +130,7 @@ export const READS = {
  */
 export const SANCTIONED_WRITES = {
   auth: ['openSession'],
+  idempotency: ['claim'],
 } as const satisfies { [K in keyof Dals]?: ReadonlyArray<keyof Dals[K]> };
 
 type Names<T, K extends PropertyKey> = K extends keyof T ? (T[K] extends ReadonlyArray<infer N> ? N : never) : never;

@@ -224,7 +224,11 @@ export function createServices(config: Config, database: Database, log: Log = SI
   let unlistenScheduled: (() => Promise<void>) | undefined;
   const audit = createAuditService({ auditDal: dal.audit });
   // A claim outlives the longest request: a wait for the customer lock, then its longest statement.
-  const idempotency = createIdempotencyService({ uow, leaseMs: 2 * config.databaseStatementTimeoutMs + 10_000 });
+  const idempotency = createIdempotencyService({
+    uow,
+    idempotencyDal: dal.idempotency,
+    leaseMs: 2 * config.databaseStatementTimeoutMs + 10_000,
+  });
   const idempotencySweep = createBackgroundWorker({
     name: 'idempotency-expiry',
     intervalMs: IDEMPOTENCY_SWEEP_INTERVAL_MS,

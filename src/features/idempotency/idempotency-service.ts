@@ -3,8 +3,10 @@
  * requests"): a request claims its key before it runs; a retry of the same
  * request replays the stored answer, a different request under the key is a
  * 422, and one still in flight anywhere a 409. The claim is a row committed on
- * its own, so every instance sees it; its answer is stored by the unit of work
- * with the change (src/db/unit-of-work.ts), or here when no change was made.
+ * its own, so every instance sees it: one upsert on the pool, a sanctioned write
+ * (docs/design.md), since BEGIN and COMMIT around it would add two round trips
+ * to every keyed request. Its answer is stored by the unit of work with the
+ * change (src/db/unit-of-work.ts), or here when no change was made.
  */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { IdempotencyKeyInUseError, UnprocessableError } from '../../errors.js';
@@ -28,35 +30,37 @@ export type Begun = { claim: HeldClaim } | { replay: StoredAnswer };
 
 export interface IdempotencyServiceDeps {
   uow: UnitOfWork<{ idempotency: IdempotencyDal }>;
+  /** The claim, on the pool: one statement, atomic by itself. */
+  idempotencyDal: Pick<IdempotencyDal, 'claim'>;
   /** How long a claim is held before another request may take it over (its holder died). */
   leaseMs: number;
 }
 
-export function createIdempotencyService({ uow, leaseMs }: IdempotencyServiceDeps) {
+export function createIdempotencyService({ uow, idempotencyDal, leaseMs }: IdempotencyServiceDeps) {
   /** These writes report no change of their own: the request's claim stays out of them. */
   const bare = (context: ChangeContext): ChangeContext => ({ requestId: context.requestId, actor: context.actor });
 
   return {
     /** Claims `scope` for the request of `fingerprint`, or answers the stored answer to replay. */
-    begin(scope: KeyScope, fingerprint: string, context: ChangeContext): Promise<Begun> {
-      return uow.write(bare(context), async ({ dal: { idempotency } }) => {
-        const held = await idempotency.claim(scope, fingerprint, leaseMs, IDEMPOTENCY_TTL_SECONDS);
-        switch (held.state) {
-          case 'claimed':
-            return { claim: { id: held.id, token: held.token } };
-          case 'other_request':
-            throw new UnprocessableError('idempotency_key_reused');
-          case 'in_flight':
-            throw new IdempotencyKeyInUseError();
-          case 'answered': {
-            if (held.answer) return { replay: held.answer };
-            // An answer that no longer opens (a key left the ring) counts as absent: the request runs again.
-            const token = await idempotency.reclaim(held.id, held.token, leaseMs);
-            if (!token) throw new IdempotencyKeyInUseError();
-            return { claim: { id: held.id, token } };
-          }
+    async begin(scope: KeyScope, fingerprint: string, context: ChangeContext): Promise<Begun> {
+      const held = await idempotencyDal.claim(scope, fingerprint, leaseMs, IDEMPOTENCY_TTL_SECONDS);
+      switch (held.state) {
+        case 'claimed':
+          return { claim: { id: held.id, token: held.token } };
+        case 'other_request':
+          throw new UnprocessableError('idempotency_key_reused');
+        case 'in_flight':
+          throw new IdempotencyKeyInUseError();
+        case 'answered': {
+          if (held.answer) return { replay: held.answer };
+          // An answer that no longer opens (a key left the ring) counts as absent: the request runs again.
+          const token = await uow.write(bare(context), ({ dal: { idempotency } }) =>
+            idempotency.reclaim(held.id, held.token, leaseMs),
+          );
+          if (!token) throw new IdempotencyKeyInUseError();
+          return { claim: { id: held.id, token } };
         }
-      });
+      }
     },
 
     /** Stores the answer of a request that changed nothing (a 4xx, a dry run) in its own small transaction. */
