@@ -24,6 +24,7 @@ import { createPlansInForce } from './features/fee-plans/plans-in-force.js';
 import { QuoteLine } from './features/fee-quotes/fee-quotes-schemas.js';
 import { createFeeQuotesService, type LineCheck } from './features/fee-quotes/fee-quotes-service.js';
 import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-plans/scheduled-changes-service.js';
+import { createMerchantStatuses } from './features/merchants/merchant-statuses.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
 import type { DocumentCheck } from './features/operator/import-checks.js';
 import { createImportService } from './features/operator/import-service.js';
@@ -75,6 +76,9 @@ const MAX_LOCAL_RATE_COUNTERS = 100_000;
 /** Merchants' fee-rule timelines held per instance, and for how long (changes are pushed; this bounds the rest). */
 const MAX_FEE_RULE_TIMELINES = 10_000;
 const FEE_RULE_TIMELINE_TTL_MS = 60_000;
+/** Merchants' statuses held per instance for fee quotes, and for how long (changes are pushed; this bounds the rest). */
+const MAX_MERCHANT_STATUSES = 10_000;
+const MERCHANT_STATUS_TTL_MS = 60_000;
 const TOKEN_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** How often expired Idempotency-Key answers are removed (a batch per tick, more at once while a batch was full). */
 const IDEMPOTENCY_SWEEP_INTERVAL_MS = 60 * 1000;
@@ -156,10 +160,17 @@ export function createServices(config: Config, database: Database, log: Log = SI
     lastUse,
   });
   const listingPagePermits = createPermits(config.listingConcurrentPages);
+  const merchantStatuses = createMerchantStatuses({
+    database,
+    merchantsDal: dal.merchants,
+    ttlMs: MERCHANT_STATUS_TTL_MS,
+    maxEntries: MAX_MERCHANT_STATUSES,
+  });
   const merchants = createMerchantsService({
     uow,
     merchantsDal: dal.merchants,
     keyCaches: { noticeFor: keysChangeNotice, changed: keyCaches.changed },
+    statuses: merchantStatuses,
     customerLocks,
     listingPagePermits,
   });
@@ -198,7 +209,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
   lineCheck ??= compileLineCheck();
   const feeQuotes = createFeeQuotesService({
     plansInForce,
-    merchantsDal: dal.merchants,
+    merchantStatuses,
     checkLine: lineCheck,
   });
   const feeRuleCatalogue = createFeeRuleCatalogueService({ paymentPlansDal: dal.paymentPlans, customerLocks });
@@ -311,6 +322,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
       await auth.start();
       await keyCaches.start();
       await timelines.start();
+      await merchantStatuses.start();
       lastUse.start();
       await delivery?.start();
       expirySweep?.start();
@@ -339,6 +351,7 @@ export function createServices(config: Config, database: Database, log: Log = SI
       await mailSender?.stop();
       await keyCaches.stop();
       await timelines.stop().catch(() => {});
+      await merchantStatuses.stop().catch(() => {});
       await auth.stop();
       await hasher.close();
       redis?.disconnect();

@@ -1,11 +1,13 @@
 /** POST /v1/fee-quotes in JSON: quotes in order, the plan in force as fee-rules?at= finds it, per-item refusals, bad input. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { json, useTestApp } from '../helpers/app.js';
 import { issueKey, uuid } from '../helpers/fixtures.js';
 import { merchantState, patchMerchant } from '../helpers/merchants.js';
 import { apiKey, assignmentSnapshot, bulkAssign, feeRulesAt, plan } from '../helpers/plans.js';
 import { postQuotes, seedQuotePlans, transaction } from '../helpers/quotes.js';
+import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
 /** Times are kept to the millisecond: a pause makes "before" and "after" distinct instants. */
@@ -160,6 +162,27 @@ describe('POST /v1/fee-quotes: happy', () => {
     );
     assert.equal(typeof quotes[1]!.error.detail, 'string');
     assert.equal('fee' in quotes[1]!, false);
+  });
+
+  it('sees a status change at once: made through the API on this instance, or by hand in the database (pushed)', async () => {
+    const { app, headers, plans, m1 } = await setup();
+    const quoted = async () => {
+      const res = await postQuotes(app, headers, { transactions: [transaction(m1, { id: 'x' })] });
+      assert.equal(res.statusCode, 200, res.body);
+      const [quote] = json(res).quotes;
+      return quote.error?.code ?? quote.payment_plan_id;
+    };
+    const visa = plans.visa1.id;
+    assert.equal(await quoted(), visa, 'quoted, and its status now held in memory');
+    assert.equal((await patchMerchant(app, headers, m1, { status: 'INACTIVE' })).statusCode, 200);
+    assert.equal(await quoted(), 'merchant_inactive', 'the PATCH dropped what this instance held before answering');
+    assert.equal((await patchMerchant(app, headers, m1, { status: 'ACTIVE' })).statusCode, 200);
+    assert.equal(await quoted(), visa);
+    // An operator by hand (or another instance, or the import): only the trigger's notice can tell this one.
+    await h.db.current.database.db.execute(sql`UPDATE merchants SET status = 'INACTIVE' WHERE id = ${m1}::uuid`);
+    await waitFor(async () => (await quoted()) === 'merchant_inactive', 'the pushed change reaches the quotes', {
+      timeoutMs: 10_000,
+    });
   });
 
   it('never prices by a plan of term 0: installments are at least 1, and the term must equal them (contract section 24)', async () => {

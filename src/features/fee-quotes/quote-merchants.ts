@@ -8,7 +8,7 @@
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { HeldPlanRow, PlansInForce, TimelineRow } from '../fee-plans/plans-in-force.js';
 import { heldIn } from '../fee-plans/plans-in-force.js';
-import type { MerchantsDal } from '../merchants/merchants-dal.js';
+import type { MerchantStatuses } from '../merchants/merchant-statuses.js';
 import type { QuoteRefusalCode } from './fee-quotes-schemas.js';
 
 /** Merchants a request keeps loaded at once. */
@@ -18,7 +18,8 @@ const LOADS_AT_ONCE = 4;
 
 export interface MerchantBookDeps {
   plansInForce: Pick<PlansInForce, 'timeline' | 'projected'>;
-  merchantsDal: Pick<MerchantsDal, 'statusesOf'>;
+  /** Merchants' statuses, held in memory while no change is pushed (merchants/merchant-statuses.ts). */
+  merchantStatuses: Pick<MerchantStatuses, 'statusesOf'>;
 }
 
 /** What a transaction matches a plan on: card_brand, payment_method, is_international, has_installments, term. */
@@ -39,7 +40,12 @@ type MerchantState =
   /** `now`: the plan in force at the request's instant by kind, found once (most lines ask that instant). */
   | { byKind: Map<string, TimelineRow[]>; now: Map<string, HeldPlanRow | QuoteRefusalCode> };
 
+/** Each timeline indexed once: one held in memory is the same array for every request that reads it. */
+const indexes = new WeakMap<TimelineRow[], Map<string, TimelineRow[]>>();
+
 function indexByKind(timeline: TimelineRow[]): Map<string, TimelineRow[]> {
+  const known = indexes.get(timeline);
+  if (known) return known;
   const byKind = new Map<string, TimelineRow[]>();
   for (const row of timeline) {
     const key = keyOfPlan(row);
@@ -47,6 +53,7 @@ function indexByKind(timeline: TimelineRow[]): Map<string, TimelineRow[]> {
     if (rows) rows.push(row);
     else byKind.set(key, [row]);
   }
+  indexes.set(timeline, byKind);
   return byKind;
 }
 
@@ -57,7 +64,7 @@ function matching<P extends HeldPlanRow>(plans: P[], kind: PlanKind): P | undefi
 }
 
 export function createMerchantBook(deps: MerchantBookDeps, principal: Principal, now: Date) {
-  const { plansInForce, merchantsDal } = deps;
+  const { plansInForce, merchantStatuses } = deps;
   const { customerId } = principal;
   const states = new Map<string, MerchantState>();
 
@@ -66,10 +73,10 @@ export function createMerchantBook(deps: MerchantBookDeps, principal: Principal,
     states.set(merchantId, state);
   }
 
-  /** Which of `merchantIds` the caller may not see, and which are INACTIVE: one query. */
+  /** Which of `merchantIds` the caller may not see, and which are INACTIVE: one query for those not held. */
   async function refusals(merchantIds: string[]): Promise<Map<string, QuoteRefusalCode>> {
     const own = isMerchantCaller(principal) ? merchantIds.filter((id) => id === principal.merchantId) : merchantIds;
-    const found = own.length > 0 ? await merchantsDal.statusesOf(customerId, own) : [];
+    const found = own.length > 0 ? await merchantStatuses.statusesOf(customerId, own) : [];
     const statuses = new Map(found.map((m) => [m.id, m.status]));
     const refused = new Map<string, QuoteRefusalCode>();
     for (const id of merchantIds) {

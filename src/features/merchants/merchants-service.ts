@@ -14,6 +14,7 @@ import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import { merchantResource, readPlatformFields } from './merchant-shapes.js';
 import type { MerchantChanges, MerchantListRow, MerchantRow, MerchantScope, MerchantsDal } from './merchants-dal.js';
+import type { MerchantStatuses } from './merchant-statuses.js';
 import type { MerchantResource } from './merchant-answer-schemas.js';
 import type { Country, CreateMerchantRequest, MerchantStatus, UpdateMerchantRequest } from './merchants-schemas.js';
 
@@ -95,11 +96,13 @@ export function createMerchantsService(deps: {
   uow: UnitOfWork<MerchantsDals>;
   merchantsDal: Pick<MerchantsDal, 'count' | 'pageInBatches' | 'find' | 'belongsToCustomer'>;
   keyCaches: KeyCacheInvalidation;
+  /** The statuses fee quotes hold: this instance drops them once a status change commits. */
+  statuses: Pick<MerchantStatuses, 'changed'>;
   customerLocks: CustomerLocks<MerchantsDals>;
   /** Listing pages read at once (LISTING_CONCURRENT_PAGES): what bounds the memory of many large pages. */
   listingPagePermits: Permits;
 }) {
-  const { uow, merchantsDal, keyCaches, customerLocks, listingPagePermits } = deps;
+  const { uow, merchantsDal, keyCaches, statuses, customerLocks, listingPagePermits } = deps;
 
   /** Every instance forgets the merchant's verified keys, so its new status applies to the next request. */
   async function pushKeyChanges(scope: WriteScope<MerchantsDals>, customerId: string, merchantId: string) {
@@ -206,7 +209,10 @@ export function createMerchantsService(deps: {
         if (fields.length === 0) return merchantResource(current);
         const row = await scope.dal.merchants.update(current.id, changes);
         if (!row) throw new ConflictError('merchant_code_conflict');
-        if (changes.status) await pushKeyChanges(scope, row.customerId, row.id);
+        if (changes.status) {
+          await pushKeyChanges(scope, row.customerId, row.id);
+          scope.afterCommit(statuses.changed);
+        }
         const merchant = merchantResource(row);
         await scope.audit({
           action: 'merchant.updated',
