@@ -6,6 +6,7 @@
  * While the push channel is down nothing is served or stored: a missed
  * invalidation must never keep stale data alive.
  */
+import type { ListenHandlers } from '../db/database-core.js';
 import { cacheLookups } from './metrics.js';
 
 interface Entry<V> {
@@ -62,6 +63,22 @@ export function createPushedCache<V>(options: { ttlMs: number; maxEntries: numbe
       connected = value;
       entries.clear();
       generations.clear();
+    },
+
+    /**
+     * Follows a channel of pushed changes (through `listen`, the database's LISTEN):
+     * each notice invalidates `scope`, and nothing is served while the channel is
+     * down. Answers how to stop following.
+     */
+    async follow(scope: string, listen: (handlers: ListenHandlers) => Promise<() => Promise<void>>) {
+      const unlisten = await listen({
+        onMessage: () => this.invalidate(scope),
+        onConnectedChange: (value) => this.setConnected(value),
+      });
+      return async (): Promise<void> => {
+        this.setConnected(false);
+        await unlisten();
+      };
     },
   };
 }

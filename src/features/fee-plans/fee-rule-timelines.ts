@@ -23,7 +23,7 @@ export function createFeeRuleTimelines(options: { database: Database; ttlMs: num
     maxEntries: options.maxEntries,
     name: 'fee_rule_timelines',
   });
-  let unlisten: (() => Promise<void>) | undefined;
+  let unfollow: (() => Promise<void>) | undefined;
   const keyOf = (customerId: string, merchantId: string) => `${customerId} ${merchantId}`;
 
   return {
@@ -37,14 +37,10 @@ export function createFeeRuleTimelines(options: { database: Database; ttlMs: num
     /** What this instance changed itself: dropped before it answers. */
     changed: () => cache.invalidate(SCOPE),
     async start(): Promise<void> {
-      unlisten = await options.database.listen(CHANNEL, {
-        onMessage: () => cache.invalidate(SCOPE),
-        onConnectedChange: (connected) => cache.setConnected(connected),
-      });
+      unfollow = await cache.follow(SCOPE, (handlers) => options.database.listen(CHANNEL, handlers));
     },
     async stop(): Promise<void> {
-      cache.setConnected(false);
-      await unlisten?.();
+      await unfollow?.();
     },
   };
 }

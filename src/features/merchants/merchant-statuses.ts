@@ -29,7 +29,7 @@ export function createMerchantStatuses(options: {
     maxEntries: options.maxEntries,
     name: 'merchant_statuses',
   });
-  let unlisten: (() => Promise<void>) | undefined;
+  let unfollow: (() => Promise<void>) | undefined;
   const keyOf = (customerId: string, merchantId: string) => `${customerId} ${merchantId}`;
 
   return {
@@ -51,14 +51,10 @@ export function createMerchantStatuses(options: {
     /** What this instance changed itself: dropped before it answers. */
     changed: () => cache.invalidate(SCOPE),
     async start(): Promise<void> {
-      unlisten = await options.database.listen(CHANNEL, {
-        onMessage: () => cache.invalidate(SCOPE),
-        onConnectedChange: (connected) => cache.setConnected(connected),
-      });
+      unfollow = await cache.follow(SCOPE, (handlers) => options.database.listen(CHANNEL, handlers));
     },
     async stop(): Promise<void> {
-      cache.setConnected(false);
-      await unlisten?.();
+      await unfollow?.();
     },
   };
 }
