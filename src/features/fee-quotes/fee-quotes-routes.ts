@@ -45,7 +45,11 @@ export const feeQuotesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The validator checks a body by its media type: without one, nothing was checked.
       if (request.body === undefined || request.body === null)
         throw new ValidationError([{ field: 'body', message: 'is required' }], 'The body is not valid.');
-      if (!isNdjson(request)) return feeQuotes.quote(principal, request.body as QuoteRequestInput);
+      // The answer comes as its JSON text (quote-pricing.ts quoteText), sent as it is.
+      if (!isNdjson(request))
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(await feeQuotes.quote(principal, request.body as QuoteRequestInput));
       const lines = feeQuotes.quoteLines(principal, request.body as Readable);
       return reply.type(NDJSON).send(Readable.from(lines, { objectMode: false }));
     },

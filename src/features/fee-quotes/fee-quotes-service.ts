@@ -11,15 +11,7 @@ import { parseInstant } from '../../lib/instant.js';
 import type { Principal } from '../../lib/principal.js';
 import { createMerchantBook, type MerchantBookDeps } from './quote-merchants.js';
 import { ndjsonLines, MAX_LINE_CHARS, type NumberedLine } from './ndjson-lines.js';
-import {
-  priced,
-  quoteLine,
-  type QuoteRefusalResource,
-  type QuoteResource,
-  readTransaction,
-  type Transaction,
-  type TransactionInput,
-} from './quote-pricing.js';
+import { quoteText, readTransaction, type Transaction, type TransactionInput } from './quote-pricing.js';
 
 /** What the validator makes of one NDJSON line: the line as the QuoteLine schema admits it, or what is wrong with it. */
 export type LineCheck = (raw: unknown) => { line: TransactionInput & { at?: string } } | { errors: FieldError[] };
@@ -38,8 +30,6 @@ interface LineErrorResource {
   line: number;
   error: { code: 'malformed_json' | 'validation_failed'; detail: string; errors?: FieldError[] };
 }
-
-type Answer = QuoteResource | QuoteRefusalResource;
 
 const invalidLine = (line: number, errors: FieldError[]): LineErrorResource => ({
   line,
@@ -78,8 +68,11 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
   }
 
   return {
-    /** POST /v1/fee-quotes with JSON: every transaction at one instant, in order; a bad one is a 400 naming it. */
-    async quote(principal: Principal, request: QuoteRequestInput): Promise<{ quotes: Answer[] }> {
+    /**
+     * POST /v1/fee-quotes with JSON: every transaction at one instant, in order, as
+     * the QuoteAnswer's JSON text; a bad one is a 400 naming it.
+     */
+    async quote(principal: Principal, request: QuoteRequestInput): Promise<string> {
       const now = new Date();
       const at = request.at === undefined ? now : parseInstant('at', request.at, 'The body is not valid.');
       const errors: FieldError[] = [];
@@ -93,9 +86,9 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
       const book = createMerchantBook(deps, principal, now);
       await book.load(transactions.map((t) => t.merchantId));
       const atText = at.toISOString();
-      const quotes: Answer[] = [];
-      for (const t of transactions) quotes.push(priced(t, await book.planFor(t.merchantId, t, at, atText), atText));
-      return { quotes };
+      const quotes: string[] = [];
+      for (const t of transactions) quotes.push(quoteText(t, await book.planFor(t.merchantId, t, at, atText), atText));
+      return `{"quotes":[${quotes.join(',')}]}`;
     },
 
     /**
@@ -122,10 +115,7 @@ export function createFeeQuotesService(deps: FeeQuotesServiceDeps) {
           const atText = r.atText ?? nowText;
           let plan = book.planFor(transaction.merchantId, transaction, at, atText);
           if (plan instanceof Promise) plan = await plan;
-          out +=
-            typeof plan === 'string'
-              ? `${JSON.stringify(priced(transaction, plan, atText))}\n`
-              : quoteLine(transaction, plan, atText);
+          out += `${quoteText(transaction, plan, atText)}\n`;
         }
         yield out;
       }

@@ -104,15 +104,17 @@ export function priced(
 }
 
 /**
- * The quote of `transaction` under `plan` as one NDJSON answer line: the text
+ * The quote of `transaction` under `plan`, or its refusal, as JSON text: what
  * JSON.stringify(priced(...)) gives, written directly, since building and
- * serialising an object per line was the stream's largest cost. Keys in the
- * order of the Quote schema (the JSON answer's too); every value is JSON-safe
+ * serialising an object per quote was the stream's largest cost (and the JSON
+ * answer's serialiser tells a quote from a refusal by validating each against
+ * both schemas). Keys in the order of the Quote schema; every value is JSON-safe
  * as it stands (checked UUIDs, an upper-case code, digits, an ISO instant)
  * except the caller's id, which is escaped.
  */
-export function quoteLine(transaction: Transaction, plan: HeldPlanRow, at: string): string {
+export function quoteText(transaction: Transaction, plan: HeldPlanRow | QuoteRefusalCode, at: string): string {
+  if (typeof plan === 'string') return JSON.stringify(priced(transaction, plan, at));
   const { id, merchantId, digits } = transaction;
   const { fee, net } = feeAndNet(transaction.amount, commissionTenThousandths(plan.commission));
-  return `{"id":${id === null ? 'null' : JSON.stringify(id)},"merchant_id":"${merchantId}","payment_plan_id":"${plan.id}","commission":${commissionJson(plan.commission)},"fee":"${formatMinor(fee, digits)}","net":"${formatMinor(net, digits)}","currency":"${transaction.currency}","at":"${at}"}\n`;
+  return `{"id":${id === null ? 'null' : JSON.stringify(id)},"merchant_id":"${merchantId}","payment_plan_id":"${plan.id}","commission":${commissionJson(plan.commission)},"fee":"${formatMinor(fee, digits)}","net":"${formatMinor(net, digits)}","currency":"${transaction.currency}","at":"${at}"}`;
 }
