@@ -37,18 +37,7 @@ export interface Transaction extends PlanKind {
   digits: number;
 }
 
-export interface QuoteResource {
-  id: string | null;
-  merchant_id: string;
-  payment_plan_id: string;
-  commission: number;
-  fee: string;
-  net: string;
-  currency: string;
-  at: string;
-}
-
-export interface QuoteRefusalResource {
+interface QuoteRefusalResource {
   id: string | null;
   merchant_id: string;
   error: { code: QuoteRefusalCode; detail: string };
@@ -81,40 +70,24 @@ export function readTransaction(input: TransactionInput): Transaction | FieldErr
   };
 }
 
-/** The quote of `transaction` under `plan` at `at` (ISO text), or its refusal. */
-export function priced(
-  transaction: Transaction,
-  plan: HeldPlanRow | QuoteRefusalCode,
-  at: string,
-): QuoteResource | QuoteRefusalResource {
-  const { id, merchantId } = transaction;
-  if (typeof plan === 'string')
-    return { id, merchant_id: merchantId, error: { code: plan, detail: REFUSAL_DETAILS[plan] } };
-  const { fee, net } = feeAndNet(transaction.amount, commissionTenThousandths(plan.commission));
-  return {
-    id,
-    merchant_id: merchantId,
-    payment_plan_id: plan.id,
-    commission: Number(plan.commission),
-    fee: formatMinor(fee, transaction.digits),
-    net: formatMinor(net, transaction.digits),
-    currency: transaction.currency,
-    at,
-  };
-}
-
 /**
- * The quote of `transaction` under `plan`, or its refusal, as JSON text: what
- * JSON.stringify(priced(...)) gives, written directly, since building and
- * serialising an object per quote was the stream's largest cost (and the JSON
- * answer's serialiser tells a quote from a refusal by validating each against
- * both schemas). Keys in the order of the Quote schema; every value is JSON-safe
+ * The quote of `transaction` under `plan`, or its refusal, as JSON text. A quote
+ * is written directly: building and serialising an object per quote was the
+ * stream's largest cost (and the JSON answer's serialiser tells a quote from a
+ * refusal by validating each against both schemas). Keys in the order of the Quote schema; every value is JSON-safe
  * as it stands (checked UUIDs, an upper-case code, digits, an ISO instant)
  * except the caller's id, which is escaped.
  */
 export function quoteText(transaction: Transaction, plan: HeldPlanRow | QuoteRefusalCode, at: string): string {
-  if (typeof plan === 'string') return JSON.stringify(priced(transaction, plan, at));
   const { id, merchantId, digits } = transaction;
+  if (typeof plan === 'string') {
+    const refusal: QuoteRefusalResource = {
+      id,
+      merchant_id: merchantId,
+      error: { code: plan, detail: REFUSAL_DETAILS[plan] },
+    };
+    return JSON.stringify(refusal);
+  }
   const { fee, net } = feeAndNet(transaction.amount, commissionTenThousandths(plan.commission));
   return `{"id":${id === null ? 'null' : JSON.stringify(id)},"merchant_id":"${merchantId}","payment_plan_id":"${plan.id}","commission":${commissionJson(plan.commission)},"fee":"${formatMinor(fee, digits)}","net":"${formatMinor(net, digits)}","currency":"${transaction.currency}","at":"${at}"}`;
 }
