@@ -11,7 +11,8 @@ import fp from 'fastify-plugin';
 import { onClosedEarly } from '../lib/request-context.js';
 
 export const clientClosedPlugin = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback, not an async function: no promise per request (lib/lifecycle-hooks.ts says why that matters).
+  app.addHook('onRequest', (request, reply, done) => {
     onClosedEarly(request, reply, (status) => {
       const [code, message] =
         status === 408
@@ -19,5 +20,6 @@ export const clientClosedPlugin = fp(async (app: FastifyInstance) => {
           : ['client_closed', 'client closed the connection before the answer'];
       request.log.info({ code, status, responseTime: reply.elapsedTime }, message);
     });
+    done();
   });
 });

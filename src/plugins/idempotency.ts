@@ -15,8 +15,9 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { BadRequestError } from '../errors.js';
-import type { HeldClaim, IdempotencyService } from '../features/idempotency/idempotency-service.js';
+import type { HeldClaim, IdempotencyService, KeyScope } from '../features/idempotency/idempotency-service.js';
 import type { IdempotencyClaim, StoredAnswer } from '../lib/change-context.js';
+import { requestHook, sendHook } from '../lib/lifecycle-hooks.js';
 import { changeContext } from '../lib/request-context.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -45,7 +46,9 @@ declare module 'fastify' {
 }
 
 /** The claim a request holds while it runs, and whether its answer was settled. */
-const held = new WeakMap<FastifyRequest, { claim: HeldClaim & IdempotencyClaim; settled: boolean }>();
+/** The claim a request holds, with the answer its change stored. */
+type HeldAnswerClaim = HeldClaim & IdempotencyClaim;
+const held = new WeakMap<FastifyRequest, { claim: HeldAnswerClaim; settled: boolean }>();
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -111,20 +114,28 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
   const { service } = opts;
   app.decorateRequest('idempotencyClaim', null);
 
-  app.addHook('preValidation', async (request, reply) => {
-    if (!METHODS.has(request.method) || !request.routeOptions.url) return;
-    const key = request.headers[IDEMPOTENCY_HEADER];
-    if (key === undefined) return;
-    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new BadRequestError('invalid_idempotency_key');
-    const principal = request.principal;
-    // Without a caller there is nobody to scope the key to: the request runs as if it had none.
-    if (!principal) return;
-    const scope = {
-      customerId: principal.customerId,
-      caller: principal.auth === 'api_key' ? `api_key:${principal.apiKeyId}` : `user:${principal.userId}`,
-      operation: `${request.method} ${request.routeOptions.url}`,
-      key,
-    };
+  // Hooks that wait only for a request that holds a key (lib/lifecycle-hooks.ts).
+  app.addHook(
+    'preValidation',
+    requestHook((request, reply) => {
+      if (!METHODS.has(request.method) || !request.routeOptions.url) return;
+      const key = request.headers[IDEMPOTENCY_HEADER];
+      if (key === undefined) return;
+      if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new BadRequestError('invalid_idempotency_key');
+      const principal = request.principal;
+      // Without a caller there is nobody to scope the key to: the request runs as if it had none.
+      if (!principal) return;
+      const scope = {
+        customerId: principal.customerId,
+        caller: principal.auth === 'api_key' ? `api_key:${principal.apiKeyId}` : `user:${principal.userId}`,
+        operation: `${request.method} ${request.routeOptions.url}`,
+        key,
+      };
+      return claim(request, reply, scope);
+    }),
+  );
+
+  async function claim(request: FastifyRequest, reply: FastifyReply, scope: KeyScope): Promise<void> {
     const begun = await service.begin(scope, fingerprintOf(request), changeContext(request));
     if ('replay' in begun) {
       const { status, contentType, location, body } = begun.replay;
@@ -132,7 +143,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
       if (contentType) reply.header('content-type', contentType);
       if (location) reply.header('location', location);
       // No body and no type (a 201 or 204 without content) is sent as Fastify sent it: nothing, not an empty text.
-      return contentType === null && body === '' ? reply.send() : reply.send(body);
+      if (contentType === null && body === '') reply.send();
+      else reply.send(body);
+      return;
     }
     const answerOf = answerMaker(request, reply);
     const holding = {
@@ -145,19 +158,26 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
     }
     held.set(request, holding);
     request.idempotencyClaim = holding.claim;
-  });
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const holding = held.get(request);
-    if (!holding || holding.settled) return payload;
-    holding.settled = true;
-    const { claim } = holding;
+  app.addHook(
+    'onSend',
+    sendHook((request, reply, payload) => {
+      const holding = held.get(request);
+      if (!holding || holding.settled) return;
+      holding.settled = true;
+      return store(request, reply, payload, holding.claim);
+    }),
+  );
+
+  /** Stores the answer going out with its key, or releases the key when the answer is not one to keep. */
+  async function store(request: FastifyRequest, reply: FastifyReply, payload: unknown, claim: HeldAnswerClaim) {
     const context = changeContext(request);
     try {
       const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
       if (!kept(reply.statusCode) || (payload != null && text === null)) {
         await service.release(claim, context);
-        return payload;
+        return;
       }
       // A 204 goes out without body or type, whatever the payload: kept as it goes out.
       const bodiless = reply.statusCode === 204;
@@ -177,14 +197,16 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
       // The answer still goes out; the key stays claimed until its lease ends, then a retry runs again.
       request.log.warn({ err }, 'could not store the answer of an Idempotency-Key');
     }
-    return payload;
-  });
+  }
 
   // An answer that was never sent (the connection went first) keeps no claim.
-  app.addHook('onResponse', async (request) => {
-    const holding = held.get(request);
-    if (!holding || holding.settled) return;
-    holding.settled = true;
-    await service.release(holding.claim, changeContext(request)).catch(() => {});
-  });
+  app.addHook(
+    'onResponse',
+    requestHook((request) => {
+      const holding = held.get(request);
+      if (!holding || holding.settled) return;
+      holding.settled = true;
+      return service.release(holding.claim, changeContext(request)).catch(() => {});
+    }),
+  );
 });

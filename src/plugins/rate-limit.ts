@@ -13,6 +13,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { RateLimitedError } from '../errors.js';
+import { requestHook } from '../lib/lifecycle-hooks.js';
 import type { SharedCounters } from '../lib/shared-counters.js';
 
 /** Unauthenticated routes limited per client address. */
@@ -50,21 +51,26 @@ export const rateLimitPlugin = fp(
     }
 
     await app.register(rateLimit, {
-      global: true,
-      // Runs after each route's own onRequest hooks, so the caller is known.
-      hook: 'onRequest',
+      // Not on every route by itself: the hook below calls it only for a request it counts.
+      global: false,
       enableDraftSpec: true,
       store: opts.counters.storeClass,
-      keyGenerator: (request) => {
-        const limit = limitOf(request);
-        if (!limit) return '';
-        limits.set(request, limit);
-        return limit.key;
-      },
-      allowList: (request) => !limits.has(request),
+      keyGenerator: (request) => limits.get(request)!.key,
       max: (request) => limits.get(request)!.max,
       timeWindow: (request) => limits.get(request)!.windowMs,
       errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
+    });
+    const count = app.rateLimit();
+    // The library's own global hook makes promises for every request, counted or not (lib/lifecycle-hooks.ts).
+    const countLimited = requestHook((request, reply) => {
+      const limit = limitOf(request);
+      if (!limit) return;
+      limits.set(request, limit);
+      return count.call(app, request, reply);
+    });
+    // After each route's own onRequest hooks, as the library's global hook runs, so the caller is known.
+    app.addHook('onRoute', (route) => {
+      route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), countLimited];
     });
   },
 );

@@ -63,8 +63,9 @@ export const securityHeadersPlugin = fp(async (app: FastifyInstance) => {
     reply.headers(headers);
     done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined)
       reply.header('cache-control', 'no-store');
+    done(null, payload);
   });
 });
