@@ -64,12 +64,14 @@ export function lines(report: BenchReport): Line[] {
     });
   }
   if (report.tracedKeyAuth) {
-    const { off, on, ratio, spans } = report.tracedKeyAuth;
+    const { off, on, ratio, spans, tracedPeakRssBytes } = report.tracedKeyAuth;
+    const tracedRss =
+      tracedPeakRssBytes === undefined ? '' : `, traced peak RSS ${num(tracedPeakRssBytes / 1024 / 1024)} MB`;
     out.push({
       measure: '2d. key auth, tracing at 0.1 / off',
       result:
         `${num(on.okPerSec)} vs ${num(off.okPerSec)} req/s, ` +
-        `p99 ${ms(on.p99)} vs ${ms(off.p99)}, ${spans} spans received${nonOk(on)}${nonOk(off)}`,
+        `p99 ${ms(on.p99)} vs ${ms(off.p99)}, ${spans} spans received${tracedRss}${nonOk(on)}${nonOk(off)}`,
       ratio: ratio.toFixed(2),
       budget: `>= ${BUDGETS.tracedKeyAuthRatio.toFixed(2)} x off`,
       verdict: verdict(on, ratio >= BUDGETS.tracedKeyAuthRatio && answered(off)),

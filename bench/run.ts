@@ -22,6 +22,7 @@ import { oneQuote, quoteStream } from './quotes.js';
 import { auditExport } from './audit-export.js';
 import { restrictedKeyAuth } from './restricted-keys.js';
 import { runApprovalBench } from './approvals.js';
+import { tracingConfigured } from '../src/lib/tracing.js';
 import { tracedKeyAuth } from './tracing.js';
 import { type BenchReport, machine } from './report.js';
 import { failures, renderTable, writeJson } from './report-table.js';
@@ -304,15 +305,28 @@ async function main(): Promise<BenchReport> {
           { ...ctx, baseUrl: server!.baseUrl },
           { users: 10, userPrefix: 'bench-tracing' },
         );
-        return tracedKeyAuth(ctx, keys, async (env) => {
-          report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
-          await server!.stop();
-          server = await startServer({
-            env: { ...dbEnv, ...SERVICE_ENV, ...env },
-            nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+        // The untraced side goes on serving the phases after; the traced one's memory is its own line.
+        let untraced: ServerProcess | undefined;
+        let traced: ServerProcess | undefined;
+        try {
+          const result = await tracedKeyAuth(ctx, keys, async (env) => {
+            if (!untraced && !traced) {
+              report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
+              await server!.stop();
+            }
+            server = await startServer({
+              env: { ...dbEnv, ...SERVICE_ENV, ...env },
+              nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+            });
+            if (tracingConfigured(env)) traced = server;
+            else untraced = server;
+            return server.baseUrl;
           });
-          return server.baseUrl;
-        });
+          return { ...result, tracedPeakRssBytes: traced!.peakRss() };
+        } finally {
+          if (untraced) server = untraced;
+          await traced?.stop();
+        }
       },
     );
   }

@@ -3,12 +3,13 @@
  * tracing on at a sampling ratio of 0.1, exporting to a local receiver, at
  * least 0.85x tracing off, in the same run). Tracing is a property of the
  * process, so each side runs on a service process of its own, started the same
- * way on the same database; the receiver (OTLP/HTTP JSON on 127.0.0.1) runs in
+ * way on the same database, both running for the whole phase and loaded in
+ * turn (rounds ordered off on on off, as line 2c's); the receiver (OTLP/HTTP JSON on 127.0.0.1) runs in
  * its own thread, as a collector elsewhere would. The line FAILs when no span arrives.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { EndpointFailed, type LoadResult, warmThenRun } from './load.js';
+import { EndpointFailed, type LoadResult, mergeLoads, runLoad } from './load.js';
 import type { PhaseContext } from './phases.js';
 
 export interface TracedKeyAuth {
@@ -17,6 +18,8 @@ export interface TracedKeyAuth {
   /** on.okPerSec / off.okPerSec. */
   ratio: number;
   spans: number;
+  /** The traced process's peak resident set size: an opt-in's memory, apart from the bench's peak RSS line. */
+  tracedPeakRssBytes?: number;
 }
 
 const PATH = '/v1/users/me';
@@ -49,7 +52,7 @@ async function startBenchOtlpReceiver(): Promise<BenchOtlpReceiver> {
 }
 
 /** The OTEL_* variables of the traced side: everything else as the other. */
-export function tracingEnv(receiver: { endpoint: string }): Record<string, string> {
+function tracingEnv(receiver: { endpoint: string }): Record<string, string> {
   return {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -58,26 +61,33 @@ export function tracingEnv(receiver: { endpoint: string }): Record<string, strin
   };
 }
 
-/** Key auth on `baseUrl` with `keys`, warmed first. */
-export function keyAuthLoad(ctx: PhaseContext, baseUrl: string, keys: string[]): Promise<LoadResult> {
-  return warmThenRun(baseUrl, {
-    path: PATH,
-    connections: ctx.connections,
-    durationSeconds: ctx.durationSeconds,
-    rotateHeaders: keys.map((key) => ({ 'x-api-key': key })),
-  });
-}
+/** Rounds of the two sides, ordered off on on off …: a drift of the machine over the phase falls on both alike. */
+const ROUNDS = 8;
 
-/** `restart(env)` stops the running service and starts another with `env` added; answers its base URL. */
+/** `start(env)` starts a service process with `env` added and answers its base URL; both sides run for the whole phase. */
 export async function tracedKeyAuth(
   ctx: PhaseContext,
   keys: string[],
-  restart: (env: Record<string, string>) => Promise<string>,
+  start: (env: Record<string, string>) => Promise<string>,
 ): Promise<TracedKeyAuth> {
   const receiver = await startBenchOtlpReceiver();
   try {
-    const off = await keyAuthLoad(ctx, await restart({}), keys);
-    const on = await keyAuthLoad(ctx, await restart(tracingEnv(receiver)), keys);
+    const sides = { off: await start({}), on: await start(tracingEnv(receiver)) };
+    const load = (side: keyof typeof sides, seconds: number) =>
+      runLoad(sides[side], {
+        path: PATH,
+        connections: ctx.connections,
+        durationSeconds: seconds,
+        rotateHeaders: keys.map((key) => ({ 'x-api-key': key })),
+      });
+    // Each side warmed once: its keys verified and cached, its code compiled, before anything is timed.
+    for (const side of ['off', 'on'] as const) await load(side, 2);
+    const roundSeconds = Math.max(1, Math.round((2 * ctx.durationSeconds) / ROUNDS));
+    const runs: Record<keyof typeof sides, LoadResult[]> = { off: [], on: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const side = (round + Math.floor(round / 2)) % 2 === 0 ? 'off' : 'on';
+      runs[side].push(await load(side, roundSeconds));
+    }
     // The batch export runs every 5 s: wait for one.
     let spans = await receiver.spans();
     for (let waited = 0; spans === 0 && waited < 10_000; waited += 250) {
@@ -85,6 +95,8 @@ export async function tracedKeyAuth(
       spans = await receiver.spans();
     }
     if (spans === 0) throw new EndpointFailed('no span reached the receiver with tracing on');
+    const off = mergeLoads(runs.off);
+    const on = mergeLoads(runs.on);
     return { off, on, ratio: on.okPerSec / off.okPerSec, spans };
   } finally {
     await receiver.close();
