@@ -21,12 +21,10 @@ import { createFeeRuleTimelines } from './features/fee-plans/fee-rule-timelines.
 import { createFeeRuleCatalogueService } from './features/fee-plans/fee-rule-catalogue-service.js';
 import { createFeeRulesService } from './features/fee-plans/fee-rules-service.js';
 import { createPlansInForce } from './features/fee-plans/plans-in-force.js';
-import { QuoteLine } from './features/fee-quotes/fee-quotes-schemas.js';
-import { createFeeQuotesService, type LineCheck } from './features/fee-quotes/fee-quotes-service.js';
+import { createFeeQuotesService } from './features/fee-quotes/fee-quotes-service.js';
 import { createScheduledChangesService, SCHEDULED_CHANNEL } from './features/fee-plans/scheduled-changes-service.js';
 import { createMerchantStatuses } from './features/merchants/merchant-statuses.js';
 import { createMerchantsService } from './features/merchants/merchants-service.js';
-import type { DocumentCheck } from './features/operator/import-checks.js';
 import { createImportService } from './features/operator/import-service.js';
 import { createPaymentPlansService } from './features/fee-plans/payment-plans-service.js';
 import { createWebhookDelivery } from './features/webhooks/webhook-delivery.js';
@@ -39,38 +37,13 @@ import { connectRedis, createSharedCounters } from './lib/shared-counters.js';
 import { createMailSender } from './features/mail/mail-sender.js';
 import { createUsersService } from './features/users/users-service.js';
 import { createDataLayer } from './data-layer.js';
+import { importDocumentCheck, quoteLineCheck } from './schema-checks.js';
 import { createSecretsService } from './features/secrets/secrets-service.js';
 import { createSealedValues } from './lib/sealed-values.js';
 import { createIdempotencyService } from './features/idempotency/idempotency-service.js';
 import { createChangeRequestsService } from './features/change-requests/change-requests-service.js';
 import { createHeldFeeChanges } from './features/fee-plans/held-fee-changes.js';
-import { ImportDocument } from './features/operator/import-schema.js';
-import { describeRefusals } from './plugins/problem-details.js';
-import { createStrictAjv } from './plugins/validation.js';
 
-let lineCheck: LineCheck | undefined;
-/** One NDJSON line of a fee quote request, checked by the API's body validator, with its words (compiled once per process). */
-function compileLineCheck(): LineCheck {
-  const check = createStrictAjv().compile<Parameters<LineCheck>[0]>(QuoteLine);
-  return (raw) => {
-    if (check(raw)) return { line: raw as never };
-    return {
-      errors: describeRefusals(check.errors ?? []).map(({ path, message }) => ({ field: path || 'line', message })),
-    };
-  };
-}
-
-let importCheck: ReturnType<typeof compileImportCheck> | undefined;
-/** The import document checked by the API's body validator, with its words (compiled once per process). */
-function compileImportCheck() {
-  const check = createStrictAjv().compile<ImportDocument>(ImportDocument);
-  const checkDocument: DocumentCheck = (raw) => {
-    if (check(raw)) return { document: raw };
-    const [first] = describeRefusals(check.errors ?? []);
-    return { path: first?.path ?? '', message: first?.message ?? 'is not a valid import document' };
-  };
-  return checkDocument;
-}
 /** Rate-limited keys and client addresses an instance counts in memory (oldest dropped first). */
 const MAX_LOCAL_RATE_COUNTERS = 100_000;
 /** Merchants' fee-rule timelines held per instance, and for how long (changes are pushed; this bounds the rest). */
@@ -144,13 +117,12 @@ export function createServices(config: Config, database: Database, log: Log = SI
     tryLock: (scopeDal, customerIds) => scopeDal.feeRules.tryLockCustomers(customerIds),
     waitLimitMs: config.databaseStatementTimeoutMs,
   });
-  importCheck ??= compileImportCheck();
   const importer = createImportService({
     dal: dal.import,
     hasher,
     sessions: auth,
     customerLocks,
-    checkDocument: importCheck,
+    checkDocument: importDocumentCheck(),
   });
   const apiKeys = createApiKeysService({
     uow,
@@ -206,11 +178,10 @@ export function createServices(config: Config, database: Database, log: Log = SI
     scheduled: scheduledChanges,
     timelines,
   });
-  lineCheck ??= compileLineCheck();
   const feeQuotes = createFeeQuotesService({
     plansInForce,
     merchantStatuses,
-    checkLine: lineCheck,
+    checkLine: quoteLineCheck(),
   });
   const feeRuleCatalogue = createFeeRuleCatalogueService({ paymentPlansDal: dal.paymentPlans, customerLocks });
   const changeRequests = createChangeRequestsService({
