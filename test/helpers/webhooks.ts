@@ -60,7 +60,8 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     respond(next) {
       responder = next;
     },
-    async waitFor(n, timeoutMs = 5000) {
+    // A wait, not a time limit: 15 s leaves room for a CI machine running both suites at once.
+    async waitFor(n, timeoutMs = 15_000) {
       await waitFor(() => received.length >= n, `expected ${n} deliveries, got ${received.length}`, { timeoutMs });
       assertDeliveredEventsMatch(received.map((request) => request.body));
       return received;

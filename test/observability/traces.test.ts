@@ -66,6 +66,8 @@ async function serve(name: string, env: Record<string, string>) {
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'info',
+      // The demo data's and the logins' hashes at normal priority: an idle-priority thread can wait minutes for a core on a loaded CI machine.
+      LOGIN_HASH_IDLE_PRIORITY: 'false',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -75,18 +77,25 @@ async function serve(name: string, env: Record<string, string>) {
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      try {
-        return (await fetch(`${base}/health`)).ok;
-      } catch {
-        return false;
-      }
-    },
-    'the service serves',
-    { timeoutMs: 90_000, intervalMs: 250 },
-  );
   const exited = once(child, 'exit');
+  try {
+    await waitFor(
+      async () => {
+        try {
+          return (await fetch(`${base}/health`)).ok;
+        } catch {
+          return false;
+        }
+      },
+      'the service serves',
+      { timeoutMs: 90_000, intervalMs: 250 },
+    );
+  } catch (err) {
+    // Stopped now: one that starts late would export its spans into the next test's count.
+    child.kill('SIGKILL');
+    await exited;
+    throw err;
+  }
   // Awaited: a traced service flushes its last spans as it stops, and they must not land in the next test's count.
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
