@@ -73,13 +73,9 @@ export async function tracedKeyAuth(
   const receiver = await startBenchOtlpReceiver();
   try {
     const sides = { off: await start({}), on: await start(tracingEnv(receiver)) };
+    const rotateHeaders = keys.map((key) => ({ 'x-api-key': key }));
     const load = (side: keyof typeof sides, seconds: number) =>
-      runLoad(sides[side], {
-        path: PATH,
-        connections: ctx.connections,
-        durationSeconds: seconds,
-        rotateHeaders: keys.map((key) => ({ 'x-api-key': key })),
-      });
+      runLoad(sides[side], { path: PATH, connections: ctx.connections, durationSeconds: seconds, rotateHeaders });
     // Each side warmed once: its keys verified and cached, its code compiled, before anything is timed.
     for (const side of ['off', 'on'] as const) await load(side, 2);
     const roundSeconds = Math.max(1, Math.round((2 * ctx.durationSeconds) / ROUNDS));
