@@ -19,6 +19,12 @@ import { createTestDatabase, type TestDatabase } from './database.js';
 const run = promisify(execFile);
 export const FEEGATE_BIN = path.resolve('bin/feegate.js');
 
+/**
+ * The hashing settings of `testConfig` for a process a test starts: with the test runs filling
+ * both cores, an idle-priority hash (`feegate demo` hashes the demo logins) waits minutes for a slice.
+ */
+export const TEST_PROCESS_HASHING = { LOGIN_HASH_IDLE_PRIORITY: 'false', LOGIN_HASH_CPU_PERCENT: '100' } as const;
+
 let bundle: Promise<string> | undefined;
 /** The bundle, in .tmp/ inside the package so that it finds migrations/ and assets/ as dist/ does. */
 function cliBundle(): Promise<string> {
@@ -64,11 +70,17 @@ export function useCliDatabase(prefix: string): CliDatabase {
     state.dir = await mkdtemp(path.join(tmpdir(), prefix));
     if (process.env.TEST_DATABASE_URL) {
       state.pg = await createTestDatabase();
-      state.env = { ...process.env, DATABASE_URL: state.pg.url, FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS };
+      state.env = {
+        ...process.env,
+        ...TEST_PROCESS_HASHING,
+        DATABASE_URL: state.pg.url,
+        FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS,
+      };
     } else {
       // The tests' ring, so that an app a test builds on the same directory reads what the command line wrote.
       state.env = {
         ...process.env,
+        ...TEST_PROCESS_HASHING,
         DATABASE_URL: '',
         FEEGATE_DATA_DIR: path.join(state.dir, 'data'),
         FEEGATE_SECRET_KEYS: TEST_SECRET_KEYS,

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bundleService } from '../../scripts/service-bundle.mjs';
 import { DEMO_LOGINS } from '../../src/features/operator/demo-data.js';
+import { TEST_PROCESS_HASHING } from '../helpers/cli.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { waitFor } from '../helpers/wait.js';
 import { SECRET, startReceiver } from '../helpers/webhooks.js';
@@ -66,8 +67,7 @@ async function serve(name: string, env: Record<string, string>) {
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'info',
-      // The demo data's and the logins' hashes at normal priority: an idle-priority thread can wait minutes for a core on a loaded CI machine.
-      LOGIN_HASH_IDLE_PRIORITY: 'false',
+      ...TEST_PROCESS_HASHING,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
