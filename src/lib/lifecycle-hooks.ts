@@ -15,26 +15,37 @@ type HookWork<A extends unknown[]> = (
   ...rest: A
 ) => Promise<unknown> | undefined;
 
-/** Runs `work`, then `next` at once, or once what it waits for settles; a failure goes to `failed`. */
-function settle(start: () => Promise<unknown> | undefined, next: () => void, failed: (err: Error) => void): void {
+/**
+ * Runs `work`, then `next` at once; what waits is handed back to Fastify, whose
+ * runner then goes on when it settles and answers its failure (even one thrown
+ * while the answer is written after it), as it does for an `async` hook.
+ */
+function settle<T>(
+  start: () => Promise<unknown> | undefined,
+  next: () => void,
+  failed: (err: Error) => void,
+  resolved: (waiting: Promise<unknown>) => Promise<T>,
+): Promise<T> | undefined {
   let waiting: Promise<unknown> | undefined;
   try {
     waiting = start();
   } catch (err) {
     failed(err as Error);
-    return;
+    return undefined;
   }
-  if (waiting) waiting.then(next, failed);
-  else next();
+  if (waiting) return resolved(waiting);
+  next();
+  return undefined;
 }
 
 /** An onRequest, preValidation, preHandler or onResponse hook made of `work`. */
 export function requestHook(work: HookWork<[]>) {
-  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void =>
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) =>
     settle(
       () => work(request, reply),
       () => done(),
       done,
+      (waiting) => waiting.then(() => undefined),
     );
 }
 
@@ -45,10 +56,11 @@ export function sendHook(work: HookWork<[payload: unknown]>) {
     reply: FastifyReply,
     payload: unknown,
     done: (err: Error | null, payload?: unknown) => void,
-  ): void =>
+  ) =>
     settle(
       () => work(request, reply, payload),
       () => done(null, payload),
       (err) => done(err),
+      (waiting) => waiting.then(() => payload),
     );
 }

@@ -135,7 +135,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
     }),
   );
 
-  async function claim(request: FastifyRequest, reply: FastifyReply, scope: KeyScope): Promise<void> {
+  async function claim(request: FastifyRequest, reply: FastifyReply, scope: KeyScope): Promise<unknown> {
     const begun = await service.begin(scope, fingerprintOf(request), changeContext(request));
     if ('replay' in begun) {
       const { status, contentType, location, body } = begun.replay;
@@ -143,9 +143,8 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
       if (contentType) reply.header('content-type', contentType);
       if (location) reply.header('location', location);
       // No body and no type (a 201 or 204 without content) is sent as Fastify sent it: nothing, not an empty text.
-      if (contentType === null && body === '') reply.send();
-      else reply.send(body);
-      return;
+      // Returned: the hook waits until the replay has gone out, so the lifecycle never reaches the handler.
+      return contentType === null && body === '' ? reply.send() : reply.send(body);
     }
     const answerOf = answerMaker(request, reply);
     const holding = {

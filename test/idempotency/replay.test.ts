@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { count, like } from 'drizzle-orm';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
 import {
   apiKeys,
   auditEvents,
@@ -11,7 +13,7 @@ import {
 } from '../../src/db/schema.js';
 import { type Injected, bearer, json, useTestApp } from '../helpers/app.js';
 import { keysSnapshot } from '../helpers/api-keys.js';
-import { customerSession, issueKey, loginAs } from '../helpers/fixtures.js';
+import { customerSession, issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
 import { seedCatalogue } from '../helpers/plans.js';
 
@@ -52,6 +54,30 @@ describe('Idempotency-Key: replays', () => {
     assert.equal(await rows(apiKeys), keys, 'no second key');
     assert.equal(await rows(auditEvents), audits, 'no second audit record');
     assert.equal(await rows(domainEvents), events, 'no second event');
+  });
+
+  it('a replay never reaches the handler, even with an onSend hook that waits', async () => {
+    // The service's own onSend hooks do not wait; one that does must not let a replay run the change again.
+    const app = await buildApp({ config: testConfig(), database: database() });
+    try {
+      app.addHook('onSend', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      });
+      await app.ready();
+      const world = await seedWorld(app);
+      const token = (await loginAs(app, world.login)).access_token;
+      const headers = { ...bearer(token), 'idempotency-key': 'waiting-hook' } as Record<string, string>;
+      const payload = { user: 'integration@alpha.test', customer_id: world.customerId };
+      const first = await createKey(app, headers, payload);
+      assert.equal(first.statusCode, 201, first.body);
+      const keys = await rows(apiKeys);
+      const replay = await createKey(app, headers, payload);
+      assertReplayOf(replay, first);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await rows(apiKeys), keys, 'no second key');
+    } finally {
+      await app.close();
+    }
   });
 
   it('the same key with another body is 422 idempotency_key_reused and changes nothing', async () => {
