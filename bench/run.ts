@@ -305,23 +305,29 @@ async function main(): Promise<BenchReport> {
           { ...ctx, baseUrl: server!.baseUrl },
           { users: 10, userPrefix: 'bench-tracing' },
         );
-        // The untraced side goes on serving the phases after; the traced one's memory is its own line.
+        // The untraced side goes on serving the phases after (embedded, it has stopped); the traced one's memory is its own line.
         let untraced: ServerProcess | undefined;
         let traced: ServerProcess | undefined;
         try {
-          const result = await tracedKeyAuth(ctx, keys, async (env) => {
-            if (!untraced && !traced) {
-              report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
-              await server!.stop();
-            }
-            server = await startServer({
-              env: { ...dbEnv, ...SERVICE_ENV, ...env },
-              nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-            });
-            if (tracingConfigured(env)) traced = server;
-            else untraced = server;
-            return server.baseUrl;
-          });
+          const result = await tracedKeyAuth(
+            ctx,
+            keys,
+            async (env) => {
+              if (!untraced && !traced) {
+                report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
+                await server!.stop();
+              }
+              const started = await startServer({
+                env: { ...dbEnv, ...SERVICE_ENV, ...env },
+                nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+              });
+              if (tracingConfigured(env)) traced = started;
+              else untraced = started;
+              return started;
+            },
+            // An embedded data directory opens in one process at a time: there the sides run one after the other.
+            { together: !embedded },
+          );
           return { ...result, tracedPeakRssBytes: traced!.peakRss() };
         } finally {
           if (untraced) server = untraced;

@@ -3,9 +3,12 @@
  * tracing on at a sampling ratio of 0.1, exporting to a local receiver, at
  * least 0.85x tracing off, in the same run). Tracing is a property of the
  * process, so each side runs on a service process of its own, started the same
- * way on the same database, both running for the whole phase and loaded in
- * turn (rounds ordered off on on off, as line 2c's); the receiver (OTLP/HTTP JSON on 127.0.0.1) runs in
- * its own thread, as a collector elsewhere would. The line FAILs when no span arrives.
+ * way on the same database. On PostgreSQL both run for the whole phase and are
+ * loaded in turn (rounds ordered off on on off, as line 2c's); an embedded data
+ * directory takes one process at a time, so there the untraced side runs its
+ * rounds and stops, then the traced side runs its own. The receiver (OTLP/HTTP
+ * JSON on 127.0.0.1) runs in its own thread, as a collector elsewhere would.
+ * The line FAILs when no span arrives.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
@@ -64,25 +67,48 @@ function tracingEnv(receiver: { endpoint: string }): Record<string, string> {
 /** Rounds of the two sides, ordered off on on off …: a drift of the machine over the phase falls on both alike. */
 const ROUNDS = 8;
 
-/** `start(env)` starts a service process with `env` added and answers its base URL; both sides run for the whole phase. */
+/** A service process of one side: where it answers, and how to stop it. */
+export interface SideProcess {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `start(env)` starts a service process with `env` added. `together`: both sides
+ * run for the whole phase (PostgreSQL); otherwise one after the other (embedded).
+ */
 export async function tracedKeyAuth(
   ctx: PhaseContext,
   keys: string[],
-  start: (env: Record<string, string>) => Promise<string>,
+  start: (env: Record<string, string>) => Promise<SideProcess>,
+  options: { together: boolean },
 ): Promise<TracedKeyAuth> {
   const receiver = await startBenchOtlpReceiver();
   try {
-    const sides = { off: await start({}), on: await start(tracingEnv(receiver)) };
+    const envs = { off: {}, on: tracingEnv(receiver) };
     const rotateHeaders = keys.map((key) => ({ 'x-api-key': key }));
-    const load = (side: keyof typeof sides, seconds: number) =>
-      runLoad(sides[side], { path: PATH, connections: ctx.connections, durationSeconds: seconds, rotateHeaders });
-    // Each side warmed once: its keys verified and cached, its code compiled, before anything is timed.
-    for (const side of ['off', 'on'] as const) await load(side, 2);
     const roundSeconds = Math.max(1, Math.round((2 * ctx.durationSeconds) / ROUNDS));
-    const runs: Record<keyof typeof sides, LoadResult[]> = { off: [], on: [] };
-    for (let round = 0; round < ROUNDS; round++) {
-      const side = (round + Math.floor(round / 2)) % 2 === 0 ? 'off' : 'on';
-      runs[side].push(await load(side, roundSeconds));
+    const runs: Record<keyof typeof envs, LoadResult[]> = { off: [], on: [] };
+    const load = (side: SideProcess, seconds: number) =>
+      runLoad(side.baseUrl, { path: PATH, connections: ctx.connections, durationSeconds: seconds, rotateHeaders });
+    // Each side warmed once: its keys verified and cached, its code compiled, before anything is timed.
+    const started = async (side: keyof typeof envs) => {
+      const service = await start(envs[side]);
+      await load(service, 2);
+      return service;
+    };
+    if (options.together) {
+      const sides = { off: await started('off'), on: await started('on') };
+      for (let round = 0; round < ROUNDS; round++) {
+        const side = (round + Math.floor(round / 2)) % 2 === 0 ? 'off' : 'on';
+        runs[side].push(await load(sides[side], roundSeconds));
+      }
+    } else {
+      for (const side of ['off', 'on'] as const) {
+        const service = await started(side);
+        for (let round = 0; round < ROUNDS / 2; round++) runs[side].push(await load(service, roundSeconds));
+        if (side === 'off') await service.stop();
+      }
     }
     // The batch export runs every 5 s: wait for one.
     let spans = await receiver.spans();
