@@ -36,6 +36,9 @@ function cliBundle(): Promise<string> {
   return bundle;
 }
 
+/** One command's limit: on a loaded CI machine an embedded database alone took a command 40 s to open. */
+const CLI_TIMEOUT_MS = 180_000;
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -46,7 +49,7 @@ export interface CliResult {
 export async function runFeegate(args: string[], env: NodeJS.ProcessEnv, bin?: string): Promise<CliResult> {
   try {
     const program = bin ?? (await cliBundle());
-    const { stdout, stderr } = await run(process.execPath, [program, ...args], { env, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [program, ...args], { env, timeout: CLI_TIMEOUT_MS });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
