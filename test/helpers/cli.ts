@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { bundleService } from '../../scripts/service-bundle.mjs';
-import { TEST_SECRET_KEYS } from '../../src/config.js';
+import { TEST_SECRET_KEYS, testConfig } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 const run = promisify(execFile);
@@ -23,7 +23,10 @@ export const FEEGATE_BIN = path.resolve('bin/feegate.js');
  * The hashing settings of `testConfig` for a process a test starts: with the test runs filling
  * both cores, an idle-priority hash (`feegate demo` hashes the demo logins) waits minutes for a slice.
  */
-export const TEST_PROCESS_HASHING = { LOGIN_HASH_IDLE_PRIORITY: 'false', LOGIN_HASH_CPU_PERCENT: '100' } as const;
+export const TEST_PROCESS_HASHING = {
+  LOGIN_HASH_IDLE_PRIORITY: String(testConfig().loginHashIdlePriority),
+  LOGIN_HASH_CPU_PERCENT: String(testConfig().loginHashCpuPercent),
+};
 
 let bundle: Promise<string> | undefined;
 /** The bundle, in .tmp/ inside the package so that it finds migrations/ and assets/ as dist/ does. */
