@@ -40,6 +40,8 @@ export interface DeliveryOptions {
   timeoutMs: number;
   concurrency: number;
   log: Log;
+  /** How often both workers look for work no notice announced (a retry falling due, a notice missed); 1 s. */
+  pollIntervalMs?: number;
 }
 
 /** The most attempts in flight one customer may have: half the instance's, at least one. */
@@ -52,7 +54,7 @@ export function jittered(ms: number, random = Math.random): number {
 }
 
 export function createWebhookDelivery(options: DeliveryOptions) {
-  const { uow, sender, retrySchedule, concurrency, log } = options;
+  const { uow, sender, retrySchedule, concurrency, log, pollIntervalMs = POLL_INTERVAL_MS } = options;
   /** Long enough for an attempt and writing its outcome; past it another instance may take the delivery. */
   const leaseMs = options.timeoutMs + 30_000;
   const perCustomer = perCustomerCap(concurrency);
@@ -172,7 +174,7 @@ export function createWebhookDelivery(options: DeliveryOptions) {
   /** Claims what is due up to the free slots, keeping each customer under its cap (webhook-queue-dal.ts). */
   const claimer = createBackgroundWorker({
     name: 'webhook-delivery',
-    intervalMs: POLL_INTERVAL_MS,
+    intervalMs: pollIntervalMs,
     log,
     async tick() {
       const claimLimit = concurrency - inFlight.size;
@@ -186,9 +188,21 @@ export function createWebhookDelivery(options: DeliveryOptions) {
       moreDue = result.moreDue;
       for (const delivery of result.claimed) start(delivery);
       for (const [customer, n] of inFlightBy) if (n >= perCustomer) heldAtCap.add(customer);
-      return moreDue && inFlight.size < concurrency;
+      return (moreDue || (result.heldBack && freedWhileClaiming(result.claimed))) && inFlight.size < concurrency;
     },
   });
+
+  /**
+   * The claim held deliveries back at their customer's cap as it counted the
+   * attempts in flight; attempts that ended while it ran may have left that
+   * customer below its cap now. Then none of its slots is held at the cap, no
+   * attempt of its that ends would wake the claimer, and its due deliveries
+   * would wait for the poll: claim again at once instead. (A customer held back
+   * always has a delivery in the claim: it was below its cap, or not scanned.)
+   */
+  function freedWhileClaiming(claimed: ClaimedDelivery[]): boolean {
+    return claimed.some(({ event }) => (inFlightBy.get(event.customer_id) ?? 0) < perCustomer);
+  }
 
   /**
    * Turns the outbox's new events into deliveries, apart from the claimer: a
@@ -198,7 +212,7 @@ export function createWebhookDelivery(options: DeliveryOptions) {
    */
   const fanOut = createBackgroundWorker({
     name: 'webhook-fan-out',
-    intervalMs: POLL_INTERVAL_MS,
+    intervalMs: pollIntervalMs,
     log,
     async tick() {
       const made = await uow.write(SYSTEM_CONTEXT, ({ dal }) => dal.webhooks.fanOut(FAN_OUT_BATCH));

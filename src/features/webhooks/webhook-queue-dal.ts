@@ -69,6 +69,8 @@ export interface ClaimResult {
    * is that customer's to wait for.
    */
   moreDue: boolean;
+  /** Whether the scan found due deliveries it left because their customer was at its cap, by the count it was given. */
+  heldBack: boolean;
 }
 
 /** What one fan-out did: events taken from the outbox, and the deliveries they made. */
@@ -206,6 +208,7 @@ async function claimDueIn(tx: Db, sealed: SealedValues, request: ClaimRequest): 
   const scanned = first?.scanned ?? 0;
   return {
     moreDue: scanLimit > 0 && scanned === scanLimit && first?.claimed_due === scanned,
+    heldBack: (first?.claimed_due ?? 0) < scanned,
     claimed: rows
       .filter((r) => r.id !== null)
       .map((r) => ({
