@@ -188,21 +188,14 @@ export function createWebhookDelivery(options: DeliveryOptions) {
       moreDue = result.moreDue;
       for (const delivery of result.claimed) start(delivery);
       for (const [customer, n] of inFlightBy) if (n >= perCustomer) heldAtCap.add(customer);
-      return (moreDue || (result.heldBack && freedWhileClaiming(result.claimed))) && inFlight.size < concurrency;
+      // A claim that held deliveries back at a customer's cap claims again at once: the attempts that ended
+      // while it ran may have left that customer below its cap, with no slot held at the cap whose end would wake
+      // the claimer, and its backlog may have filled the scan ahead of other customers' due deliveries. The next
+      // claim counts afresh and leaves out customers at their cap. Never a loop without progress: a customer held
+      // back was scanned below its cap, so a delivery of its was claimed.
+      return (moreDue || result.heldBack) && inFlight.size < concurrency;
     },
   });
-
-  /**
-   * The claim held deliveries back at their customer's cap as it counted the
-   * attempts in flight; attempts that ended while it ran may have left that
-   * customer below its cap now. Then none of its slots is held at the cap, no
-   * attempt of its that ends would wake the claimer, and its due deliveries
-   * would wait for the poll: claim again at once instead. (A customer held back
-   * always has a delivery in the claim: it was below its cap, or not scanned.)
-   */
-  function freedWhileClaiming(claimed: ClaimedDelivery[]): boolean {
-    return claimed.some(({ event }) => (inFlightBy.get(event.customer_id) ?? 0) < perCustomer);
-  }
 
   /**
    * Turns the outbox's new events into deliveries, apart from the claimer: a

@@ -69,7 +69,11 @@ export interface ClaimResult {
    * is that customer's to wait for.
    */
   moreDue: boolean;
-  /** Whether the scan found due deliveries it left because their customer was at its cap, by the count it was given. */
+  /**
+   * Whether the scan found due deliveries it left because their customer would
+   * pass its cap, by the count it was given. (Only the cap leaves any: the scan
+   * takes no more than the claim may.)
+   */
   heldBack: boolean;
 }
 
