@@ -23,6 +23,9 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import { traceSpansDropped } from './metrics.js';
+import { createHeadSampling } from './tracing-head-sampling.js';
+
+export { skippedRequestLogIds } from './tracing-head-sampling.js';
 
 /** Attributes the instrumentations set that may hold a raw path, a query or a header value: never exported. */
 const UNSAFE_ATTRIBUTES = [
@@ -118,7 +121,19 @@ export async function startSdk(env: NodeJS.ProcessEnv = process.env): Promise<ty
   // (@opentelemetry/instrumentation's README, "Instrumentation for ECMAScript Modules").
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   env.OTEL_SERVICE_NAME ??= 'feegate';
+  const head = createHeadSampling(env);
+  head.installBefore();
+  const fastifyInstrumentation = new FastifyOtelInstrumentation({
+    registerOnInitialization: true,
+    instrumentHooks: false,
+    // A request the sampler would not record gets no span and no context (tracing-head-sampling.ts).
+    ignorePaths: head.ignoresThisRequest,
+    requestHook: (span, request) => span.updateName(serverSpanName(request)),
+  });
+  head.installAfter();
   sdk = new NodeSDK({
+    sampler: head.sampler,
+    idGenerator: head.idGenerator,
     // Traces only: metrics are Prometheus's (/metrics), logs go to stdout.
     metricReaders: [],
     logRecordProcessors: [],
@@ -129,15 +144,12 @@ export async function startSdk(env: NodeJS.ProcessEnv = process.env): Promise<ty
       // key auth read 0.33 of its untraced rate instead of 0.52 (docs/performance.md, line 2d).
       new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }),
       // The request and its handler, not a span per lifecycle hook: those cost key auth about half its throughput.
-      new FastifyOtelInstrumentation({
-        registerOnInitialization: true,
-        instrumentHooks: false,
-        requestHook: (span, request) => span.updateName(serverSpanName(request)),
-      }),
-      // Statement text only: values are parameters, never exported.
-      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+      fastifyInstrumentation,
+      // Statement text only: values are parameters, never exported. Only inside a span: a statement
+      // of a request that was not sampled, or of no request, would otherwise start a trace of its own.
+      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
       // The command name only: keys and values can name customers' data.
-      new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
+      new IORedisInstrumentation({ dbStatementSerializer: (command) => command, requireParentSpan: true }),
     ],
   });
   sdk.start();

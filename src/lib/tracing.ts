@@ -11,6 +11,8 @@ type Api = typeof OtelApi;
 type Attributes = Record<string, string | number | boolean>;
 
 let api: Api | undefined;
+/** The ids of a log line written for a request the sampler skipped (tracing-head-sampling.ts). */
+let skippedRequestLogIds: ((logger: unknown) => { trace_id: string; span_id: string } | undefined) | undefined;
 
 /** Whether the standard variables ask for traces; OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true keep them off. */
 export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -23,6 +25,7 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
   if (!tracingConfigured(env) || api) return;
   const sdk = await import('./tracing-sdk.js');
   api = await sdk.startSdk(env);
+  skippedRequestLogIds = sdk.skippedRequestLogIds;
 }
 
 /** Flushes the spans still queued; the process is about to exit. */
@@ -58,7 +61,11 @@ function linksTo(otel: Api, traceparent: string | null | undefined): OtelApi.Lin
   return otel.trace.isSpanContextValid(context) ? [{ context }] : [];
 }
 
-/** `work` inside a span named `name` when tracing is on; just `work` otherwise. A failure marks the span and goes on. */
+/**
+ * `work` inside a span named `name` when tracing is on and a span is active (or `root` asks for a trace of
+ * its own); just `work` otherwise, as the pg instrumentation does with `requireParentSpan`. A failure marks
+ * the span and goes on.
+ */
 export function inSpan<T>(
   name: string,
   attributes: Attributes,
@@ -66,7 +73,7 @@ export function inSpan<T>(
   options: SpanOptions = {},
 ): Promise<T> {
   const otel = api;
-  if (!otel) return work();
+  if (!otel || (!options.root && !otel.trace.getActiveSpan())) return work();
   const parent = options.root ? otel.ROOT_CONTEXT : otel.context.active();
   const links = linksTo(otel, options.linkedTo);
   return otel.trace.getTracer('feegate').startActiveSpan(name, { attributes, links }, parent, async (span) => {
@@ -81,10 +88,17 @@ export function inSpan<T>(
   });
 }
 
-/** The ids of the active span, for log lines (pino's mixin); empty while tracing is off or outside a span. */
-export function activeTraceIds(): { trace_id?: string; span_id?: string } {
+/**
+ * The ids of the active span, for log lines (pino's mixin, which passes the logger written through); for a
+ * request the sampler skipped, the ids it would have had; empty while tracing is off or outside a request.
+ */
+export function activeTraceIds(
+  _line?: object,
+  _level?: number,
+  logger?: unknown,
+): { trace_id?: string; span_id?: string } {
   const span = api?.trace.getActiveSpan();
-  if (!span) return {};
+  if (!span) return skippedRequestLogIds?.(logger) ?? {};
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
 }

@@ -7,18 +7,10 @@
  * with tracing off; an unreachable collector changes no answer.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { bundleService } from '../../scripts/service-bundle.mjs';
-import { DEMO_LOGINS } from '../../src/features/operator/demo-data.js';
-import { TEST_PROCESS_HASHING } from '../helpers/cli.js';
+import { freePort } from '../helpers/free-port.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { LOGIN, session, tracedServices } from '../helpers/traced-service.js';
 import { waitFor } from '../helpers/wait.js';
 import { SECRET, startReceiver } from '../helpers/webhooks.js';
 
@@ -28,96 +20,10 @@ const REDIS_TRACE_ID = '6d1b4f3577b34da6a3ce929d0e0e4738';
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const PARENT_SPAN_ID = '00f067aa0ba902b7';
 const SERVER_KIND = 2;
-const [LOGIN] = DEMO_LOGINS;
+/** The caller's traceparent on each session's login. */
+const CALLER = `00-${TRACE_ID}-${PARENT_SPAN_ID}-01`;
 
-let dir: string;
-let bundle: string;
-const children: ChildProcess[] = [];
-
-before(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'feegate-traces-'));
-  const outdir = path.resolve(`.tmp/test-traces-${process.pid}`);
-  process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
-  bundle = await bundleService(outdir);
-});
-after(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The bundle serving on a free loopback port with the demo data, and `env`; answers its base URL and its log. */
-async function serve(name: string, env: Record<string, string>) {
-  const port = await freePort();
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
-  const child = spawn(process.execPath, [bundle, 'serve'], {
-    env: {
-      ...clean,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      FEEGATE_DATA_DIR: path.join(dir, name),
-      FEEGATE_DEMO: 'true',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'info',
-      ...TEST_PROCESS_HASHING,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let log = '';
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  const base = `http://127.0.0.1:${port}`;
-  const exited = once(child, 'exit');
-  try {
-    await waitFor(
-      async () => {
-        try {
-          return (await fetch(`${base}/health`)).ok;
-        } catch {
-          return false;
-        }
-      },
-      'the service serves',
-      { timeoutMs: 90_000, intervalMs: 250 },
-    );
-  } catch (err) {
-    // Stopped now: one that starts late would export its spans into the next test's count.
-    child.kill('SIGKILL');
-    await exited;
-    throw err;
-  }
-  // Awaited: a traced service flushes its last spans as it stops, and they must not land in the next test's count.
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  return { base, log: () => log, stop };
-}
-
-/** A login and a read of one merchant by id, the first with the caller's traceparent; answers statuses and bodies. */
-async function session(base: string) {
-  const login = await fetch(`${base}/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', traceparent: `00-${TRACE_ID}-${PARENT_SPAN_ID}-01` },
-    body: JSON.stringify(LOGIN),
-  });
-  const token = ((await login.json()) as { token: { access_token: string } }).token.access_token;
-  const auth = { authorization: `Bearer ${token}` };
-  const merchants = (await (await fetch(`${base}/v1/merchants?size=1`, { headers: auth })).json()) as any;
-  const merchantId: string = merchants._embedded.merchants[0].id;
-  const one = await fetch(`${base}/v1/merchants/${merchantId}`, { headers: auth });
-  return { token, merchantId, answers: [login.status, one.status, JSON.stringify(await one.json()).length] };
-}
+const serve = tracedServices();
 
 const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
   spans.filter((s) => s.traceId === parent.traceId && s.parentSpanId === parent.spanId);
@@ -138,7 +44,7 @@ describe('traces', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '100',
     });
-    const { token, merchantId } = await session(service.base);
+    const { token, merchantId } = await session(service.base, CALLER);
     await waitFor(
       () => receiver.spans.some((s) => s.kind === SERVER_KIND && s.attributes['http.route'] === '/v1/merchants/:id'),
       'the read of the merchant arrives',
@@ -196,7 +102,7 @@ describe('traces', () => {
       WEBHOOK_ALLOWED_HOSTS: hooks.host,
     });
     try {
-      const { token } = await session(service.base);
+      const { token } = await session(service.base, CALLER);
       const subscribed = await fetch(`${service.base}/v1/webhooks`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -269,7 +175,7 @@ describe('traces', () => {
   it('exports nothing and loads no SDK with tracing off', async () => {
     const before = receiver.texts.length;
     const service = await serve('off', {});
-    await session(service.base);
+    await session(service.base, CALLER);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.equal(receiver.texts.length, before);
     assert.doesNotMatch(service.log(), /trace_id/);
@@ -284,8 +190,8 @@ describe('traces', () => {
       OTEL_BSP_SCHEDULE_DELAY: '100',
     });
     const off = await serve('reachable-off', {});
-    const withCollectorGone = await session(unreachable.base);
-    const withoutTracing = await session(off.base);
+    const withCollectorGone = await session(unreachable.base, CALLER);
+    const withoutTracing = await session(off.base, CALLER);
     assert.deepEqual(withCollectorGone.answers, withoutTracing.answers);
     await unreachable.stop();
     await off.stop();

@@ -1,0 +1,129 @@
+/**
+ * Head sampling before the Fastify instrumentation's per-request work (loaded
+ * with the SDK, tracing-sdk.ts). @fastify/otel starts a request span, a handler
+ * span and a context for every request, sampled or not, and that path alone cost
+ * key auth about a fifth of its rate (docs/performance.md, line 2d). So a hook
+ * that runs before @fastify/otel's asks the SDK's own sampler first, with the
+ * caller's traceparent and the trace id the request span would get: a request it
+ * would not record gets no span and no context at all, and for one it samples,
+ * that trace id is handed to the SDK's next root span, so the SDK decides the
+ * same (its samplers are deterministic in the parent and the trace id) and the
+ * sampled share stays the configured ratio, not its square.
+ */
+import { subscribe } from 'node:diagnostics_channel';
+import * as api from '@opentelemetry/api';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  type IdGenerator,
+  ParentBasedSampler,
+  RandomIdGenerator,
+  type Sampler,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+
+/**
+ * The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name, as the Node SDK
+ * builds it (its builder is not exported, and the gate needs the same instance):
+ * unknown names and ratios outside [0, 1] fall back as the SDK's do.
+ */
+export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
+  const given = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  const parsed = given ? Number(given) : Number.NaN;
+  const ratio = parsed >= 0 && parsed <= 1 ? parsed : 1;
+  switch (env.OTEL_TRACES_SAMPLER?.trim()) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+/** The ids a skipped request's log lines carry: the caller's when it sent a traceparent, else fresh ones. */
+const skippedLogIds = new WeakMap<FastifyBaseLogger, { trace_id: string; span_id: string }>();
+
+/** The trace ids of a log line written through the logger of a request that was not sampled. */
+export const skippedRequestLogIds = (logger: unknown) => skippedLogIds.get(logger as FastifyBaseLogger);
+
+type Handler = (this: unknown, request: FastifyRequest, reply: unknown) => unknown;
+
+export function createHeadSampling(env: NodeJS.ProcessEnv) {
+  const sampler = samplerFromEnv(env);
+  const random = new RandomIdGenerator();
+  const skipped = new WeakSet<FastifyRequest>();
+  const unwrapped = new WeakMap<RouteOptions, Handler>();
+  /** Set only while @fastify/otel's request hook runs inside the gate's `done()`. */
+  let skipping = false;
+  let nextTraceId: string | undefined;
+
+  const idGenerator: IdGenerator = {
+    generateTraceId: () => {
+      const handed = nextTraceId;
+      nextTraceId = undefined;
+      return handed ?? random.generateTraceId();
+    },
+    generateSpanId: () => random.generateSpanId(),
+  };
+
+  function gate(request: FastifyRequest, _reply: unknown, done: () => void): void {
+    const parentContext = api.propagation.extract(api.ROOT_CONTEXT, request.headers);
+    const parent = api.trace.getSpanContext(parentContext);
+    const traceId = parent && api.trace.isSpanContextValid(parent) ? parent.traceId : random.generateTraceId();
+    const { decision } = sampler.shouldSample(parentContext, traceId, 'request', api.SpanKind.SERVER, {}, []);
+    if (decision === api.SamplingDecision.NOT_RECORD) {
+      const ids = parent?.traceId === traceId ? parent : { traceId, spanId: random.generateSpanId() };
+      skippedLogIds.set(request.log, { trace_id: ids.traceId, span_id: ids.spanId });
+      skipped.add(request);
+      skipping = true;
+    } else if (traceId !== parent?.traceId) {
+      nextTraceId = traceId;
+    }
+    // Fastify runs the next onRequest hook (@fastify/otel's) inside done(): the state is its alone.
+    try {
+      done();
+    } finally {
+      skipping = false;
+      nextTraceId = undefined;
+    }
+  }
+
+  return {
+    sampler,
+    idGenerator,
+    /** For @fastify/otel's `ignorePaths`: whether the request now starting was not sampled. */
+    ignoresThisRequest: () => skipping,
+    /**
+     * Call before constructing @fastify/otel: the gate runs ahead of its request hook, and each route's own
+     * handler is kept before @fastify/otel wraps it in a handler span.
+     */
+    installBefore(): void {
+      subscribe('fastify.initialization', (message) => {
+        const { fastify } = message as { fastify: FastifyInstance };
+        fastify.addHook('onRequest', gate);
+        fastify.addHook('onRoute', (route) => void unwrapped.set(route, route.handler as Handler));
+      });
+    },
+    /** Call after: a request that was not sampled calls the route's own handler, not the wrapper (no span, no context). */
+    installAfter(): void {
+      subscribe('fastify.initialization', (message) => {
+        (message as { fastify: FastifyInstance }).fastify.addHook('onRoute', (route) => {
+          const own = unwrapped.get(route);
+          const traced = route.handler as Handler;
+          if (!own || own === traced) return;
+          route.handler = function (this: unknown, request: FastifyRequest, reply: unknown) {
+            return (skipped.has(request) ? own : traced).call(this, request, reply);
+          } as typeof route.handler;
+        });
+      });
+    },
+  };
+}
