@@ -26,25 +26,37 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RouteOptions }
 /**
  * The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name, as the Node SDK
  * builds it (its builder is not exported, and the gate needs the same instance):
- * unknown names and ratios outside [0, 1] fall back as the SDK's do.
+ * unknown names and ratios outside [0, 1] fall back as the SDK's do, and `problem` is
+ * what the SDK would tell its diagnostic log about them.
  */
-export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
+export function samplerFromEnv(env: NodeJS.ProcessEnv): { sampler: Sampler; problem?: string } {
+  const name = env.OTEL_TRACES_SAMPLER?.trim();
   const given = env.OTEL_TRACES_SAMPLER_ARG?.trim();
   const parsed = given ? Number(given) : Number.NaN;
   const ratio = parsed >= 0 && parsed <= 1 ? parsed : 1;
-  switch (env.OTEL_TRACES_SAMPLER?.trim()) {
+  const ratioProblem =
+    ratio === parsed
+      ? undefined
+      : `OTEL_TRACES_SAMPLER_ARG="${given ?? ''}" is blank or outside [0..1], defaulting to 1`;
+  switch (name) {
     case 'always_on':
-      return new AlwaysOnSampler();
+      return { sampler: new AlwaysOnSampler() };
     case 'always_off':
-      return new AlwaysOffSampler();
+      return { sampler: new AlwaysOffSampler() };
     case 'traceidratio':
-      return new TraceIdRatioBasedSampler(ratio);
+      return { sampler: new TraceIdRatioBasedSampler(ratio), problem: ratioProblem };
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) };
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+      return { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }), problem: ratioProblem };
     default:
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return {
+        sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+        problem:
+          name && name !== 'parentbased_always_on'
+            ? `unknown OTEL_TRACES_SAMPLER value "${name}", using default`
+            : undefined,
+      };
   }
 }
 
@@ -57,7 +69,7 @@ export const skippedRequestLogIds = (logger: unknown) => skippedLogIds.get(logge
 type Handler = (this: unknown, request: FastifyRequest, reply: unknown) => unknown;
 
 export function createHeadSampling(env: NodeJS.ProcessEnv) {
-  const sampler = samplerFromEnv(env);
+  const { sampler, problem } = samplerFromEnv(env);
   const random = new RandomIdGenerator();
   const skipped = new WeakSet<FastifyRequest>();
   const unwrapped = new WeakMap<RouteOptions, Handler>();
@@ -98,6 +110,8 @@ export function createHeadSampling(env: NodeJS.ProcessEnv) {
 
   return {
     sampler,
+    /** For the SDK's diagnostic log, once it has one. */
+    samplerProblem: problem,
     idGenerator,
     /** For @fastify/otel's `ignorePaths`: whether the request now starting was not sampled. */
     ignoresThisRequest: () => skipping,

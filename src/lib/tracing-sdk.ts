@@ -14,6 +14,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { minimatch } from 'minimatch';
 import {
   BatchSpanProcessor,
   ConsoleSpanExporter,
@@ -122,12 +123,14 @@ export async function startSdk(env: NodeJS.ProcessEnv = process.env): Promise<ty
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   env.OTEL_SERVICE_NAME ??= 'feegate';
   const head = createHeadSampling(env);
+  const ignoreGlob = env.OTEL_FASTIFY_IGNORE_PATHS || undefined;
   head.installBefore();
   const fastifyInstrumentation = new FastifyOtelInstrumentation({
     registerOnInitialization: true,
     instrumentHooks: false,
-    // A request the sampler would not record gets no span and no context (tracing-head-sampling.ts).
-    ignorePaths: head.ignoresThisRequest,
+    // A request the sampler would not record gets no span and no context (tracing-head-sampling.ts);
+    // @fastify/otel's own OTEL_FASTIFY_IGNORE_PATHS glob, which a function given here replaces, still holds.
+    ignorePaths: (route) => head.ignoresThisRequest() || (ignoreGlob !== undefined && minimatch(route.url, ignoreGlob)),
     requestHook: (span, request) => span.updateName(serverSpanName(request)),
   });
   head.installAfter();
@@ -152,6 +155,7 @@ export async function startSdk(env: NodeJS.ProcessEnv = process.env): Promise<ty
       new IORedisInstrumentation({ dbStatementSerializer: (command) => command, requireParentSpan: true }),
     ],
   });
+  if (head.samplerProblem) api.diag.error(head.samplerProblem);
   sdk.start();
   return api;
 }

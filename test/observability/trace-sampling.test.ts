@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { samplerFromEnv } from '../../src/lib/tracing-head-sampling.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { LOGIN, session, tracedServices } from '../helpers/traced-service.js';
 import { waitFor } from '../helpers/wait.js';
@@ -21,6 +22,29 @@ const UNSAMPLED_TRACE_ID = '8f3d6a3577b34da6a3ce929d0e0e4740';
 const READS = 400;
 
 describe('head sampling', () => {
+  it('builds the sampler from OTEL_TRACES_SAMPLER as the SDK does, and names what it falls back from', () => {
+    const built = (env: Record<string, string>) => {
+      const { sampler, problem } = samplerFromEnv(env);
+      return [sampler.toString(), problem];
+    };
+    const parentBased = (root: string) =>
+      `ParentBased{root=${root}, remoteParentSampled=AlwaysOnSampler, remoteParentNotSampled=AlwaysOffSampler, localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler}`;
+    assert.deepEqual(built({}), [parentBased('AlwaysOnSampler'), undefined]);
+    assert.deepEqual(built({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }), [
+      parentBased('TraceIdRatioBased{0.25}'),
+      undefined,
+    ]);
+    assert.deepEqual(built({ OTEL_TRACES_SAMPLER: 'always_off' }), ['AlwaysOffSampler', undefined]);
+    assert.deepEqual(built({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' }), [
+      'TraceIdRatioBased{1}',
+      'OTEL_TRACES_SAMPLER_ARG="2" is blank or outside [0..1], defaulting to 1',
+    ]);
+    assert.deepEqual(built({ OTEL_TRACES_SAMPLER: 'bogus' }), [
+      parentBased('AlwaysOnSampler'),
+      'unknown OTEL_TRACES_SAMPLER value "bogus", using default',
+    ]);
+  });
+
   let receiver: OtlpReceiver;
   before(async () => {
     receiver = await startOtlpReceiver();
@@ -37,15 +61,27 @@ describe('head sampling', () => {
   });
 
   it('samples the configured share of requests, each a whole tree, and exports nothing of the others', async () => {
-    const service = await serve('half', tracingAt('0.5'));
+    // @fastify/otel's own glob of paths never traced holds beside the sampler.
+    const service = await serve('half', { ...tracingAt('0.5'), OTEL_FASTIFY_IGNORE_PATHS: '/v1/ignored/*' });
     try {
       const { token, merchantId } = await session(service.base);
+      // Ten batch periods: the session's spans are all in before the count starts.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       receiver.spans.length = 0;
       for (let i = 0; i < READS; i++) {
         const read = await fetch(`${service.base}/v1/merchants/${merchantId}`, {
           headers: { authorization: `Bearer ${token}` },
         });
         assert.equal(read.status, 200);
+      }
+      // A caller that did not sample, and paths no route serves: never a trace, never a root of their own.
+      for (let i = 0; i < 20; i++) {
+        const read = await fetch(`${service.base}/v1/merchants/${merchantId}`, {
+          headers: { authorization: `Bearer ${token}`, traceparent: `00-${UNSAMPLED_TRACE_ID}-${PARENT_SPAN_ID}-00` },
+        });
+        assert.equal(read.status, 200);
+        assert.equal((await fetch(`${service.base}/v1/no-such-thing/${i}`, { method: 'DELETE' })).status, 404);
+        assert.equal((await fetch(`${service.base}/v1/ignored/${i}`)).status, 404);
       }
       const reads = () =>
         receiver.spans.filter((s) => s.kind === SERVER_KIND && s.attributes['http.route'] === '/v1/merchants/:id');
@@ -66,6 +102,17 @@ describe('head sampling', () => {
       assert.ok(sampled >= 150 && sampled <= 250, `${sampled} of ${READS} reads sampled at 0.5`);
 
       const { spans } = receiver;
+      assert.ok(!spans.some((s) => s.traceId === UNSAMPLED_TRACE_ID), 'the caller said not to sample');
+      const unrouted = spans.filter((s) => s.kind === SERVER_KIND && s.attributes['http.route'] === undefined);
+      assert.ok(
+        unrouted.some((s) => s.name === 'DELETE'),
+        'some of the 20 unknown paths are sampled',
+      );
+      assert.deepEqual(
+        unrouted.filter((s) => s.name !== 'DELETE').map((s) => s.name),
+        [],
+        'none of the paths in the glob',
+      );
       const traces = new Set(spans.map((s) => s.traceId));
       for (const traceId of traces) {
         const roots = spans.filter((s) => s.traceId === traceId && s.parentSpanId === '');
@@ -147,6 +194,7 @@ describe('head sampling', () => {
         assert.match(span_id, /^[0-9a-f]{16}$/);
         assert.notEqual(trace_id, UNSAMPLED_TRACE_ID);
       }
+      assert.ok(idsLogged(sampledLogin).length > 0);
       assert.ok(idsLogged(sampledLogin).every((line) => line.trace_id === SAMPLED_TRACE_ID));
     } finally {
       await service.stop();
