@@ -60,7 +60,10 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv): { sampler: Sampler; prob
   }
 }
 
-/** The ids a skipped request's log lines carry: the caller's when it sent a traceparent, else fresh ones. */
+/**
+ * The requests not sampled, by their logger, with the ids their log lines carry: the caller's when it
+ * sent a traceparent, else fresh ones (pino's mixin sees the logger, not the request).
+ */
 const skippedLogIds = new WeakMap<FastifyBaseLogger, { trace_id: string; span_id: string }>();
 
 /** The trace ids of a log line written through the logger of a request that was not sampled. */
@@ -71,7 +74,6 @@ type Handler = (this: unknown, request: FastifyRequest, reply: unknown) => unkno
 export function createHeadSampling(env: NodeJS.ProcessEnv) {
   const { sampler, problem } = samplerFromEnv(env);
   const random = new RandomIdGenerator();
-  const skipped = new WeakSet<FastifyRequest>();
   const unwrapped = new WeakMap<RouteOptions, Handler>();
   /** Set only while @fastify/otel's request hook runs inside the gate's `done()`. */
   let skipping = false;
@@ -94,7 +96,6 @@ export function createHeadSampling(env: NodeJS.ProcessEnv) {
     if (decision === api.SamplingDecision.NOT_RECORD) {
       const ids = parent?.traceId === traceId ? parent : { traceId, spanId: random.generateSpanId() };
       skippedLogIds.set(request.log, { trace_id: ids.traceId, span_id: ids.spanId });
-      skipped.add(request);
       skipping = true;
     } else if (traceId !== parent?.traceId) {
       nextTraceId = traceId;
@@ -134,7 +135,7 @@ export function createHeadSampling(env: NodeJS.ProcessEnv) {
           const traced = route.handler as Handler;
           if (!own || own === traced) return;
           route.handler = function (this: unknown, request: FastifyRequest, reply: unknown) {
-            return (skipped.has(request) ? own : traced).call(this, request, reply);
+            return (skippedLogIds.has(request.log) ? own : traced).call(this, request, reply);
           } as typeof route.handler;
         });
       });

@@ -17,6 +17,10 @@ import { freePort } from './free-port.js';
 import { waitFor } from './wait.js';
 
 export const [LOGIN] = DEMO_LOGINS;
+/** OTLP's SpanKind of a server span. */
+export const SERVER_KIND = 2;
+/** The caller's span in the traceparents the tests send. */
+export const PARENT_SPAN_ID = '00f067aa0ba902b7';
 
 export interface TracedService {
   base: string;

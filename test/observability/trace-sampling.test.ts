@@ -11,12 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { samplerFromEnv } from '../../src/lib/tracing-head-sampling.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
-import { LOGIN, session, tracedServices } from '../helpers/traced-service.js';
+import { LOGIN, PARENT_SPAN_ID, SERVER_KIND, session, tracedServices } from '../helpers/traced-service.js';
 import { waitFor } from '../helpers/wait.js';
 
 const serve = tracedServices();
-const SERVER_KIND = 2;
-const PARENT_SPAN_ID = '00f067aa0ba902b7';
 const SAMPLED_TRACE_ID = '7e2c5f3577b34da6a3ce929d0e0e4739';
 const UNSAMPLED_TRACE_ID = '8f3d6a3577b34da6a3ce929d0e0e4740';
 const READS = 400;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../helpers/free-port.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
-import { LOGIN, session, tracedServices } from '../helpers/traced-service.js';
+import { LOGIN, PARENT_SPAN_ID, SERVER_KIND, session, tracedServices } from '../helpers/traced-service.js';
 import { waitFor } from '../helpers/wait.js';
 import { SECRET, startReceiver } from '../helpers/webhooks.js';
 
@@ -18,8 +18,6 @@ const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CHANGE_TRACE_ID = '5c0a3f3577b34da6a3ce929d0e0e4737';
 const REDIS_TRACE_ID = '6d1b4f3577b34da6a3ce929d0e0e4738';
 const REDIS_URL = process.env.TEST_REDIS_URL;
-const PARENT_SPAN_ID = '00f067aa0ba902b7';
-const SERVER_KIND = 2;
 /** The caller's traceparent on each session's login. */
 const CALLER = `00-${TRACE_ID}-${PARENT_SPAN_ID}-01`;
 
