@@ -186,7 +186,7 @@ export const signingKeys = pgTable(
     kid: text('kid').primaryKey(),
     algorithm: text('algorithm').notNull(),
     publicJwk: jsonb('public_jwk').notNull().$type<Record<string, unknown>>(),
-    // Encrypted by the key ring (migration 0015): enc:v1:<kid>:… of the JWK's JSON.
+    // Encrypted by the key ring (migration 0015): enc:v1:<kid>:... of the JWK's JSON.
     privateJwk: text('private_jwk').notNull(),
     createdAt: createdAt(),
     retiredAt: timestamp('retired_at', { withTimezone: true, precision: 3 }),
