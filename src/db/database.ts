@@ -4,12 +4,11 @@
  * `Database` and the helpers of database-core.ts.
  */
 import type { Database, DatabaseOptions } from './database-core.js';
-import { openPglite } from './pglite.js';
-import { openPostgres } from './postgres.js';
 
 export * from './database-core.js';
-export { pgliteDatabase } from './pglite.js';
 
+/** The chosen driver's modules only: a process on PostgreSQL never holds PGlite's code (V8 keeps every module's source), nor the other way round. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPglite(options.dataDir ?? 'memory://');
+  if (options.databaseUrl) return (await import('./postgres.js')).openPostgres(options.databaseUrl, options);
+  return (await import('./pglite.js')).openPglite(options.dataDir ?? 'memory://');
 }

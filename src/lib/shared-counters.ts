@@ -11,7 +11,8 @@
  * first hit).
  */
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Log } from './log.js';
 
@@ -57,7 +58,9 @@ export type CounterRedis = Redis & {
  * reconnecting in the background.
  */
 export function connectRedis(url: string): CounterRedis {
-  const redis = new Redis(url, {
+  // Required when asked for: a process without REDIS_URL never holds ioredis (V8 keeps every loaded module's source).
+  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const redis = new RedisClient(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 1000,

@@ -12,14 +12,8 @@ import { brotliDecompressSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { after, before, beforeEach } from 'node:test';
 import pg from 'pg';
-import {
-  findInPackage,
-  MIGRATIONS_FOLDER,
-  openDatabase,
-  pgliteDatabase,
-  type Database,
-} from '../../src/db/database.js';
-import { PGLITE_TEMPLATE, PGLITE_VERSION, startPgliteWorker } from '../../src/db/pglite.js';
+import { findInPackage, MIGRATIONS_FOLDER, openDatabase, type Database } from '../../src/db/database.js';
+import { PGLITE_TEMPLATE, PGLITE_VERSION, pgliteDatabase, startPgliteWorker } from '../../src/db/pglite.js';
 
 import { getTableName, is, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
