@@ -40,9 +40,7 @@ export function createPlansInForce(deps: PlansInForceDeps) {
       if (held) return held;
       const token = timelines.token();
       const id = await visible();
-      const rows = await feeRulesDal.timeline(id);
-      timelines.set(customerId, id, rows, token);
-      return rows;
+      return timelines.set(customerId, id, await feeRulesDal.timeline(id), token);
     },
 
     /** A future instant: what the merchant holds now, with the customer's pending changes up to `at` applied in order. */

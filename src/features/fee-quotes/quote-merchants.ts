@@ -5,6 +5,7 @@
  * fee-rules?at=) indexed by what a transaction matches on. Bounded: a stream
  * over more merchants than it holds forgets the oldest and loads it again.
  */
+import { createStringInterner } from '../../lib/interned-strings.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { HeldPlanRow, PlansInForce, TimelineRow } from '../fee-plans/plans-in-force.js';
 import { heldIn } from '../fee-plans/plans-in-force.js';
@@ -34,6 +35,8 @@ const keyOfTransaction = (k: PlanKind) =>
   `${k.cardBrand} ${k.paymentMethod} ${k.isInternational} ${k.installments > 1} ${k.installments}`;
 const keyOfPlan = (p: HeldPlanRow) =>
   `${p.cardBrand} ${p.paymentMethod} ${p.isInternational} ${p.hasInstallments} ${p.term}`;
+/** The kinds a customer's plans name are few: each indexed timeline keeps one copy of each key, not one a row. */
+const sharedKindKey = createStringInterner(1000);
 
 type MerchantState =
   | { refused: QuoteRefusalCode }
@@ -48,7 +51,7 @@ function indexByKind(timeline: TimelineRow[]): Map<string, TimelineRow[]> {
   if (known) return known;
   const byKind = new Map<string, TimelineRow[]>();
   for (const row of timeline) {
-    const key = keyOfPlan(row);
+    const key = sharedKindKey(keyOfPlan(row));
     const rows = byKind.get(key);
     if (rows) rows.push(row);
     else byKind.set(key, [row]);
