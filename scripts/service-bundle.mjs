@@ -39,10 +39,13 @@ export async function bundleService(outdir) {
   });
   // Worker threads loaded by URL next to the bundle (src/features/credentials/argon2-pool.ts,
   // src/db/pglite-rpc.ts, src/features/credentials/password-strength.ts), so they are copied, not bundled.
-  for (const worker of ['argon2-worker.mjs', 'password-strength-worker.mjs'])
+  const workers = ['argon2-worker.mjs', 'password-strength-worker.mjs'].map((worker) => {
     copyFileSync(`${root}src/features/credentials/${worker}`, `${outdir}/${worker}`);
+    return `${outdir}/${worker}`;
+  });
   copyFileSync(`${root}src/db/pglite-worker.mjs`, `${outdir}/pglite-worker.mjs`);
-  assertAscii(Object.keys(metafile.outputs).filter((file) => file.endsWith('.mjs')));
+  const bundled = Object.keys(metafile.outputs).filter((file) => file.endsWith('.mjs'));
+  assertAscii([...bundled, ...workers, `${outdir}/pglite-worker.mjs`]);
   return `${outdir}/feegate.mjs`;
 }
 
@@ -51,14 +54,14 @@ export async function bundleService(outdir) {
  * makes it two bytes a character: a `…` in a comment esbuild kept doubled the
  * bundle's 0.7 MB. esbuild escapes strings (charset ascii) but not comments.
  */
-function assertAscii(files) {
+export function assertAscii(files) {
   for (const name of files) {
     const text = readFileSync(name, 'utf8');
     const at = text.search(/[\u0080-\uffff]/);
     if (at >= 0) {
       const line = text.slice(0, at).split('\n').length;
       throw new Error(
-        `${name}:${line} is not ASCII (${JSON.stringify(text.slice(at - 40, at + 20))}): V8 would hold the whole module as two bytes a character; write it in ASCII`,
+        `${name}:${line} is not ASCII (${JSON.stringify(text.slice(Math.max(0, at - 40), at + 20))}): V8 would hold the whole module as two bytes a character; write it in ASCII`,
       );
     }
   }

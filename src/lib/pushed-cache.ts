@@ -47,8 +47,13 @@ export function createPushedCache<V>(options: { ttlMs: number; maxEntries: numbe
       return entry.value;
     },
 
+    /** Whether set() would store a value read under `token` now: a caller may skip preparing one it would drop. */
+    accepts(scope: string, token: string): boolean {
+      return connected && options.ttlMs !== 0 && token === tokenOf(scope);
+    },
+
     set(key: string, scope: string, value: V, token: string): void {
-      if (!connected || options.ttlMs === 0 || token !== tokenOf(scope)) return;
+      if (!this.accepts(scope, token)) return;
       // Oldest first out: a Map iterates in insertion order.
       if (entries.size >= options.maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value!);
       entries.set(key, { value, scope, token, expiresAt: Date.now() + options.ttlMs });

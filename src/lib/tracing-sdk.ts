@@ -118,8 +118,9 @@ function serverSpanName(request: { method: string; routeOptions: { url?: string 
 let sdk: NodeSDK | undefined;
 
 export async function startSdk(env: NodeJS.ProcessEnv = process.env): Promise<typeof api> {
-  // ESM imports of pg and ioredis reach the instrumentations only through this loader hook
-  // (@opentelemetry/instrumentation's README, "Instrumentation for ECMAScript Modules").
+  // ESM imports (pg's, through the PostgreSQL driver's module) reach the instrumentations only through
+  // this loader hook (@opentelemetry/instrumentation's README, "Instrumentation for ECMAScript Modules");
+  // ioredis is required (lib/shared-counters.ts), which the require hook sees.
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   env.OTEL_SERVICE_NAME ??= 'feegate';
   const head = createHeadSampling(env);

@@ -52,9 +52,9 @@ export function createFeeRuleTimelines(options: { database: Database; ttlMs: num
     get: (customerId: string, merchantId: string) => cache.get(keyOf(customerId, merchantId)),
     /** Take before reading the timeline that will be stored. */
     token: () => cache.token(SCOPE),
-    /** Stores the timeline and answers the rows as held (the same values, shared with the other timelines). */
+    /** Stores the timeline when the cache takes it, and answers the rows as held (their values shared with the other timelines). */
     set(customerId: string, merchantId: string, rows: TimelineRow[], token: string): TimelineRow[] {
-      if (rows.length > MAX_CACHED_TIMELINE_ROWS) return rows;
+      if (rows.length > MAX_CACHED_TIMELINE_ROWS || !cache.accepts(SCOPE, token)) return rows;
       const held = rows.map((row) => sharedValues(row, intern));
       cache.set(keyOf(customerId, merchantId), SCOPE, held, token);
       return held;

@@ -35,7 +35,7 @@ const keyOfTransaction = (k: PlanKind) =>
   `${k.cardBrand} ${k.paymentMethod} ${k.isInternational} ${k.installments > 1} ${k.installments}`;
 const keyOfPlan = (p: HeldPlanRow) =>
   `${p.cardBrand} ${p.paymentMethod} ${p.isInternational} ${p.hasInstallments} ${p.term}`;
-/** The kinds a customer's plans name are few: each indexed timeline keeps one copy of each key, not one a row. */
+/** The kinds a customer's plans name are few: the indexed timelines share one copy of each key instead of one each. */
 const sharedKindKey = createStringInterner(1000);
 
 type MerchantState =
