@@ -25,6 +25,8 @@ export function createPushedCache<V>(options: { ttlMs: number; maxEntries: numbe
   let epoch = 0;
 
   const tokenOf = (scope: string) => `${epoch}:${generations.get(scope) ?? 0}`;
+  const accepts = (scope: string, token: string): boolean =>
+    connected && options.ttlMs !== 0 && token === tokenOf(scope);
 
   return {
     /** Take before reading what will be stored. */
@@ -48,12 +50,10 @@ export function createPushedCache<V>(options: { ttlMs: number; maxEntries: numbe
     },
 
     /** Whether set() would store a value read under `token` now: a caller may skip preparing one it would drop. */
-    accepts(scope: string, token: string): boolean {
-      return connected && options.ttlMs !== 0 && token === tokenOf(scope);
-    },
+    accepts,
 
     set(key: string, scope: string, value: V, token: string): void {
-      if (!this.accepts(scope, token)) return;
+      if (!accepts(scope, token)) return;
       // Oldest first out: a Map iterates in insertion order.
       if (entries.size >= options.maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value!);
       entries.set(key, { value, scope, token, expiresAt: Date.now() + options.ttlMs });
