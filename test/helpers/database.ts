@@ -155,8 +155,25 @@ export const RESET_TABLES: readonly string[] = Object.values(schema as Record<st
   .filter((value): value is PgTable => is(value, PgTable))
   .map((table) => getTableName(table));
 
+/** PostgreSQL's lock_not_available: TRUNCATE waited longer than the connection's lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * Empties every table. The fault tests leave server backends whose client was cut off
+ * (database-hangs.test.ts); on a loaded machine one may still hold its locks until its
+ * own statement timeout ends it, so a TRUNCATE refused for a lock is tried again.
+ */
 export async function resetDatabase(database: Database): Promise<void> {
-  await database.db.execute(sql.raw(`TRUNCATE ${RESET_TABLES.join(', ')} RESTART IDENTITY CASCADE`));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await database.db.execute(sql.raw(`TRUNCATE ${RESET_TABLES.join(', ')} RESTART IDENTITY CASCADE`));
+      return;
+    } catch (err) {
+      const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+      if (code !== LOCK_NOT_AVAILABLE || attempt >= 20) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 /** One database for the file, emptied before each test. */
