@@ -39,13 +39,17 @@ export async function bundleService(outdir) {
   });
   // Worker threads loaded by URL next to the bundle (src/features/credentials/argon2-pool.ts,
   // src/db/pglite-rpc.ts, src/features/credentials/password-strength.ts), so they are copied, not bundled.
-  const workers = ['argon2-worker.mjs', 'password-strength-worker.mjs'].map((worker) => {
-    copyFileSync(`${root}src/features/credentials/${worker}`, `${outdir}/${worker}`);
-    return `${outdir}/${worker}`;
+  const workers = [
+    'features/credentials/argon2-worker.mjs',
+    'features/credentials/password-strength-worker.mjs',
+    'db/pglite-worker.mjs',
+  ].map((source) => {
+    const target = `${outdir}/${source.split('/').pop()}`;
+    copyFileSync(`${root}src/${source}`, target);
+    return target;
   });
-  copyFileSync(`${root}src/db/pglite-worker.mjs`, `${outdir}/pglite-worker.mjs`);
   const bundled = Object.keys(metafile.outputs).filter((file) => file.endsWith('.mjs'));
-  assertAscii([...bundled, ...workers, `${outdir}/pglite-worker.mjs`]);
+  assertAscii([...bundled, ...workers]);
   return `${outdir}/feegate.mjs`;
 }
 
