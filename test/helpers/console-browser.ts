@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 export { buildConsoleIfStale } from '../../scripts/console-build.mjs';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -28,6 +28,20 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/**
+ * How long a page's waits last: Playwright's 30 s default was too short for swagger-ui
+ * to render the whole OpenAPI document while both CI runs kept two cores at load 15
+ * (about 2 s on a quiet machine); the test's own time-out still ends a wait that never will.
+ */
+const BROWSER_WAIT_MS = 120_000;
+
+/** A page in a fresh browser context (no session, nothing stored) whose waits outlast a loaded CI machine. */
+export async function newPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
+  return context.newPage();
 }
 
 export const STRICT_CSP =

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
-import { addStrictCsp, buildConsoleIfStale, launchChromium } from './console-browser.js';
+import { addStrictCsp, buildConsoleIfStale, launchChromium, newPage } from './console-browser.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface ConsoleSession {
@@ -34,8 +34,7 @@ export async function openConsole(browserErrors: string[], config: Config = test
 
 /** A page in a fresh browser context (no session, nothing stored) whose script errors go to `errors`. */
 export async function newConsolePage(browser: Browser, errors: string[]): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
+  const page = await newPage(browser, { viewport: { width: 1280, height: 900 } });
   page.on(
     'console',
     (message) =>

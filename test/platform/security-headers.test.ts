@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { createKey, rollKey } from '../helpers/api-keys.js';
 import { bearer, json, useTestApp, type Injected } from '../helpers/app.js';
-import { CHROMIUM_MISSING, buildConsoleIfStale, launchChromium } from '../helpers/console-browser.js';
+import { CHROMIUM_MISSING, buildConsoleIfStale, launchChromium, newPage } from '../helpers/console-browser.js';
 import { customerSession, issueKey, loginAs } from '../helpers/fixtures.js';
 
 const h = useTestApp();
@@ -90,7 +90,7 @@ describe('security headers', () => {
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const browser = await launchChromium();
     try {
-      const page = await browser.newPage();
+      const page = await newPage(browser);
       const refused: string[] = [];
       page.on(
         'console',
