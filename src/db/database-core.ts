@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { type PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -104,6 +104,17 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 export { sql };
+
+/**
+ * A fragment without values printed to SQL text once: a hot statement's long
+ * column list then costs one chunk per query instead of Drizzle's walk over every
+ * column (a tenth of the listing's CPU when each page is a hundred queries).
+ */
+export function precompiled(fragment: SQL): SQL {
+  const { sql: text, params } = new PgDialect().sqlToQuery(fragment);
+  if (params.length > 0) throw new Error('precompiled: the fragment must hold no values');
+  return sql.raw(text);
+}
 
 /** Rows of a raw SQL statement; both drivers answer with `{ rows }`. */
 export async function queryRows<T>(tx: Db, query: SQL): Promise<T[]> {

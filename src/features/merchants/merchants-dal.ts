@@ -1,6 +1,6 @@
 /** Queries of merchants: the caller's listing, one merchant, its changes, and ownership checks. */
 import { and, count, eq, getTableColumns, ilike, or, type SQL } from 'drizzle-orm';
-import { type Db, isoUtc, queryRows, sql, sqlState } from '../../db/database.js';
+import { type Db, isoUtc, precompiled, queryRows, sql, sqlState } from '../../db/database.js';
 import { apiKeys, merchants } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { toUuidArray } from '../../lib/uuid-array.js';
@@ -60,13 +60,15 @@ const UNIQUE_VIOLATION = '23505';
  * PostgreSQL: a batch is hundreds of rows of 22 columns, and reading them raw
  * spares drizzle's per-cell mapping and two Dates parsed and printed again per row.
  */
-const LIST_COLUMNS = sql.join(
-  Object.entries(getTableColumns(merchants)).map(([key, column]) =>
-    key === 'createdAt' || key === 'updatedAt'
-      ? sql`${isoUtc(column)} AS ${sql.identifier(key)}`
-      : sql`${column} AS ${sql.identifier(key)}`,
+const LIST_COLUMNS = precompiled(
+  sql.join(
+    Object.entries(getTableColumns(merchants)).map(([key, column]) =>
+      key === 'createdAt' || key === 'updatedAt'
+        ? sql`${isoUtc(column)} AS ${sql.identifier(key)}`
+        : sql`${column} AS ${sql.identifier(key)}`,
+    ),
+    sql`, `,
   ),
-  sql`, `,
 );
 
 export function createMerchantsDal(db: Db) {
