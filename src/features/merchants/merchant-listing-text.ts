@@ -10,16 +10,27 @@ import type { MerchantPage, MerchantResource } from './merchants-service.js';
 /** Text waiting for the socket before the next batch is read: the stream's back-pressure. */
 const HIGH_WATER_MARK_BYTES = 16 * 1024;
 
+/** A batch's merchants as JSON text, each after a comma but the page's first. */
+function batchText(
+  batch: Iterable<MerchantResource>,
+  first: boolean,
+  serialize: (merchant: MerchantResource) => string,
+) {
+  let text = '';
+  for (const merchant of batch) {
+    text += (first ? '' : ',') + serialize(merchant);
+    first = false;
+  }
+  return text;
+}
+
 async function* listingText(listing: MerchantPage, serialize: (merchant: MerchantResource) => string) {
   yield '{"_embedded":{"merchants":[';
-  let separator = '';
+  let first = true;
   for await (const batch of listing.merchants) {
-    let text = '';
-    for (const merchant of batch) {
-      text += separator + serialize(merchant);
-      separator = ',';
-    }
-    yield text;
+    // Not named: a suspended generator keeps its named locals, and it waits here for the socket.
+    yield batchText(batch, first, serialize);
+    first = false;
   }
   yield `]},"page":${JSON.stringify(listing.page)}}`;
 }

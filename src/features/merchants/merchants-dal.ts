@@ -94,7 +94,8 @@ export function createMerchantsDal(db: Db) {
      * connection given back at once, so a reader that stops early holds nothing.
      * The first batch skips the pages before; the next ones continue after the
      * last row read (created_at, id), which rows added meanwhile, all newer,
-     * cannot shift.
+     * cannot shift. A batch is the reader's once yielded, to empty as it takes
+     * its rows: this generator keeps only the last row's key.
      */
     async *pageInBatches(
       scope: MerchantScope,
@@ -103,7 +104,7 @@ export function createMerchantsDal(db: Db) {
     ): AsyncGenerator<MerchantListRow[]> {
       const where = listWhere(scope, page) ?? sql`true`;
       let remaining = page.size;
-      let after: MerchantListRow | undefined;
+      let after: Pick<MerchantListRow, 'createdAt' | 'id'> | undefined;
       while (remaining > 0) {
         const limit = Math.min(batchSize, remaining);
         const rows = await queryRows<MerchantListRow>(
@@ -115,10 +116,12 @@ export function createMerchantsDal(db: Db) {
                   WHERE ${where} AND (${merchants.createdAt}, ${merchants.id}) < (${after.createdAt}::timestamptz, ${after.id}::uuid)
                   ORDER BY ${merchants.createdAt} DESC, ${merchants.id} DESC LIMIT ${limit}`,
         );
-        if (rows.length > 0) yield rows;
-        if (rows.length < limit) return;
-        remaining -= rows.length;
-        after = rows.at(-1);
+        const read = rows.length;
+        const last = rows.at(-1);
+        after = last && { createdAt: last.createdAt, id: last.id };
+        if (read > 0) yield rows;
+        if (read < limit) return;
+        remaining -= read;
       }
     },
 
