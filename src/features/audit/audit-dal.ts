@@ -93,6 +93,11 @@ function selectRows(db: Db) {
     .leftJoin(keyUser, eq(keyUser.id, apiKeys.userId));
 }
 
+/** Where the next batch starts: the last row's key, not the row (a suspended generator keeps its locals). */
+function keyOf(row: AuditRow | undefined): Pick<AuditRow, 'occurredAt' | 'id'> | undefined {
+  return row && { occurredAt: row.occurredAt, id: row.id };
+}
+
 export function createAuditDal(db: Db) {
   return {
     /**
@@ -121,11 +126,12 @@ export function createAuditDal(db: Db) {
      * starts after the last row of the one before (the listing index read
      * backwards), so a batch costs the same at the millionth row as at the first
      * and nothing but one batch is held. The next batch is read only when the
-     * caller asks for it.
+     * caller asks for it. A batch is the reader's once yielded, to empty as it
+     * takes its rows: this generator keeps only the last row's key.
      */
     async *inBatches(filters: AuditFilters, batchSize: number): AsyncGenerator<AuditRow[]> {
       const where = filtersOf(filters);
-      let after: AuditRow | undefined;
+      let after: Pick<AuditRow, 'occurredAt' | 'id'> | undefined;
       for (;;) {
         const rows: AuditRow[] = await selectRows(db)
           .where(
@@ -138,9 +144,10 @@ export function createAuditDal(db: Db) {
           )
           .orderBy(asc(auditEvents.occurredAt), asc(auditEvents.id))
           .limit(batchSize);
-        if (rows.length > 0) yield rows;
-        if (rows.length < batchSize) return;
-        after = rows.at(-1);
+        const read = rows.length;
+        after = keyOf(rows.at(-1));
+        if (read > 0) yield rows;
+        if (read < batchSize) return;
       }
     },
   };

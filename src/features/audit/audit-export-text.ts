@@ -4,12 +4,10 @@
  * it) or CSV (RFC 4180, a header line, CRLF line ends). Only one batch is held
  * at a time, as objects or as text.
  */
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { streamedText } from '../../lib/streamed-batches.js';
 import { AUDIT_EXAMPLE } from './audit-schemas.js';
 import type { AuditEventResource, AuditExport, AuditExportFormat } from './audit-service.js';
-
-/** Text waiting for the socket before the next batch is read: the stream's back-pressure. */
-const HIGH_WATER_MARK_BYTES = 16 * 1024;
 
 export const EXPORT_MEDIA_TYPES: Record<AuditExportFormat, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',
@@ -51,28 +49,13 @@ function csvLine(e: AuditEventResource): string {
   return `${fields.map(csvField).join(',')}\r\n`;
 }
 
-async function* exportText(
-  { format, records }: AuditExport,
-  serialize: (record: AuditEventResource) => string,
-): AsyncGenerator<string> {
-  if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
-  const line = format === 'csv' ? csvLine : (e: AuditEventResource) => `${serialize(e)}\n`;
-  for await (const batch of records) {
-    let text = '';
-    for (const record of batch) text += line(record);
-    yield text;
-  }
-}
-
 /** A byte stream of the export; destroying it (a client that hung up) stops the reading after the batch in flight. */
 export function auditExportStream(
-  auditExport: AuditExport,
+  { format, records }: AuditExport,
   serialize: (record: AuditEventResource) => string,
 ): Readable {
-  return Readable.from(exportText(auditExport, serialize), {
-    objectMode: false,
-    highWaterMark: HIGH_WATER_MARK_BYTES,
-  });
+  const head = format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : '';
+  return streamedText(head, records, format === 'csv' ? csvLine : (e) => `${serialize(e)}\n`);
 }
 
 /** The 200 answer of the export in the OpenAPI document: one AuditEvent per NDJSON line, or CSV text. */

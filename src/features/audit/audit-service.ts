@@ -3,6 +3,7 @@ import { BadRequestError, ForbiddenError } from '../../errors.js';
 import { parseInstant } from '../../lib/instant.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
+import { takeEach } from '../../lib/streamed-batches.js';
 import type { AuditDal, AuditRow } from './audit-dal.js';
 import { type AuditEventResource, auditResource } from './audit-resource.js';
 
@@ -25,7 +26,7 @@ export type AuditExportFormat = 'ndjson' | 'csv';
 /** An export reads its records as they are written out: the caller consumes `records` batch by batch. */
 export interface AuditExport {
   format: AuditExportFormat;
-  records: AsyncIterable<AuditEventResource[]>;
+  records: AsyncIterable<Iterable<AuditEventResource>>;
 }
 
 /** The longest range one export covers: a year, leap or not. */
@@ -34,8 +35,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows per read of an export: enough to amortise a query, few enough to hold. */
 const EXPORT_BATCH_ROWS = 1000;
 
-async function* resources(batches: AsyncIterable<AuditRow[]>): AsyncGenerator<AuditEventResource[]> {
-  for await (const batch of batches) yield batch.map(auditResource);
+async function* resources(batches: AsyncIterable<AuditRow[]>): AsyncGenerator<Iterable<AuditEventResource>> {
+  for await (const batch of batches) yield takeEach(batch, auditResource);
 }
 
 /** from and to as instants, from not after to. */

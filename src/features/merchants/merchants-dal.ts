@@ -71,6 +71,11 @@ const LIST_COLUMNS = precompiled(
   ),
 );
 
+/** Where the next batch starts: the last row's key, not the row (a suspended generator keeps its locals). */
+function keyOf(row: MerchantListRow | undefined): Pick<MerchantListRow, 'createdAt' | 'id'> | undefined {
+  return row && { createdAt: row.createdAt, id: row.id };
+}
+
 export function createMerchantsDal(db: Db) {
   return {
     /** The hashes of a merchant's ENABLED keys: what every instance must forget when the merchant's status changes. */
@@ -117,8 +122,7 @@ export function createMerchantsDal(db: Db) {
                   ORDER BY ${merchants.createdAt} DESC, ${merchants.id} DESC LIMIT ${limit}`,
         );
         const read = rows.length;
-        const last = rows.at(-1);
-        after = last && { createdAt: last.createdAt, id: last.id };
+        after = keyOf(rows.at(-1));
         if (read > 0) yield rows;
         if (read < limit) return;
         remaining -= read;

@@ -10,6 +10,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { ChangeContext } from '../../lib/change-context.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import type { Permits } from '../../lib/permits.js';
+import { takeEach } from '../../lib/streamed-batches.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import { merchantResource, readPlatformFields } from './merchant-shapes.js';
@@ -31,17 +32,6 @@ export interface MerchantPage {
 const LISTING_BATCH_ROWS = 100;
 
 /**
- * A batch's merchants made one at a time as they are taken, the batch emptied
- * once they are: the generators that handed it on keep it while the page waits
- * on its socket, and its rows would be copied by every young-generation
- * collection meanwhile (most of a 10,000-merchant page's collection time).
- */
-function* oneByOne(rows: MerchantListRow[]): Generator<MerchantResource> {
-  for (const row of rows) yield merchantResource(row);
-  rows.length = 0;
-}
-
-/**
  * The page's merchants, read once a page permit is held and until the reader
  * stops: a caller waiting for a permit holds no rows, and one that gives up
  * (`signal`) leaves the queue without reading any.
@@ -53,7 +43,7 @@ async function* resources(
 ): AsyncGenerator<Iterable<MerchantResource>> {
   const release = await pagePermits.acquire(signal);
   try {
-    for await (const rows of batches) yield oneByOne(rows);
+    for await (const rows of batches) yield takeEach(rows, merchantResource);
   } finally {
     release();
   }
