@@ -11,51 +11,56 @@ import { Readable } from 'node:stream';
 /** Text waiting for the socket before the next batch is read: the stream's back-pressure. */
 const HIGH_WATER_MARK_BYTES = 16 * 1024;
 
+/** A batch as a response takes it: its items made one at a time, once (arrays are not, by design). */
+export type TakenBatch<T> = Generator<T, void, undefined>;
+
 /**
  * `make` of each item, made one at a time as they are taken, `items` emptied
  * once they all are: the generators that handed the batch on keep the array
  * itself while the response waits.
  */
-export function* takeEach<T, U>(items: T[], make: (item: T) => U): Generator<U> {
+export function* takeEach<T, U>(items: T[], make: (item: T) => U): TakenBatch<U> {
   for (const item of items) yield make(item);
   items.length = 0;
 }
 
-/** The text of each batch, its items' texts joined (`first`: the item opens the whole response's list). */
-function batchText<T>(batch: Iterable<T>, first: boolean, itemText: (item: T, first: boolean) => string): string {
+/** The text of a batch, its items' texts joined; `list.first` until an item has opened the response's list. */
+function batchText<T>(batch: TakenBatch<T>, list: { first: boolean }, itemText: ItemText<T>): string {
   let text = '';
   for (const item of batch) {
-    text += itemText(item, first);
-    first = false;
+    text += itemText(item, list.first);
+    list.first = false;
   }
   return text;
 }
 
+/** An item's text; `first`: it opens the response's list (no separator before it). */
+type ItemText<T> = (item: T, first: boolean) => string;
+
 async function* textOf<T>(
   head: string,
-  batches: AsyncIterable<Iterable<T>>,
-  itemText: (item: T, first: boolean) => string,
+  batches: AsyncIterable<TakenBatch<T>>,
+  itemText: ItemText<T>,
   tail: () => string,
 ): AsyncGenerator<string> {
   if (head) yield head;
-  let first = true;
-  for await (const batch of batches) {
-    // Yielded unnamed: this generator waits here for the socket.
-    yield batchText(batch, first, itemText);
-    first = false;
-  }
+  const list = { first: true };
+  // The batch is a spent generator once its text is made, and the text is yielded unnamed:
+  // this generator waits here for the socket holding neither.
+  for await (const batch of batches) yield batchText(batch, list, itemText);
   const end = tail();
   if (end) yield end;
 }
 
 /**
  * A byte stream of `head`, each batch's items' texts, then `tail()`; destroying
- * it (a client that hung up) stops the reading after the batch in flight.
+ * it (a client that hung up) stops the reading after the batch in flight. The
+ * batches are `takeEach`'s, so that none is held while the stream waits.
  */
 export function streamedText<T>(
   head: string,
-  batches: AsyncIterable<Iterable<T>>,
-  itemText: (item: T, first: boolean) => string,
+  batches: AsyncIterable<TakenBatch<T>>,
+  itemText: ItemText<T>,
   tail: () => string = () => '',
 ): Readable {
   return Readable.from(textOf(head, batches, itemText, tail), {

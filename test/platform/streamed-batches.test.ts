@@ -74,6 +74,26 @@ describe('streamed batches', () => {
     assert.deepEqual(JSON.parse(text), { rows: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] });
   });
 
+  it('puts a separator only between items: empty batches and no batches at all', async () => {
+    async function* batchesOf(...lists: number[][]) {
+      for (const list of lists) yield takeEach(list, (n) => n);
+    }
+    const text = async (batches: AsyncIterable<Generator<number, void, undefined>>) => {
+      let out = '';
+      for await (const chunk of streamedText(
+        '[',
+        batches,
+        (n, first) => (first ? '' : ',') + n,
+        () => ']',
+      ))
+        out += chunk;
+      return out;
+    };
+    assert.equal(await text(batchesOf([], [1, 2], [], [3], [])), '[1,2,3]');
+    assert.equal(await text(batchesOf()), '[]');
+    assert.equal(await text(batchesOf([], [])), '[]');
+  });
+
   it('takeEach leaves a batch it did not finish as it was', () => {
     const rows = [1, 2, 3];
     const taken = takeEach(rows, (n) => n * 2);

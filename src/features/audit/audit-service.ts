@@ -3,7 +3,7 @@ import { BadRequestError, ForbiddenError } from '../../errors.js';
 import { parseInstant } from '../../lib/instant.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
-import { takeEach } from '../../lib/streamed-batches.js';
+import { type TakenBatch, takeEach } from '../../lib/streamed-batches.js';
 import type { AuditDal, AuditRow } from './audit-dal.js';
 import { type AuditEventResource, auditResource } from './audit-resource.js';
 
@@ -26,7 +26,7 @@ export type AuditExportFormat = 'ndjson' | 'csv';
 /** An export reads its records as they are written out: the caller consumes `records` batch by batch. */
 export interface AuditExport {
   format: AuditExportFormat;
-  records: AsyncIterable<Iterable<AuditEventResource>>;
+  records: AsyncIterable<TakenBatch<AuditEventResource>>;
 }
 
 /** The longest range one export covers: a year, leap or not. */
@@ -35,7 +35,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows per read of an export: enough to amortise a query, few enough to hold. */
 const EXPORT_BATCH_ROWS = 1000;
 
-async function* resources(batches: AsyncIterable<AuditRow[]>): AsyncGenerator<Iterable<AuditEventResource>> {
+async function* resources(batches: AsyncIterable<AuditRow[]>): AsyncGenerator<TakenBatch<AuditEventResource>> {
   for await (const batch of batches) yield takeEach(batch, auditResource);
 }
 

@@ -10,7 +10,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { ChangeContext } from '../../lib/change-context.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import type { Permits } from '../../lib/permits.js';
-import { takeEach } from '../../lib/streamed-batches.js';
+import { type TakenBatch, takeEach } from '../../lib/streamed-batches.js';
 import { isMerchantCaller, type Principal } from '../../lib/principal.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import { merchantResource, readPlatformFields } from './merchant-shapes.js';
@@ -25,7 +25,7 @@ export { merchantResource };
 /** A listing page: its descriptor, and its merchants in order, batch by batch as they are read. */
 export interface MerchantPage {
   page: Page<unknown>['page'];
-  merchants: AsyncIterable<Iterable<MerchantResource>>;
+  merchants: AsyncIterable<TakenBatch<MerchantResource>>;
 }
 
 /** Rows per query of a listing page: small enough that 50 pages of 10,000 at once stay within the memory budget. */
@@ -40,7 +40,7 @@ async function* resources(
   batches: AsyncIterable<MerchantListRow[]>,
   pagePermits: Permits,
   signal: AbortSignal | undefined,
-): AsyncGenerator<Iterable<MerchantResource>> {
+): AsyncGenerator<TakenBatch<MerchantResource>> {
   const release = await pagePermits.acquire(signal);
   try {
     for await (const rows of batches) yield takeEach(rows, merchantResource);
