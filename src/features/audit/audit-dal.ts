@@ -93,11 +93,6 @@ function selectRows(db: Db) {
     .leftJoin(keyUser, eq(keyUser.id, apiKeys.userId));
 }
 
-/** Where the next batch starts: the last row's key, not the row (a suspended generator keeps its locals). */
-function keyOf(row: AuditRow | undefined): Pick<AuditRow, 'occurredAt' | 'id'> | undefined {
-  return row && { occurredAt: row.occurredAt, id: row.id };
-}
-
 export function createAuditDal(db: Db) {
   return {
     /**
@@ -127,11 +122,11 @@ export function createAuditDal(db: Db) {
      * backwards), so a batch costs the same at the millionth row as at the first
      * and nothing but one batch is held. The next batch is read only when the
      * caller asks for it. A batch is the reader's once yielded, to empty as it
-     * takes its rows: this generator keeps only the last row's key.
+     * takes its rows: this generator keeps only the last row, whose key the next batch starts after.
      */
     async *inBatches(filters: AuditFilters, batchSize: number): AsyncGenerator<AuditRow[]> {
       const where = filtersOf(filters);
-      let after: Pick<AuditRow, 'occurredAt' | 'id'> | undefined;
+      let after: AuditRow | undefined;
       for (;;) {
         const rows: AuditRow[] = await selectRows(db)
           .where(
@@ -145,7 +140,7 @@ export function createAuditDal(db: Db) {
           .orderBy(asc(auditEvents.occurredAt), asc(auditEvents.id))
           .limit(batchSize);
         const read = rows.length;
-        after = keyOf(rows.at(-1));
+        after = rows.at(-1);
         if (read > 0) yield rows;
         if (read < batchSize) return;
       }

@@ -71,11 +71,6 @@ const LIST_COLUMNS = precompiled(
   ),
 );
 
-/** Where the next batch starts: the last row's key, not the row (a suspended generator keeps its locals). */
-function keyOf(row: MerchantListRow | undefined): Pick<MerchantListRow, 'createdAt' | 'id'> | undefined {
-  return row && { createdAt: row.createdAt, id: row.id };
-}
-
 export function createMerchantsDal(db: Db) {
   return {
     /** The hashes of a merchant's ENABLED keys: what every instance must forget when the merchant's status changes. */
@@ -100,7 +95,7 @@ export function createMerchantsDal(db: Db) {
      * The first batch skips the pages before; the next ones continue after the
      * last row read (created_at, id), which rows added meanwhile, all newer,
      * cannot shift. A batch is the reader's once yielded, to empty as it takes
-     * its rows: this generator keeps only the last row's key.
+     * its rows: this generator keeps only the last row, whose key the next batch starts after.
      */
     async *pageInBatches(
       scope: MerchantScope,
@@ -109,7 +104,7 @@ export function createMerchantsDal(db: Db) {
     ): AsyncGenerator<MerchantListRow[]> {
       const where = listWhere(scope, page) ?? sql`true`;
       let remaining = page.size;
-      let after: Pick<MerchantListRow, 'createdAt' | 'id'> | undefined;
+      let after: MerchantListRow | undefined;
       while (remaining > 0) {
         const limit = Math.min(batchSize, remaining);
         const rows = await queryRows<MerchantListRow>(
@@ -122,7 +117,7 @@ export function createMerchantsDal(db: Db) {
                   ORDER BY ${merchants.createdAt} DESC, ${merchants.id} DESC LIMIT ${limit}`,
         );
         const read = rows.length;
-        after = keyOf(rows.at(-1));
+        after = rows.at(-1);
         if (read > 0) yield rows;
         if (read < limit) return;
         remaining -= read;
