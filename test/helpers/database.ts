@@ -12,7 +12,7 @@ import { brotliDecompressSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { after, before, beforeEach } from 'node:test';
 import pg from 'pg';
-import { findInPackage, MIGRATIONS_FOLDER, openDatabase, type Database } from '../../src/db/database.js';
+import { findInPackage, MIGRATIONS_FOLDER, openDatabase, sqlState, type Database } from '../../src/db/database.js';
 import { PGLITE_TEMPLATE, PGLITE_VERSION, pgliteDatabase, startPgliteWorker } from '../../src/db/pglite.js';
 
 import { getTableName, is, sql } from 'drizzle-orm';
@@ -169,8 +169,7 @@ export async function resetDatabase(database: Database): Promise<void> {
       await database.db.execute(sql.raw(`TRUNCATE ${RESET_TABLES.join(', ')} RESTART IDENTITY CASCADE`));
       return;
     } catch (err) {
-      const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
-      if (code !== LOCK_NOT_AVAILABLE || attempt >= 20) throw err;
+      if (sqlState(err) !== LOCK_NOT_AVAILABLE || attempt >= 20) throw err;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
