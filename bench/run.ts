@@ -305,15 +305,17 @@ async function main(): Promise<BenchReport> {
           { ...ctx, baseUrl: server!.baseUrl },
           { users: 10, userPrefix: 'bench-tracing' },
         );
-        // The untraced side goes on serving the phases after (embedded, it has stopped); the traced one's memory is its own line.
+        // The first untraced process goes on serving the phases after (embedded, it has stopped); the others stop here.
+        // The traced processes' memory is a line of its own.
         let untraced: ServerProcess | undefined;
-        let traced: ServerProcess | undefined;
+        const traced: ServerProcess[] = [];
+        const others: ServerProcess[] = [];
         try {
           const result = await tracedKeyAuth(
             ctx,
             keys,
             async (env) => {
-              if (!untraced && !traced) {
+              if (!untraced && traced.length === 0) {
                 report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
                 await server!.stop();
               }
@@ -321,17 +323,19 @@ async function main(): Promise<BenchReport> {
                 env: { ...dbEnv, ...SERVICE_ENV, ...env },
                 nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
               });
-              if (tracingConfigured(env)) traced = started;
+              if (tracingConfigured(env)) traced.push(started);
+              else if (untraced) others.push(started);
               else untraced = started;
               return started;
             },
             // An embedded data directory opens in one process at a time: there the sides run one after the other.
             { together: !embedded },
           );
-          return { ...result, tracedPeakRssBytes: traced!.peakRss() };
+          return { ...result, tracedPeakRssBytes: Math.max(...traced.map((service) => service.peakRss())) };
         } finally {
           if (untraced) server = untraced;
-          await traced?.stop();
+          for (const service of others) report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, service.peakRss());
+          for (const service of [...others, ...traced]) await service.stop();
         }
       },
     );

@@ -2,11 +2,11 @@
  * Line 2d: what traces cost key authentication (contract section 25: with
  * tracing on at a sampling ratio of 0.1, exporting to a local receiver, at
  * least 0.85x tracing off, in the same run). Tracing is a property of the
- * process, so each side runs on a service process of its own, started the same
- * way on the same database. On PostgreSQL both run for the whole phase and are
- * loaded in turn (rounds ordered off on on off, as line 2c's); an embedded data
- * directory takes one process at a time, so there the untraced side runs its
- * rounds and stops, then the traced side runs its own. The receiver (OTLP/HTTP
+ * process, so each side runs on service processes of its own (two a side),
+ * started the same way on the same database. On PostgreSQL all run for the
+ * whole phase and are loaded in turn (rounds ordered off on on off, as line
+ * 2c's); an embedded data directory takes one process at a time, so there each
+ * process runs its rounds and stops, the untraced side's first. The receiver (OTLP/HTTP
  * JSON on 127.0.0.1) runs in its own thread, as a collector elsewhere would.
  * The line FAILs when no span arrives.
  */
@@ -67,6 +67,13 @@ function tracingEnv(receiver: { endpoint: string }): Record<string, string> {
 /** Rounds of the two sides, ordered off on on off …: a drift of the machine over the phase falls on both alike. */
 const ROUNDS = 8;
 
+/**
+ * Service processes a side, taking its rounds in turn: where the scheduler places a process's threads against the
+ * load generator's moves its throughput by up to a fifth for the life of the process (docs/performance.md, line
+ * 2d), so with one process a side the line compared two placements as much as tracing off and on.
+ */
+const PROCESSES_PER_SIDE = 2;
+
 /** A service process of one side: where it answers, and how to stop it. */
 export interface SideProcess {
   baseUrl: string;
@@ -74,8 +81,8 @@ export interface SideProcess {
 }
 
 /**
- * `start(env)` starts a service process with `env` added. `together`: both sides
- * run for the whole phase (PostgreSQL); otherwise one after the other (embedded).
+ * `start(env)` starts a service process with `env` added. `together`: every process
+ * runs for the whole phase (PostgreSQL); otherwise one after the other (embedded).
  */
 export async function tracedKeyAuth(
   ctx: PhaseContext,
@@ -91,24 +98,30 @@ export async function tracedKeyAuth(
     const runs: Record<keyof typeof envs, LoadResult[]> = { off: [], on: [] };
     const load = (side: SideProcess, seconds: number) =>
       runLoad(side.baseUrl, { path: PATH, connections: ctx.connections, durationSeconds: seconds, rotateHeaders });
-    // Each side warmed once: its keys verified and cached, its code compiled, before anything is timed.
+    // Each process warmed once: its keys verified and cached, its code compiled, before anything is timed.
     const started = async (side: keyof typeof envs) => {
       const service = await start(envs[side]);
       await load(service, 2);
       return service;
     };
     if (options.together) {
-      const sides = { off: await started('off'), on: await started('on') };
+      const sides: Record<keyof typeof envs, SideProcess[]> = { off: [], on: [] };
+      for (const side of ['off', 'on'] as const)
+        for (let n = 0; n < PROCESSES_PER_SIDE; n++) sides[side].push(await started(side));
       for (let round = 0; round < ROUNDS; round++) {
         const side = (round + Math.floor(round / 2)) % 2 === 0 ? 'off' : 'on';
-        runs[side].push(await load(sides[side], roundSeconds));
+        const service = sides[side][runs[side].length % PROCESSES_PER_SIDE]!;
+        runs[side].push(await load(service, roundSeconds));
       }
     } else {
-      for (const side of ['off', 'on'] as const) {
-        const service = await started(side);
-        for (let round = 0; round < ROUNDS / 2; round++) runs[side].push(await load(service, roundSeconds));
-        if (side === 'off') await service.stop();
-      }
+      for (const side of ['off', 'on'] as const)
+        for (let n = 0; n < PROCESSES_PER_SIDE; n++) {
+          const service = await started(side);
+          for (let round = 0; round < ROUNDS / 2 / PROCESSES_PER_SIDE; round++)
+            runs[side].push(await load(service, roundSeconds));
+          // The last traced process goes on until its spans have been counted.
+          if (side === 'off' || n < PROCESSES_PER_SIDE - 1) await service.stop();
+        }
     }
     // The batch export runs every 5 s: wait for one.
     let spans = await receiver.spans();
