@@ -296,7 +296,7 @@ async function main(): Promise<BenchReport> {
       report.serverLog[line] = (report.serverLog[line] ?? 0) + count;
   }
   if (wanted('tracing')) {
-    // Each side on a service process of its own: tracing is set when a process starts.
+    // Each side on service processes of its own: tracing is set when a process starts.
     report.tracedKeyAuth = await phase(
       '2d. key auth with tracing at a sampling ratio of 0.1 (OTLP to 127.0.0.1), and off',
       async () => {
@@ -319,22 +319,23 @@ async function main(): Promise<BenchReport> {
                 report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
                 await server!.stop();
               }
-              const started = await startServer({
+              const spawned = await startServer({
                 env: { ...dbEnv, ...SERVICE_ENV, ...env },
                 nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
               });
-              if (tracingConfigured(env)) traced.push(started);
-              else if (untraced) others.push(started);
-              else untraced = started;
-              return started;
+              if (tracingConfigured(env)) traced.push(spawned);
+              else if (untraced) others.push(spawned);
+              else untraced = spawned;
+              return spawned;
             },
             // An embedded data directory opens in one process at a time: there the sides run one after the other.
             { together: !embedded },
           );
-          return { ...result, tracedPeakRssBytes: Math.max(...traced.map((service) => service.peakRss())) };
+          return { ...result, tracedPeakRssBytes: Math.max(0, ...traced.map((service) => service.peakRss())) };
         } finally {
           if (untraced) server = untraced;
-          for (const service of others) report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, service.peakRss());
+          for (const service of untraced ? [untraced, ...others] : others)
+            report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, service.peakRss());
           for (const service of [...others, ...traced]) await service.stop();
         }
       },
@@ -345,6 +346,7 @@ async function main(): Promise<BenchReport> {
     const rateLimited = await phase(
       '6. rate-limited keys: GET /v1/users/me with X-Api-Key, counters in Redis',
       async () => {
+        report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
         await server!.stop();
         server = await startServer({
           env: { ...dbEnv, ...SERVICE_ENV, REDIS_URL, REDIS_KEY_PREFIX: `feegate-bench:${process.pid}:` },

@@ -6,7 +6,8 @@
  * started the same way on the same database. On PostgreSQL all run for the
  * whole phase and are loaded in turn (rounds ordered off on on off, as line
  * 2c's); an embedded data directory takes one process at a time, so there each
- * process runs its rounds and stops, the untraced side's first. The receiver (OTLP/HTTP
+ * process runs its rounds and stops, the untraced side's first (the last traced
+ * one once its spans are counted). The receiver (OTLP/HTTP
  * JSON on 127.0.0.1) runs in its own thread, as a collector elsewhere would.
  * The line FAILs when no span arrives.
  */
@@ -21,7 +22,7 @@ export interface TracedKeyAuth {
   /** on.okPerSec / off.okPerSec. */
   ratio: number;
   spans: number;
-  /** The traced process's peak resident set size: an opt-in's memory, apart from the bench's peak RSS line. */
+  /** The traced processes' highest resident set size: an opt-in's memory, apart from the bench's peak RSS line. */
   tracedPeakRssBytes?: number;
 }
 
@@ -70,7 +71,8 @@ const ROUNDS = 8;
 /**
  * Service processes a side, taking its rounds in turn: where the scheduler places a process's threads against the
  * load generator's moves its throughput by up to a fifth for the life of the process (docs/performance.md, line
- * 2d), so with one process a side the line compared two placements as much as tracing off and on.
+ * 2d), so with one process a side the line compared two placements as much as tracing off and on. It divides a
+ * side's four rounds.
  */
 const PROCESSES_PER_SIDE = 2;
 
