@@ -165,6 +165,11 @@ async function main(): Promise<BenchReport> {
       loginQueueLimit: serviceConfig.loginQueueLimit,
     },
   };
+  /** Stops a service process the bench is done with, its peak RSS counted first: VmHWM goes with the process. */
+  const retire = async (service: ServerProcess) => {
+    report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, service.peakRss());
+    await service.stop();
+  };
 
   if (wanted('firststart')) {
     report.firstStart = await phase(
@@ -264,14 +269,13 @@ async function main(): Promise<BenchReport> {
       () => runApprovalBench({ embedded, adminUrl: ADMIN_URL, log }),
     );
   }
-  report.peakRssBytes = server.peakRss();
   report.serverLog = server.logCounts();
   if (wanted('webhooks')) {
     // On its own service process: the only one allowed to reach the bench's receiver.
     report.webhooks = await phase('7. webhooks: 10,000 at once, 10,000 at 500/s, to 127.0.0.1', async () => {
       const receiver = await startWebhookReceiver();
       try {
-        await server!.stop();
+        await retire(server!);
         server = await startServer({
           env: {
             ...dbEnv,
@@ -290,7 +294,6 @@ async function main(): Promise<BenchReport> {
         await receiver.close();
       }
     });
-    report.peakRssBytes = Math.max(report.peakRssBytes, server.peakRss());
     // What the delivering service logged counts too (a failed delivery tick, say).
     for (const [line, count] of Object.entries(server.logCounts()))
       report.serverLog[line] = (report.serverLog[line] ?? 0) + count;
@@ -315,10 +318,7 @@ async function main(): Promise<BenchReport> {
             ctx,
             keys,
             async (env) => {
-              if (!untraced && traced.length === 0) {
-                report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
-                await server!.stop();
-              }
+              if (!untraced && traced.length === 0) await retire(server!);
               const spawned = await startServer({
                 env: { ...dbEnv, ...SERVICE_ENV, ...env },
                 nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
@@ -334,9 +334,8 @@ async function main(): Promise<BenchReport> {
           return { ...result, tracedPeakRssBytes: Math.max(0, ...traced.map((service) => service.peakRss())) };
         } finally {
           if (untraced) server = untraced;
-          for (const service of untraced ? [untraced, ...others] : others)
-            report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, service.peakRss());
-          for (const service of [...others, ...traced]) await service.stop();
+          for (const service of others) await retire(service);
+          for (const service of traced) await service.stop();
         }
       },
     );
@@ -346,8 +345,7 @@ async function main(): Promise<BenchReport> {
     const rateLimited = await phase(
       '6. rate-limited keys: GET /v1/users/me with X-Api-Key, counters in Redis',
       async () => {
-        report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server!.peakRss());
-        await server!.stop();
+        await retire(server!);
         server = await startServer({
           env: { ...dbEnv, ...SERVICE_ENV, REDIS_URL, REDIS_KEY_PREFIX: `feegate-bench:${process.pid}:` },
         });
@@ -356,8 +354,9 @@ async function main(): Promise<BenchReport> {
     );
     report.rateLimited = rateLimited?.result;
     report.rateLimitedCeiling = rateLimited?.ceiling;
-    report.peakRssBytes = Math.max(report.peakRssBytes, server.peakRss());
   }
+  // The service still running: every one before it was counted as it was retired.
+  report.peakRssBytes = Math.max(report.peakRssBytes ?? 0, server.peakRss());
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }
