@@ -24,6 +24,9 @@ export function* takeEach<T, U>(items: T[], make: (item: T) => U): TakenBatch<U>
   items.length = 0;
 }
 
+/** An item's text; `first`: it opens the response's list (no separator before it). */
+type ItemText<T> = (item: T, first: boolean) => string;
+
 /** The text of a batch, its items' texts joined; `list.first` until an item has opened the response's list. */
 function batchText<T>(batch: TakenBatch<T>, list: { first: boolean }, itemText: ItemText<T>): string {
   let text = '';
@@ -33,9 +36,6 @@ function batchText<T>(batch: TakenBatch<T>, list: { first: boolean }, itemText: 
   }
   return text;
 }
-
-/** An item's text; `first`: it opens the response's list (no separator before it). */
-type ItemText<T> = (item: T, first: boolean) => string;
 
 async function* textOf<T>(
   head: string,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { streamedText, takeEach } from '../../src/lib/streamed-batches.js';
+import { streamedText, type TakenBatch, takeEach } from '../../src/lib/streamed-batches.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -78,7 +78,7 @@ describe('streamed batches', () => {
     async function* batchesOf(...lists: number[][]) {
       for (const list of lists) yield takeEach(list, (n) => n);
     }
-    const text = async (batches: AsyncIterable<Generator<number, void, undefined>>) => {
+    const text = async (batches: AsyncIterable<TakenBatch<number>>) => {
       let out = '';
       for await (const chunk of streamedText(
         '[',
