@@ -1,8 +1,19 @@
-/** `npm start` builds the console only when its sources changed, so a warm start pays nothing for it. */
+/**
+ * `npm start` builds the console only when its sources changed, so a warm start pays nothing for it;
+ * builds running at once swap their output in whole.
+ */
 import assert from 'node:assert/strict';
-import { statSync, utimesSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { buildConsoleIfStale, consoleBuildIsStale } from '../../scripts/console-build.mjs';
+
+const moduleUrl = new URL('../../scripts/console-build.mjs', import.meta.url).href;
+const built = fileURLToPath(new URL('../../dist/console', import.meta.url));
+const builtIndex = path.join(built, 'index.html');
 
 describe('console build', () => {
   it('is skipped while dist/console is newer than every source, and redone once one changes', async () => {
@@ -20,5 +31,39 @@ describe('console build', () => {
       utimesSync(source, atime, mtime);
     }
     assert.equal(consoleBuildIsStale(), false);
+  });
+
+  it('swaps a build in whole: processes building at once never leave dist/console without its index.html', async () => {
+    await buildConsoleIfStale();
+    const past = new Date(Date.now() - 86_400_000);
+    utimesSync(builtIndex, past, past);
+    assert.equal(consoleBuildIsStale(), true, 'an index older than its sources is stale');
+    const builders = Array.from({ length: 3 }, () =>
+      spawn(process.execPath, ['-e', `import(${JSON.stringify(moduleUrl)}).then((m) => m.buildConsoleIfStale())`], {
+        stdio: 'inherit',
+      }),
+    );
+    const finished = Promise.all(builders.map((child) => once(child, 'exit')));
+    // What a server registering /console while the others build would see (src/plugins/console.ts).
+    let seenWithoutIndex = 0;
+    let looks = 0;
+    const watch = setInterval(() => {
+      looks++;
+      if (existsSync(built) && !existsSync(builtIndex)) seenWithoutIndex++;
+    }, 1);
+    const codes = await finished;
+    clearInterval(watch);
+    assert.deepEqual(
+      codes.map(([code]) => code),
+      [0, 0, 0],
+    );
+    assert.ok(looks > 100, `looked ${looks} times while they built`);
+    assert.equal(seenWithoutIndex, 0, 'dist/console was seen without its index.html');
+    assert.equal(consoleBuildIsStale(), false);
+    assert.deepEqual(
+      readdirSync(path.dirname(built)).filter((name) => name.startsWith('console.')),
+      [],
+      'no staging or retired build left behind',
+    );
   });
 });
