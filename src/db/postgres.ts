@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { DATABASE_LOCK_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } from '../config.js';
+import { DATABASE_LOCK_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } from '../config-defaults.js';
 import {
   type Database,
   type DatabaseOptions,

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { LOGIN_HASH_CPU_PERCENT, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { LOGIN_HASH_CPU_PERCENT } from '../../src/config-defaults.js';
 import { ARGON2_OPTIONS, createPasswordHasher, DUMMY_HASH } from '../../src/features/credentials/password-hasher.js';
 import { waitFor } from '../helpers/wait.js';
 

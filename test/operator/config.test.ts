@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER, loadConfig, SETTINGS } from '../../src/config.js';
+import { loadConfig, SETTINGS } from '../../src/config.js';
+import { defaultLoginConcurrency, LOGIN_QUEUE_PER_HASHER } from '../../src/config-defaults.js';
 import { ConfigError } from '../../src/errors.js';
 import { runFeegate } from '../helpers/cli.js';
 
