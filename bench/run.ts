@@ -14,8 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { parseOptions, refuse, wholeNumber } from './command-line.js';
-import { EndpointFailed } from './load.js';
 import * as phases from './phases.js';
+import { phaseRunner } from './phase-runner.js';
+import { loginStorm, STORM_ROUNDS, scheduledAll } from './probed-phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { idempotentKeyCreation } from './idempotency.js';
 import { oneQuote, quoteStream } from './quotes.js';
@@ -57,7 +58,7 @@ const values = parseOptions(SCRIPT, {
   only: { type: 'string' },
   duration: { type: 'string', default: '10' },
   // Quiet/storm rounds of the login storm; its verdict is their median factor.
-  rounds: { type: 'string', default: String(phases.STORM_ROUNDS) },
+  rounds: { type: 'string', default: String(STORM_ROUNDS) },
   profile: { type: 'boolean', default: false },
   // Leave the PostgreSQL database behind for EXPLAIN ANALYZE after the run.
   'keep-db': { type: 'boolean', default: false },
@@ -106,6 +107,8 @@ const serviceConfig = loadConfig({
   LOGIN_QUEUE_LIMIT: process.env.LOGIN_QUEUE_LIMIT,
 });
 const profileDir = fileURLToPath(new URL('./results/profiles/', import.meta.url));
+/** A service process's Node options: with --profile, each writes its CPU profile there. */
+const nodeArgs = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 
 let server: ServerProcess | undefined;
 let cleaned = false;
@@ -120,35 +123,7 @@ async function cleanup(): Promise<void> {
 }
 process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 
-/** A phase that did not finish; its message names the phase, then what went wrong. */
-class PhaseFailed extends Error {
-  constructor(phase: string, cause: unknown) {
-    // A failing endpoint says all in its message; anything else is a bug in the bench or the service: its stack helps.
-    super(
-      `phase "${phase}" failed: ${cause instanceof EndpointFailed ? cause.message : ((cause as Error).stack ?? String(cause))}`,
-    );
-  }
-}
-
-/** Phases that failed, in order: the run goes on without their lines, and exits 2 after the table. */
-const failedPhases: string[] = [];
-
-/**
- * Logs the phase (with the server's peak RSS so far, to see which phase raises it)
- * and runs it. A failure is logged and recorded, and the phase has no result: the
- * other phases still run and the table still shows them.
- */
-async function phase<T>(label: string, run: () => Promise<T>): Promise<T | undefined> {
-  log(server ? `${label}   [server peak RSS so far ${Math.round(server.peakRss() / 1024 / 1024)} MB]` : label);
-  try {
-    return await run();
-  } catch (err) {
-    const failure = new PhaseFailed(label, err);
-    log(failure.message);
-    failedPhases.push(failure.message);
-    return undefined;
-  }
-}
+const { phase, failed: failedPhases } = phaseRunner(log, () => server?.peakRss());
 
 async function main(): Promise<BenchReport> {
   const started = performance.now();
@@ -184,7 +159,7 @@ async function main(): Promise<BenchReport> {
   log(`starting the service${values.profile ? ` with --cpu-prof into ${profileDir}` : ''}`);
   server = await startServer({
     env: { ...dbEnv, ...SERVICE_ENV },
-    nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    nodeArgs,
   });
   const ctx: phases.PhaseContext = {
     baseUrl: server.baseUrl,
@@ -249,7 +224,7 @@ async function main(): Promise<BenchReport> {
   }
   if (wanted('storm')) {
     report.loginStorm = await phase('4. login storm: POST /v1/login beside a fixed-rate /health probe', () =>
-      phases.loginStorm(ctx, stormRounds),
+      loginStorm(ctx, stormRounds),
     );
   }
   if (wanted('bulk')) {
@@ -260,7 +235,7 @@ async function main(): Promise<BenchReport> {
   if (wanted('scheduled')) {
     report.scheduledAll = await phase(
       '5c. scheduled /all: 100,000 merchants x 12 plans applied by the service while /health is probed',
-      () => phases.scheduledAll(ctx),
+      () => scheduledAll(ctx),
     );
   }
   if (wanted('approval')) {
@@ -285,7 +260,7 @@ async function main(): Promise<BenchReport> {
             // 500 mock payment notifications a round: the per-customer limit of test sends would refuse all but 10.
             WEBHOOK_TEST_SENDS_PER_CUSTOMER_PER_MINUTE: '0',
           },
-          nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+          nodeArgs,
         });
         const here = { ...ctx, baseUrl: server.baseUrl };
         const keys = await phases.createKeys(here, { users: 10, userPrefix: 'webhook-bench' });
@@ -321,7 +296,7 @@ async function main(): Promise<BenchReport> {
               if (!untraced && traced.length === 0) await retire(server!);
               const spawned = await startServer({
                 env: { ...dbEnv, ...SERVICE_ENV, ...env },
-                nodeArgs: values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+                nodeArgs,
               });
               if (tracingConfigured(env)) traced.push(spawned);
               else if (untraced) others.push(spawned);
