@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
-import { bearer, json } from './app.js';
+import type { Config } from '../../src/config.js';
+import { bearer, type Harness, json } from './app.js';
+import { loginAs, seedWorld } from './fixtures.js';
 
 /** The password every such user chooses at its first login. */
 export const STRONG = 'mauve tractor juggles seven owls';
@@ -46,4 +48,18 @@ export function smtpServer(received: string[]): SMTPServer {
       });
     },
   });
+}
+
+/** The current test's app with seedWorld's customers, and an access token of the first one's ADMIN. */
+export async function appWithAdmin(h: Harness, overrides: Partial<Config> = {}) {
+  const app = await h.app(overrides);
+  const world = await seedWorld(app);
+  const admin = (await loginAs(app, world.login)).access_token;
+  return { app, world, admin };
+}
+
+/** The caller's customer's audit trail, up to 1,000 records. */
+export async function auditActions(app: FastifyInstance, token: string) {
+  const res = await app.inject({ method: 'GET', url: '/v1/audit-events?size=1000', headers: bearer(token) });
+  return json(res);
 }
