@@ -119,7 +119,7 @@ export const READS = {
   resetLimits: [],
   secrets: ['digestKey', 'legacyValues', 'kidCounts'],
   idempotency: [],
-  changeRequests: ['find', 'list'],
+  changeRequests: ['find', 'list', 'answerableUsers'],
 } as const satisfies { [K in keyof Dals]: ReadonlyArray<keyof Dals[K]> };
 
 /**

@@ -492,7 +492,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a change request: it applies now
-         * @description Only the access token of an ADMIN of the same customer other than the requester: the requester gets 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. The change is applied in this request's transaction as its own route would apply it now (the replacement rule, history, its events, its audit record naming the change request, requester and approver), waiting its customer's turn like any assignment; the answer is the request, APPLIED with its result, and the event CHANGE_REQUEST_APPROVED. With preview_hash: when what the change would do now is no longer that preview, 409 `preview_changed` with members current_preview and preview_hash, and nothing changes. A change that can no longer apply (a plan retired, every merchant named inactive, a scheduled instant too close) answers 200 with the request FAILED and the reason. Of two approvals at once, one applies and the other gets 409 `change_request_closed`. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
+         * @description Only the access token of an ADMIN of the same customer who does not answer for the request: the requester, and for a request asked through an API key the user it belongs to, whoever made it (through keys made by keys) and the login user of the same e-mail, get 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. The change is applied in this request's transaction as its own route would apply it now (the replacement rule, history, its events, its audit record naming the change request, requester and approver), waiting its customer's turn like any assignment; the answer is the request, APPLIED with its result, and the event CHANGE_REQUEST_APPROVED. With preview_hash: when what the change would do now is no longer that preview, 409 `preview_changed` with members current_preview and preview_hash, and nothing changes. A change that can no longer apply (a plan retired, every merchant named inactive, a scheduled instant too close) answers 200 with the request FAILED and the reason. Of two approvals at once, one applies and the other gets 409 `change_request_closed`. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["approveChangeRequest"];
         delete?: never;
@@ -512,7 +512,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a change request with a reason
-         * @description Only the access token of an ADMIN of the same customer other than the requester: the requester gets 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. REJECTED with the reason; event CHANGE_REQUEST_REJECTED. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
+         * @description Only the access token of an ADMIN of the same customer who does not answer for the request: the requester, and for a request asked through an API key the user it belongs to, whoever made it (through keys made by keys) and the login user of the same e-mail, get 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`. REJECTED with the reason; event CHANGE_REQUEST_REJECTED. Only a PENDING request: any other answers 409 `change_request_closed` (member `status`). Another customer's request answers 404 `change_request_not_found`, as one that does not exist. Permission: none; any authenticated caller may call it (x-feegate-permission: none), within the rules above.
          */
         post: operations["rejectChangeRequest"];
         delete?: never;
@@ -2238,7 +2238,7 @@ export interface components {
                 type: "user" | "api_key";
                 /** @description The user or the key */
                 id: string;
-                /** @description The login user's e-mail; null for a key */
+                /** @description The login user's e-mail, or for a key that of the user it belongs to */
                 email: string | null;
             };
             /** @description Who approved or rejected it */
@@ -2247,7 +2247,7 @@ export interface components {
                 type: "user" | "api_key";
                 /** @description The user or the key */
                 id: string;
-                /** @description The login user's e-mail; null for a key */
+                /** @description The login user's e-mail, or for a key that of the user it belongs to */
                 email: string | null;
             } | null;
             /** @description Why it was rejected, or why it failed to apply */
@@ -2361,7 +2361,7 @@ export interface components {
                 type: "user" | "api_key";
                 /** @description The user or the key */
                 id: string;
-                /** @description The login user's e-mail; null for a key */
+                /** @description The login user's e-mail, or for a key that of the user it belongs to */
                 email: string | null;
             };
             /** @description Who approved or rejected it */
@@ -2370,7 +2370,7 @@ export interface components {
                 type: "user" | "api_key";
                 /** @description The user or the key */
                 id: string;
-                /** @description The login user's e-mail; null for a key */
+                /** @description The login user's e-mail, or for a key that of the user it belongs to */
                 email: string | null;
             } | null;
             /** @description Why it was rejected, or why it failed to apply */
@@ -2519,7 +2519,7 @@ export interface components {
                     type: "user" | "api_key";
                     /** @description The user or the key */
                     id: string;
-                    /** @description The login user's e-mail; null for a key */
+                    /** @description The login user's e-mail, or for a key that of the user it belongs to */
                     email: string | null;
                 };
                 /** @description Who approved or rejected it */
@@ -2528,7 +2528,7 @@ export interface components {
                     type: "user" | "api_key";
                     /** @description The user or the key */
                     id: string;
-                    /** @description The login user's e-mail; null for a key */
+                    /** @description The login user's e-mail, or for a key that of the user it belongs to */
                     email: string | null;
                 } | null;
                 /** @description Why it was rejected, or why it failed to apply */

@@ -40,8 +40,10 @@ export function RequestStatus({ status }: { status: ChangeRequest['status'] }) {
   );
 }
 
-/** Who asked or decided: a user's e-mail, or the API key. */
+/** Who asked or decided: a user's e-mail, or the API key and the e-mail of the user it belongs to. */
 export function personOf(person: ChangeRequest['requested_by'] | null): string {
   if (!person) return '—';
-  return person.email ?? `API key ${person.id.slice(0, 8)}`;
+  if (person.type === 'user') return person.email ?? '—';
+  const key = `API key ${person.id.slice(0, 8)}`;
+  return person.email ? `${person.email} (${key})` : key;
 }

@@ -97,7 +97,7 @@ describe('under REQUIRED, an assignment becomes a change request', () => {
     const key = await issueKey(app, { user: world.login.user, customerId: world.customerId });
     const held = heldRequest(await bulkAssignAll(app, apiKey(key.api_key), { payment_plan_ids: [plans.visa6.id] }));
     assert.equal(held.operation, 'fee_rules.bulk_assign_all');
-    assert.deepEqual(held.requested_by, { type: 'api_key', id: key.id, email: null });
+    assert.deepEqual(held.requested_by, { type: 'api_key', id: key.id, email: world.login.user }, "the key's user");
   });
 
   it('a request that would be a 400 or a 422 still is, and nothing is held', async () => {

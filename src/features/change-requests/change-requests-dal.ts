@@ -14,7 +14,7 @@ export const CHANGE_REQUEST_STATUSES = ['PENDING', 'APPLIED', 'REJECTED', 'CANCE
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
 export type ApprovalPolicy = 'NONE' | 'REQUIRED';
 
-/** Who asked or decided (a fee change needs a customer caller), with the e-mail of a login user (a key has none). */
+/** Who asked or decided (a fee change needs a customer caller), with the e-mail of the user: the login user, or the user a key belongs to. */
 export interface Person {
   type: 'user' | 'api_key';
   id: string;
@@ -69,10 +69,12 @@ export interface Decision {
 
 const t = changeRequests;
 
-/** A person of the record, with the e-mail of a login user looked up as it is now. */
+/** A person of the record, with the e-mail (as it is now) of the login user, or of the user the key belongs to. */
 const person = (column: typeof t.requestedBy | typeof t.reviewedBy) =>
   sql<Person | null>`CASE WHEN ${column} IS NULL THEN NULL ELSE ${column} || jsonb_build_object('email',
-    (SELECT u.email FROM users u WHERE ${column}->>'type' = 'user' AND u.id::text = ${column}->>'id')) END`;
+    (SELECT u.email FROM users u WHERE u.id = CASE ${column}->>'type'
+       WHEN 'user' THEN (${column}->>'id')::uuid
+       ELSE (SELECT k.user_id FROM api_keys k WHERE k.id = (${column}->>'id')::uuid) END)) END`;
 
 const columns = {
   id: t.id,
@@ -141,6 +143,34 @@ export function createChangeRequestsDal(db: Db) {
       page: PageRequest,
     ): Promise<{ rows: ChangeRequestRow[]; total: number }> {
       return newestFirstPage<ChangeRequestRow>(db, t, columns, customerId, status, page);
+    },
+
+    /**
+     * The users who answer for what `actor` asked: a login user is itself; a key,
+     * the user it belongs to and whoever made it, through keys made by keys (each
+     * of them held the key, or made the key that made it), and the customer's
+     * other users of the same e-mail (an integration user's key handed to the
+     * login user of that address is still that person's).
+     */
+    async answerableUsers(actor: Pick<Actor, 'type' | 'id'>): Promise<string[]> {
+      if (actor.type === 'user') return actor.id ? [actor.id] : [];
+      if (actor.type !== 'api_key' || !actor.id) return [];
+      const rows = await queryRows<{ id: string }>(
+        db,
+        sql`
+        WITH RECURSIVE chain AS (
+          SELECT k.id, k.user_id, k.created_by_type, k.created_by_id FROM api_keys k WHERE k.id = ${actor.id}::uuid
+          UNION
+          SELECT k.id, k.user_id, k.created_by_type, k.created_by_id
+          FROM api_keys k JOIN chain c ON c.created_by_type = 'api_key' AND k.id = c.created_by_id
+        ), answerable AS (
+          SELECT user_id AS id FROM chain
+          UNION SELECT created_by_id FROM chain WHERE created_by_type = 'user'
+        )
+        SELECT DISTINCT same.id FROM answerable a JOIN users u ON u.id = a.id
+        JOIN users same ON same.customer_id = u.customer_id AND lower(same.email) = lower(u.email)`,
+      );
+      return rows.map((row) => row.id);
     },
 
     /** Decides a locked PENDING request; APPLIED also dates its application. */

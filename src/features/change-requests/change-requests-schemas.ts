@@ -15,7 +15,7 @@ const Person = Type.Object({
     description: 'A login user (access token) or an API key',
   }),
   id: Type.String({ description: 'The user or the key' }),
-  email: Nullable(Type.String(), "The login user's e-mail; null for a key"),
+  email: Nullable(Type.String(), "The login user's e-mail, or for a key that of the user it belongs to"),
 });
 
 const EXAMPLE_PREVIEW = {

@@ -39,7 +39,7 @@ export type ChangeRequestDetail = ChangeRequestResource & { current_preview: unk
 
 export interface ChangeRequestsServiceDeps {
   uow: UnitOfWork<{ changeRequests: ChangeRequestsDal }>;
-  changeRequestsDal: Pick<ChangeRequestsDal, 'find' | 'list'>;
+  changeRequestsDal: Pick<ChangeRequestsDal, 'find' | 'list' | 'answerableUsers'>;
   heldChanges: HeldChanges;
 }
 
@@ -62,8 +62,18 @@ function assertReviewer(principal: Principal): void {
     );
 }
 
-function assertNotRequester(row: ChangeRequestRow, principal: Principal): void {
-  if (sameActor(row.requestedBy, actorOf(principal))) throw new ForbiddenError('self_approval');
+/**
+ * Refuses a reviewer who answers for the request: the user who asked, or for a
+ * key, a user it belongs to or who made it (else an ADMIN could ask through a
+ * key of their own making and approve with their token: one person, both eyes).
+ */
+async function assertNotRequester(
+  row: ChangeRequestRow,
+  principal: Principal,
+  dal: Pick<ChangeRequestsDal, 'answerableUsers'>,
+): Promise<void> {
+  if ((await dal.answerableUsers(row.requestedBy)).includes(principal.userId))
+    throw new ForbiddenError('self_approval');
 }
 
 const heldOf = (row: ChangeRequestRow): HeldChange => ({
@@ -87,14 +97,14 @@ export function createChangeRequestsService(deps: ChangeRequestsServiceDeps) {
     principal: Principal,
     id: string,
     context: ChangeContext,
-    decision: (row: ChangeRequestRow) => Decision,
+    decision: (row: ChangeRequestRow, dal: ChangeRequestsDal) => Decision | Promise<Decision>,
     action: string,
   ): Promise<ChangeRequestRow> {
     const { customerId } = principal;
     return uow.write(context, async ({ dal, audit, emit, answer }) => {
       const row = await dal.changeRequests.lock(customerId, id.toLowerCase());
       if (!row) throw new NotFoundError('change_request_not_found');
-      const chosen = decision(row);
+      const chosen = await decision(row, dal.changeRequests);
       if (row.status !== 'PENDING') throw closedError(row);
       const decided = await dal.changeRequests.decide(customerId, row.id, chosen);
       await audit({
@@ -150,7 +160,7 @@ export function createChangeRequestsService(deps: ChangeRequestsServiceDeps) {
     ): Promise<ChangeRequestResource> {
       assertReviewer(principal);
       const row = await found(principal.customerId, id);
-      assertNotRequester(row, principal);
+      await assertNotRequester(row, principal, changeRequestsDal);
       if (row.status !== 'PENDING') throw closedError(row);
       const requestedBy = { type: row.requestedBy.type, id: row.requestedBy.id };
       try {
@@ -180,8 +190,8 @@ export function createChangeRequestsService(deps: ChangeRequestsServiceDeps) {
       context: ChangeContext,
     ): Promise<ChangeRequestResource> {
       assertReviewer(principal);
-      const decision = (row: ChangeRequestRow): Decision => {
-        assertNotRequester(row, principal);
+      const decision = async (row: ChangeRequestRow, dal: ChangeRequestsDal): Promise<Decision> => {
+        await assertNotRequester(row, principal, dal);
         return { status: 'REJECTED', reviewedBy: actorOf(principal), reason: body.reason };
       };
       return toChangeRequestResource(await decide(principal, id, context, decision, 'change_request.rejected'));
