@@ -1,12 +1,15 @@
 /** Webhook tests: a real HTTP receiver on 127.0.0.1 that the test starts, and HTTP shorthands. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'node:test';
 import { count } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../src/config.js';
+import { buildApp } from '../../src/app.js';
+import { type Config, testConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { auditEvents, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema.js';
 import { type Credentials, headersFor } from './api-keys.js';
+import { type Harness, json } from './app.js';
 import { assertDeliveredEventsMatch } from './event-schemas.js';
 import { waitFor } from './wait.js';
 
@@ -124,4 +127,54 @@ export async function webhooksSnapshot(database: Database): Promise<string> {
   const deliveries = await database.db.select().from(webhookDeliveries).orderBy(webhookDeliveries.id);
   const [audits] = await database.db.select({ n: count() }).from(auditEvents);
   return JSON.stringify({ subscriptions, deliveries, audits: audits!.n });
+}
+
+/**
+ * Receivers and further starts of the service for delivery tests, closed after each test.
+ * Call after useTestApp, so that the harness's own app is closed first.
+ */
+export function useDeliveryHarness(h: Harness) {
+  let receivers: Receiver[] = [];
+  let restarted: FastifyInstance[] = [];
+  afterEach(async () => {
+    await Promise.all(restarted.map((app) => app.close()));
+    await Promise.all(receivers.map((r) => r.close()));
+    receivers = [];
+    restarted = [];
+  });
+  return {
+    /** Another start of the service on the test's database (the harness keeps its first app). */
+    async restart(overrides: Partial<Config>): Promise<FastifyInstance> {
+      const app = await buildApp({ config: testConfig(overrides), database: h.db.current.database });
+      await app.ready();
+      restarted.push(app);
+      return app;
+    },
+    async receiver(port?: number): Promise<Receiver> {
+      const started = await startReceiver(port);
+      receivers.push(started);
+      return started;
+    },
+  };
+}
+
+/** The subscription's deliveries as the API lists them (`query` narrows them, e.g. `?status=FAILED`). */
+export async function deliveries(app: FastifyInstance, token: string, hook: string, query = '') {
+  return json(await webhookRequest(app, { token }, 'GET', `/v1/webhooks/${hook}/deliveries${query}`)).data as Array<
+    Record<string, any>
+  >;
+}
+
+/** The first of the subscription's deliveries in `status`, waited for: the worker reaches it in its own time. */
+export async function oneDelivery(app: FastifyInstance, token: string, hook: string, status: string) {
+  let found: Record<string, any> | undefined;
+  await waitFor(
+    async () => {
+      found = (await deliveries(app, token, hook)).find((d) => d.status === status);
+      return found !== undefined;
+    },
+    `a ${status} delivery`,
+    { timeoutMs: 8000 },
+  );
+  return found!;
 }
