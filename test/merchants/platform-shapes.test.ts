@@ -6,13 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
-import { bearer, json } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { loginAs, seedWorld, type World } from '../helpers/fixtures.js';
+import { describe, it } from 'node:test';
+import { json } from '../helpers/app.js';
+import { app, db, owner, useMerchantApp, world } from '../helpers/merchant-app.js';
 import {
   argentineMerchant,
   createMerchant,
@@ -22,26 +18,7 @@ import {
   patchMerchant,
 } from '../helpers/merchants.js';
 
-let db: TestDatabase;
-let app: FastifyInstance;
-let world: World;
-let owner: Record<string, string>;
-
-before(async () => {
-  db = await createTestDatabase();
-  app = await buildApp({
-    config: testConfig({ rateLimitAnonymousPerMinute: 0, loginMaxFailures: 0 }),
-    database: db.database,
-  });
-  await app.ready();
-  world = await seedWorld(app);
-  owner = bearer((await loginAs(app, world.login)).access_token) as Record<string, string>;
-});
-
-after(async () => {
-  await app.close();
-  await db.drop();
-});
+useMerchantApp();
 
 /** An account whose second check digit is 0 (stdnum 1.12.0 refuses it), and an ordinary one. */
 const CBU_CHECK_DIGIT_0 = '0170099220000067797370';
