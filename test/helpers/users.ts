@@ -2,9 +2,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
-import type { Config } from '../../src/config.js';
-import { bearer, type Harness, json } from './app.js';
-import { loginAs, seedWorld } from './fixtures.js';
+import { bearer, json } from './app.js';
 
 /** The password every such user chooses at its first login. */
 export const STRONG = 'mauve tractor juggles seven owls';
@@ -48,14 +46,6 @@ export function smtpServer(received: string[]): SMTPServer {
       });
     },
   });
-}
-
-/** The current test's app with seedWorld's customers, and an access token of the first one's ADMIN. */
-export async function appWithAdmin(h: Harness, overrides: Partial<Config> = {}) {
-  const app = await h.app(overrides);
-  const world = await seedWorld(app);
-  const admin = (await loginAs(app, world.login)).access_token;
-  return { app, world, admin };
 }
 
 /** The caller's customer's audit trail, up to 1,000 records. */

@@ -6,16 +6,15 @@ import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { mailOutbox } from '../../src/db/schema.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
-import { issueKey, loginAs, uuid } from '../helpers/fixtures.js';
-import { appWithAdmin, auditActions, createUser, STRONG, smtpServer, userWithRole } from '../helpers/users.js';
+import { customerSession, issueKey, loginAs, uuid } from '../helpers/fixtures.js';
+import { auditActions, createUser, STRONG, smtpServer, userWithRole } from '../helpers/users.js';
 import { waitFor } from '../helpers/wait.js';
 
 const h = useTestApp();
-const setup = (overrides = {}) => appWithAdmin(h, overrides);
 
 describe('first login and passwords', () => {
   it('answers NEW_PASSWORD_REQUIRED; a session is good once, for its user, and weak passwords are refused', async () => {
-    const { app, admin } = await setup();
+    const { app, token: admin } = await customerSession(h);
     const created = await createUser(app, admin, { email: 'new@alpha.test' });
     const login = json(
       await app.inject({
@@ -49,7 +48,7 @@ describe('first login and passwords', () => {
   });
 
   it('changes the own password: a wrong current one is 401 and counts toward the lockout, others sessions end', async () => {
-    const { app, admin } = await setup({ loginMaxFailures: 3 });
+    const { app, token: admin } = await customerSession(h, { loginMaxFailures: 3 });
     const member = await userWithRole(app, admin, 'm@alpha.test', 'MEMBER');
     const second = (await loginAs(app, { user: 'm@alpha.test', password: STRONG })).access_token;
     const change = (current_password: string, new_password = 'a quiet violet harbour at noon') =>
@@ -75,7 +74,7 @@ describe('first login and passwords', () => {
   });
 
   it('resets a password: temporary, sessions ended, FORCE_CHANGE_PASSWORD', async () => {
-    const { app, admin } = await setup();
+    const { app, token: admin } = await customerSession(h);
     const member = await userWithRole(app, admin, 'r@alpha.test', 'MEMBER');
     const reset = await app.inject({
       method: 'POST',
@@ -122,7 +121,7 @@ describe('forgotten password by mail', () => {
     await once(server.server, 'listening');
     const port = (server.server.address() as AddressInfo).port;
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    const { app, admin } = await setup({
+    const { app, token: admin } = await customerSession(h, {
       smtpUrl: `smtp://127.0.0.1:${port}`,
       smtpFrom: 'feegate <noreply@alpha.test>',
     });

@@ -5,16 +5,16 @@ import { sql } from 'drizzle-orm';
 import { totpCode } from '../../src/features/credentials/totp.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { enableTotp, startTotp } from '../helpers/mfa.js';
-import { appWithAdmin, auditActions, createUser, STRONG, userWithRole } from '../helpers/users.js';
+import { customerSession } from '../helpers/fixtures.js';
+import { auditActions, createUser, STRONG, userWithRole } from '../helpers/users.js';
 
 const h = useTestApp();
-const setup = (overrides = {}) => appWithAdmin(h, overrides);
 /** The password of seedWorld's login (the ADMIN of these tests). */
 const ADMIN_PASSWORD = 'alpha-password-1';
 
 describe('two-factor codes (TOTP)', () => {
   it('enrols, challenges the login with SOFTWARE_TOKEN_MFA, refuses a replayed code, takes a recovery code once', async () => {
-    const { app, admin, world } = await setup();
+    const { app, token: admin, world } = await customerSession(h);
     const start = json(
       await app.inject({
         method: 'POST',
@@ -72,7 +72,7 @@ describe('two-factor codes (TOTP)', () => {
   });
 
   it('adds no second password hash to a login: the code is checked without argon2', async () => {
-    const { app, admin, world } = await setup();
+    const { app, token: admin, world } = await customerSession(h);
     const { secret } = await enableTotp(app, admin, ADMIN_PASSWORD);
     const verify = mock.method(app.services.hasher, 'verify');
     const hash = mock.method(app.services.hasher, 'hash');
@@ -91,7 +91,7 @@ describe('two-factor codes (TOTP)', () => {
   });
 
   it('never checks more parallel code guesses than the lockout allows', async () => {
-    const { app, admin } = await setup({ loginMaxFailures: 3 });
+    const { app, token: admin } = await customerSession(h, { loginMaxFailures: 3 });
     const secret = await startTotp(app, admin, ADMIN_PASSWORD);
     const wrong = totpCode(secret) === '000000' ? '111111' : '000000';
     const guesses = await Promise.all(
@@ -110,7 +110,7 @@ describe('two-factor codes (TOTP)', () => {
   });
 
   it('refuses an expired challenge session', async () => {
-    const { app, admin } = await setup();
+    const { app, token: admin } = await customerSession(h);
     const created = await createUser(app, admin, { email: 'late@alpha.test' });
     const login = json(
       await app.inject({
@@ -134,7 +134,7 @@ describe('two-factor codes (TOTP)', () => {
   });
 
   it('counts wrong codes toward the login lockout', async () => {
-    const { app, admin, world } = await setup({ loginMaxFailures: 2 });
+    const { app, token: admin, world } = await customerSession(h, { loginMaxFailures: 2 });
     await enableTotp(app, admin, ADMIN_PASSWORD);
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -154,7 +154,7 @@ describe('two-factor codes (TOTP)', () => {
   });
 
   it('requires TOTP of every login when the customer says so (MFA_SETUP)', async () => {
-    const { app, admin } = await setup();
+    const { app, token: admin } = await customerSession(h);
     const member = await userWithRole(app, admin, 'mfa@alpha.test', 'MEMBER');
     const setting = await app.inject({
       method: 'PATCH',

@@ -3,21 +3,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { domainEvents } from '../../src/db/schema.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
-import { issueKey, loginAs } from '../helpers/fixtures.js';
-import { appWithAdmin, auditActions, createUser, STRONG, userWithRole } from '../helpers/users.js';
+import { customerSession, issueKey, loginAs } from '../helpers/fixtures.js';
+import { auditActions, createUser, STRONG, userWithRole } from '../helpers/users.js';
 
 const h = useTestApp();
-const setup = (overrides = {}) => appWithAdmin(h, overrides);
 
 describe('roles', () => {
   it('carries the role in the access token; existing and imported users are ADMIN', async () => {
-    const { admin } = await setup();
+    const { token: admin } = await customerSession(h);
     const claims = JSON.parse(Buffer.from(admin.split('.')[1]!, 'base64url').toString());
     assert.equal(claims.role, 'ADMIN');
   });
 
   it('lets a VIEWER read but refuses every write with 403 insufficient_role, and writes nothing', async () => {
-    const { app, world, admin } = await setup();
+    const { app, world, token: admin } = await customerSession(h);
     const viewer = await userWithRole(app, admin, 'viewer@alpha.test', 'VIEWER');
     assert.equal(
       (await app.inject({ method: 'GET', url: '/v1/api-keys', headers: bearer(viewer.token) })).statusCode,
@@ -65,7 +64,7 @@ describe('roles', () => {
   });
 
   it('lets a MEMBER work but not manage users; API keys never manage users', async () => {
-    const { app, world, admin } = await setup();
+    const { app, world, token: admin } = await customerSession(h);
     const member = await userWithRole(app, admin, 'member@alpha.test', 'MEMBER');
     const key = await app.inject({
       method: 'POST',
@@ -111,7 +110,7 @@ describe('roles', () => {
 
 describe('POST/GET/PATCH /v1/users', () => {
   it('creates a login user with a temporary password shown once, audited and emitted without secrets', async () => {
-    const { app, world, admin } = await setup();
+    const { app, world, token: admin } = await customerSession(h);
     const created = await createUser(app, admin, { email: 'Ana@Alpha.test', name: 'Ana', description: 'payments' });
     assert.equal(created.attributes.email, 'ana@alpha.test');
     assert.equal(created.attributes.role, 'MEMBER');
@@ -147,7 +146,7 @@ describe('POST/GET/PATCH /v1/users', () => {
   });
 
   it('refuses bad input with 400 naming the field and writes nothing', async () => {
-    const { app, admin } = await setup();
+    const { app, token: admin } = await customerSession(h);
     const bad = [
       { email: 'nul\u0000@alpha.test' },
       { email: 'a@alpha.test', name: 'x'.repeat(300) },
@@ -164,7 +163,7 @@ describe('POST/GET/PATCH /v1/users', () => {
   });
 
   it("answers 404 for another customer's user, upper-case ids work, and the last ADMIN is protected", async () => {
-    const { app, world, admin } = await setup();
+    const { app, world, token: admin } = await customerSession(h);
     const other = (await loginAs(app, world.otherLogin)).access_token;
     const otherList = json(await app.inject({ method: 'GET', url: '/v1/users', headers: bearer(other) }));
     const otherId = otherList.users[0].attributes.id;
@@ -203,7 +202,7 @@ describe('POST/GET/PATCH /v1/users', () => {
   });
 
   it('ends the sessions of a user whose role changes or who is disabled; a disabled user cannot log in', async () => {
-    const { app, admin } = await setup();
+    const { app, token: admin } = await customerSession(h);
     const member = await userWithRole(app, admin, 'member@alpha.test', 'MEMBER');
     const demoted = await app.inject({
       method: 'PATCH',
@@ -239,7 +238,7 @@ describe('POST/GET/PATCH /v1/users', () => {
   });
 
   it('disabling an integration user refuses its keys until it is enabled again', async () => {
-    const { app, world, admin } = await setup();
+    const { app, world, token: admin } = await customerSession(h);
     const key = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
     const headers = { 'x-api-key': key.api_key };
     assert.equal((await app.inject({ method: 'GET', url: '/v1/users/me', headers })).statusCode, 200);
