@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { totpCode } from '../../src/features/credentials/totp.js';
+import { REFUSAL_FLOOR_MS } from '../../src/features/users/password-resets.js';
 import { bearer, json, secondInstance, useTestApp } from '../helpers/app.js';
 import { enableTotp } from '../helpers/mfa.js';
 import { issueKey, loginAs, seedWorld } from '../helpers/fixtures.js';
@@ -91,12 +92,21 @@ describe('POST /v1/login/confirm-forgot-password', () => {
     });
     await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
     // A weak password with each: the code is judged first, so none of them says weak_password.
-    const answers = [
-      await confirm(app, 'nobody@alpha.test', code, 'short'),
-      await confirm(app, 'gone@alpha.test', goneCode, 'short'),
-      await confirm(app, 'ci@alpha.test', code, 'short'),
-      await confirm(app, 'forgot@alpha.test', wrongOf(code, 0), 'short'),
-    ].map(problem);
+    const attempts: Array<[string, string]> = [
+      ['nobody@alpha.test', code],
+      ['gone@alpha.test', goneCode],
+      ['ci@alpha.test', code],
+      ['forgot@alpha.test', wrongOf(code, 0)],
+    ];
+    const answers = [];
+    for (const [user, given] of attempts) {
+      const started = performance.now();
+      const res = await confirm(app, user, given, 'short');
+      // The unknown name's refusal (a hash) as late as the known user's (a transaction): the floor, not less.
+      const took = performance.now() - started;
+      assert.ok(took >= REFUSAL_FLOOR_MS - 1, `${user} refused after ${took.toFixed(1)} ms`);
+      answers.push(problem(res));
+    }
     assert.equal(answers[0]!.code, 'invalid_code');
     assert.equal(answers[0]!.status, 400);
     for (const answer of answers.slice(1)) assert.deepEqual(answer, answers[0]);

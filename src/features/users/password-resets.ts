@@ -3,9 +3,10 @@
  * then a new password with it. Guessing is bounded per user across every code
  * (10 wrong codes an hour, counted in PostgreSQL for every instance), and so are
  * the mails (3 an hour). Every refusal of a code looks the same, whoever was
- * named, and costs the same hash of the code and comparison.
+ * named, and answers no sooner than REFUSAL_FLOOR_MS after the request began.
  */
 import { randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
 import { BadRequestError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
@@ -25,6 +26,14 @@ const RESET_CODE_TTL_MS = 15 * 60 * 1000;
 const RESET_CODE_ATTEMPTS = 5;
 export const WRONG_CODES_PER_HOUR = 10;
 export const RESET_MAILS_PER_HOUR = 3;
+/**
+ * The soonest a refused code is answered, counted from the request's start. A
+ * known user's guess is a transaction (the budget spent, the code compared) and
+ * an unknown name's is a hash in memory: a few milliseconds apart, which about
+ * twenty timed requests told apart. Both now wait out the same floor, far above
+ * what the transaction takes unless the database is in trouble.
+ */
+export const REFUSAL_FLOOR_MS = 200;
 
 export interface PasswordResetsDeps {
   uow: UnitOfWork<UsersDals>;
@@ -45,6 +54,13 @@ const resetCodeHash = (userId: string, code: string) => sha256Hex(`${userId}:${c
 const NO_USER = '00000000-0000-4000-8000-000000000000';
 
 const invalidCode = () => new BadRequestError('invalid_code');
+
+/** The refusal of a code, once REFUSAL_FLOOR_MS have passed since `started` (performance.now()). */
+async function refusedAfterFloor(started: number): Promise<never> {
+  const left = started + REFUSAL_FLOOR_MS - performance.now();
+  if (left > 0) await sleep(Math.ceil(left));
+  throw invalidCode();
+}
 
 export function createPasswordResets(deps: PasswordResetsDeps) {
   const { uow, usersDal, auth, hasher, now } = deps;
@@ -102,13 +118,14 @@ export function createPasswordResets(deps: PasswordResetsDeps) {
       input: { user: string; code: string; new_password: string },
       context: ChangeContext,
     ): Promise<void> {
+      const started = performance.now();
       const row = await usersDal.findLoginUser(normaliseEmail(input.user));
       if (!row?.enabled) {
         // The hash a known user's code costs (resetCodeHash), then the same refusal.
         resetCodeHash(NO_USER, input.code);
-        throw invalidCode();
+        return refusedAfterFloor(started);
       }
-      if (!(await checkCode(row.id, input.code, context))) throw invalidCode();
+      if (!(await checkCode(row.id, input.code, context))) return refusedAfterFloor(started);
       await assertStrongPassword(input.new_password, row.email);
       const hash = await hasher.hash(input.new_password);
       await uow.write({ ...context, actor: { type: 'user', id: row.id } }, async (scope) => {
