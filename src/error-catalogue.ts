@@ -102,7 +102,8 @@ const CATALOGUE = {
   },
   self_approval: {
     status: 403,
-    detail: 'A change request is approved or rejected by another ADMIN than the one who asked for it, directly or through an API key they made or that is theirs.',
+    detail:
+      'A change request is approved or rejected by another ADMIN than the one who asked for it, directly or through an API key they made or that is theirs.',
   },
   not_requester: { status: 403, detail: 'Only the caller who asked for a change request may cancel it.' },
   insufficient_permissions: {
@@ -179,6 +180,11 @@ const CATALOGUE = {
   idempotency_key_in_use: {
     status: 409,
     detail: 'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
+  },
+  idempotency_answer_unreadable: {
+    status: 409,
+    detail:
+      'The request with this Idempotency-Key was processed, but its kept answer no longer reads (the operator is told); it is not processed again: see what it did, and use a fresh key for a new attempt.',
   },
 
   payload_too_large: { status: 413, detail: 'The body is larger than the limit.' },

@@ -5642,7 +5642,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5695,7 +5695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -5705,7 +5705,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -5795,7 +5795,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5848,7 +5848,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -5858,7 +5858,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -6320,7 +6320,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6516,7 +6516,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -6526,7 +6526,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -6808,7 +6808,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7004,7 +7004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -7014,7 +7014,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -7287,7 +7287,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7483,7 +7483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -7493,7 +7493,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -7583,7 +7583,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7779,7 +7779,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: merchant_code_conflict, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -7789,7 +7789,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "merchant_code_conflict" | "idempotency_key_in_use";
+                        code?: "merchant_code_conflict" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -8035,7 +8035,7 @@ export interface operations {
                 dry_run?: boolean;
             };
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8177,7 +8177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -8187,7 +8187,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -8280,7 +8280,7 @@ export interface operations {
                 dry_run?: boolean;
             };
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8419,7 +8419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -8429,7 +8429,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -8658,7 +8658,7 @@ export interface operations {
                 dry_run?: boolean;
             };
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8799,7 +8799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -8809,7 +8809,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -9041,7 +9041,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9192,7 +9192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: payment_plan_exists, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: payment_plan_exists, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -9202,7 +9202,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "payment_plan_exists" | "idempotency_key_in_use";
+                        code?: "payment_plan_exists" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -10160,7 +10160,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10283,7 +10283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: preview_changed, change_request_closed, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: preview_changed, change_request_closed, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -10293,7 +10293,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "preview_changed" | "change_request_closed" | "idempotency_key_in_use";
+                        code?: "preview_changed" | "change_request_closed" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -10383,7 +10383,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10506,7 +10506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: change_request_closed, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: change_request_closed, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -10516,7 +10516,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "change_request_closed" | "idempotency_key_in_use";
+                        code?: "change_request_closed" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -10606,7 +10606,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10720,7 +10720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: change_request_closed, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: change_request_closed, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -10730,7 +10730,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "change_request_closed" | "idempotency_key_in_use";
+                        code?: "change_request_closed" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -10820,7 +10820,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10930,7 +10930,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -10940,7 +10940,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -11202,7 +11202,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11330,7 +11330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: user_conflict, api_key_limit_reached, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: user_conflict, api_key_limit_reached, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -11340,7 +11340,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "user_conflict" | "api_key_limit_reached" | "idempotency_key_in_use";
+                        code?: "user_conflict" | "api_key_limit_reached" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -11430,7 +11430,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11521,7 +11521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: user_conflict, api_key_limit_reached, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: user_conflict, api_key_limit_reached, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -11531,7 +11531,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "user_conflict" | "api_key_limit_reached" | "idempotency_key_in_use";
+                        code?: "user_conflict" | "api_key_limit_reached" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -11758,7 +11758,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11888,7 +11888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: api_key_not_enabled, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: api_key_not_enabled, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -11898,7 +11898,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "api_key_not_enabled" | "idempotency_key_in_use";
+                        code?: "api_key_not_enabled" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -11988,7 +11988,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12101,7 +12101,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: api_key_not_enabled, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: api_key_not_enabled, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -12111,7 +12111,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "api_key_not_enabled" | "idempotency_key_in_use";
+                        code?: "api_key_not_enabled" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -12618,7 +12618,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12700,7 +12700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: webhook_limit_reached, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: webhook_limit_reached, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -12710,7 +12710,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "webhook_limit_reached" | "idempotency_key_in_use";
+                        code?: "webhook_limit_reached" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -12800,7 +12800,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12862,7 +12862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -12872,7 +12872,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -13227,7 +13227,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13322,7 +13322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -13332,7 +13332,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -13422,7 +13422,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13499,7 +13499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -13509,7 +13509,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -13748,7 +13748,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13834,7 +13834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -13844,7 +13844,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -14079,7 +14079,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14186,7 +14186,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: user_conflict, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: user_conflict, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -14196,7 +14196,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "user_conflict" | "idempotency_key_in_use";
+                        code?: "user_conflict" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -14286,7 +14286,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14391,7 +14391,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: user_conflict, last_admin, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: user_conflict, last_admin, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -14401,7 +14401,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "user_conflict" | "last_admin" | "idempotency_key_in_use";
+                        code?: "user_conflict" | "last_admin" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -14491,7 +14491,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14567,7 +14567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -14577,7 +14577,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -14667,7 +14667,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14730,7 +14730,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -14740,7 +14740,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -15052,7 +15052,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15122,7 +15122,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict with the current state. code: mfa_already_enabled, idempotency_key_in_use */
+            /** @description Conflict with the current state. code: mfa_already_enabled, idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -15132,7 +15132,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "mfa_already_enabled" | "idempotency_key_in_use";
+                        code?: "mfa_already_enabled" | "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -15354,7 +15354,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15426,7 +15426,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -15436,7 +15436,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };
@@ -15636,7 +15636,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again. */
+                /** @description Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15710,7 +15710,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. code: idempotency_key_in_use */
+            /** @description Conflict. code: idempotency_key_in_use, idempotency_answer_unreadable */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying (1) */
@@ -15720,7 +15720,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_in_use";
+                        code?: "idempotency_key_in_use" | "idempotency_answer_unreadable";
                     };
                 };
             };

@@ -136,7 +136,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { service
   );
 
   async function claim(request: FastifyRequest, reply: FastifyReply, scope: KeyScope): Promise<unknown> {
-    const begun = await service.begin(scope, fingerprintOf(request), changeContext(request));
+    const begun = await service.begin(scope, fingerprintOf(request));
     if ('replay' in begun) {
       const { status, contentType, location, body } = begun.replay;
       reply.code(status).header(REPLAYED_HEADER, 'true');

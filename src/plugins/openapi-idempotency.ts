@@ -10,7 +10,7 @@ import { type ErrorCode, errorEntry } from '../error-catalogue.js';
 type Json = Record<string, any>;
 
 const KEPT =
-  'Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`. 5xx and 429 answers are not kept: a retry runs again.';
+  'Any 1 to 255 printable ASCII characters, fresh for each change (a UUID): a retry with the same key and the same request (method, path, query, body) within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. Scoped to the caller and the operation. The same key with a different request is a 422 `idempotency_key_reused`; while the first is still being processed, a 409 `idempotency_key_in_use` with `Retry-After: 1`; when its kept answer no longer reads (tampered), a 409 `idempotency_answer_unreadable`, never the request again. 5xx and 429 answers are not kept: a retry runs again.';
 const NOT_KEPT =
   '1 to 255 printable ASCII characters, checked but not kept: this operation has no caller to scope a key to, so a retry runs again.';
 
@@ -54,6 +54,7 @@ export function declareIdempotencyKey(operation: Json): void {
   addProblemCode(responses, 'invalid_idempotency_key');
   if (!withCaller) return;
   addProblemCode(responses, 'idempotency_key_in_use');
+  addProblemCode(responses, 'idempotency_answer_unreadable');
   addProblemCode(responses, 'idempotency_key_reused');
   for (const [status, response] of Object.entries(responses)) {
     if (status.startsWith('2')) response.headers = { ...response.headers, 'Idempotent-Replayed': REPLAYED };

@@ -1,7 +1,7 @@
 /**
  * Idempotency-Key claims (contract section 21): one change for many requests at
  * once, on any instance; answers not kept (5xx); expiry after 24 hours; answers
- * sealed at rest, and one that no longer opens treated as absent.
+ * sealed at rest, and one that no longer opens never made again.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -131,17 +131,19 @@ describe('Idempotency-Key: claims', () => {
     assert.ok(!row!.body!.includes(json(first).api_key), 'the key is not readable in the table');
   });
 
-  it('an answer that no longer opens counts as absent: the request is processed, never a 500', async () => {
+  it('an answer that no longer opens is absent, but its change was made: 409, never a second change or a 500', async () => {
     const { app, create } = await setup();
-    const first = await create(app, 'tampered');
+    await create(app, 'tampered');
     await create(app, 'other');
     const [other] = await database().db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'other'));
     // Another row's sealed body does not open here: it is bound to its own row.
     await database().db.update(idempotencyKeys).set({ body: other!.body }).where(eq(idempotencyKeys.key, 'tampered'));
-    const retry = await create(app, 'tampered');
-    assert.equal(retry.statusCode, 201, retry.body);
-    assert.equal(retry.headers['idempotent-replayed'], undefined);
-    assert.notEqual(json(retry).id, json(first).id);
-    assert.equal((await create(app, 'tampered')).body, retry.body, 'and its new answer is kept');
+    const keys = await keyCount();
+    for (const retry of [await create(app, 'tampered'), await create(app, 'tampered')]) {
+      assert.equal(retry.statusCode, 409, retry.body);
+      assert.equal(json(retry).code, 'idempotency_answer_unreadable');
+      assert.equal(retry.headers['idempotent-replayed'], undefined);
+    }
+    assert.equal(await keyCount(), keys, 'no second key');
   });
 });

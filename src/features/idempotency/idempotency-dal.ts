@@ -80,24 +80,6 @@ export function createIdempotencyDal(db: Db, sealed: SealedValues) {
       };
     },
 
-    /** Takes over an answered entry whose answer no longer opens: the request is processed as if it were new. */
-    async reclaim(id: string, heldBy: string, leaseMs: number): Promise<string | null> {
-      const token = randomUUID();
-      const rows = await db
-        .update(idempotencyKeys)
-        .set({
-          token,
-          leaseUntil: sql`now() + ${leaseMs} * interval '1 millisecond'`,
-          status: null,
-          contentType: null,
-          location: null,
-          body: null,
-        })
-        .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.token, heldBy)))
-        .returning({ id: idempotencyKeys.id });
-      return rows.length > 0 ? token : null;
-    },
-
     /** Stores the answer of the claim `id` held by `token`; false when the claim was taken over. */
     async answer(id: string, token: string, answer: StoredAnswer): Promise<boolean> {
       const rows = await db

@@ -9,7 +9,7 @@
  * change (src/db/unit-of-work.ts), or here when no change was made.
  */
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { IdempotencyKeyInUseError, UnprocessableError } from '../../errors.js';
+import { ConflictError, IdempotencyKeyInUseError, UnprocessableError } from '../../errors.js';
 import { type ChangeContext, type StoredAnswer, SYSTEM_CONTEXT } from '../../lib/change-context.js';
 import type { IdempotencyDal, KeyScope } from './idempotency-dal.js';
 
@@ -42,7 +42,7 @@ export function createIdempotencyService({ uow, idempotencyDal, leaseMs }: Idemp
 
   return {
     /** Claims `scope` for the request of `fingerprint`, or answers the stored answer to replay. */
-    async begin(scope: KeyScope, fingerprint: string, context: ChangeContext): Promise<Begun> {
+    async begin(scope: KeyScope, fingerprint: string): Promise<Begun> {
       const held = await idempotencyDal.claim(scope, fingerprint, leaseMs, IDEMPOTENCY_TTL_SECONDS);
       switch (held.state) {
         case 'claimed':
@@ -53,12 +53,9 @@ export function createIdempotencyService({ uow, idempotencyDal, leaseMs }: Idemp
           throw new IdempotencyKeyInUseError();
         case 'answered': {
           if (held.answer) return { replay: held.answer };
-          // An answer that no longer opens (a key left the ring) counts as absent: the request runs again.
-          const token = await uow.write(bare(context), ({ dal: { idempotency } }) =>
-            idempotency.reclaim(held.id, held.token, leaseMs),
-          );
-          if (!token) throw new IdempotencyKeyInUseError();
-          return { claim: { id: held.id, token } };
+          // An answer that no longer opens (tampered: the service refuses to start without a key the
+          // table needs) is absent, but the change it answered was made: never made twice (section 21).
+          throw new ConflictError('idempotency_answer_unreadable');
         }
       }
     },
