@@ -75,8 +75,8 @@ export function QuoteCalculator({ id }: { id: string }) {
           <input name="payment_method" required defaultValue="CREDIT" />
         </label>
         <label>
-          <span>Installments</span>
-          <input name="installments" type="number" min={1} max={999} required defaultValue={1} />
+          <span>Installments (0 for debit)</span>
+          <input name="installments" type="number" min={0} max={999} required defaultValue={1} />
         </label>
         <label className="inline">
           <input name="is_international" type="checkbox" /> International

@@ -23,7 +23,7 @@ export const FEE_QUOTES_DOCS = operationDocs('fee quotes', {
     summary: 'Quote what transactions pay',
     description:
       `JSON: 1..${MAX_JSON_TRANSACTIONS} transactions at one instant → 200 \`{ quotes }\` in the same order. ${ARITHMETIC} ${PLAN} ${REFUSALS} ` +
-      'A transaction with a bad amount (a number, zero, negative, too many decimals, too large), an unknown currency or installments below 1 is a 400 `validation_failed` naming it (`transactions[3].amount`), and nothing is quoted. ' +
+      'A transaction with a bad amount (a number, zero, negative, too many decimals, too large), an unknown currency or negative installments is a 400 `validation_failed` naming it (`transactions[3].amount`), and nothing is quoted. ' +
       `${NDJSON} Nothing is changed: read-only keys and VIEWERs may quote. With an Idempotency-Key a JSON answer is kept as for any POST; an NDJSON answer is not kept. A body that is neither JSON nor NDJSON: 415.`,
   },
 });

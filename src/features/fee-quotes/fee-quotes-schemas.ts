@@ -34,9 +34,10 @@ const transactionFields = {
     examples: ['CREDIT'],
   }),
   installments: Type.Integer({
-    minimum: 1,
+    minimum: 0,
     maximum: MAX_INSTALLMENTS,
-    description: 'Installments: the plan with has_installments = (installments > 1) and term = installments applies',
+    description:
+      'Installments: the plan with has_installments = (installments > 1) and term = installments applies (0 for a debit-like plan of term 0)',
   }),
   is_international: Type.Boolean(),
 };
