@@ -57,6 +57,12 @@ export const TEXT_PATTERN = Pattern(
   'must not contain U+0000 or an unpaired UTF-16 surrogate',
 );
 
+/** TEXT_PATTERN, and at least one character that is not white space: for text that must say something (a reason). */
+export const SAYING_TEXT_PATTERN = Pattern(
+  '^(?=[\\s\\S]*\\S)[^\\u0000\\uD800-\\uDFFF]*$',
+  'must say something (not only spaces) and not contain U+0000 or an unpaired UTF-16 surrogate',
+);
+
 /** A string field or parameter of a request: every one refuses what TEXT_PATTERN refuses. */
 export function Text(options: StringOptions = {}) {
   return Type.String({ pattern: TEXT_PATTERN, ...options });

@@ -209,10 +209,12 @@ describe('reject and cancel', () => {
     const before = await snapshot();
     const body = { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] };
     const first = heldRequest(await bulkAssign(app, maker, body));
-    for (const payload of [{}, { reason: '' }]) {
+    for (const payload of [{}, { reason: '' }, { reason: ' \t\n ' }]) {
       const res = await reject(app, checker, first.id, payload);
       assert.equal(res.statusCode, 400, res.body);
+      assert.equal(json(res).errors[0].field, 'reason', res.body);
     }
+    assert.equal(json(await getRequest(app, checker, first.id)).status, 'PENDING', 'nothing decided');
     const rejected = await reject(app, checker, first.id, { reason: 'not this quarter' });
     assert.equal(rejected.statusCode, 200, rejected.body);
     assert.equal(json(rejected).status, 'REJECTED');

@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { Component, Listing, Nullable, PageQuery, Text, Timestamp, Uuid } from '../../schemas/common.js';
+import {
+  Component,
+  Listing,
+  Nullable,
+  PageQuery,
+  SAYING_TEXT_PATTERN,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../schemas/common.js';
 import { CHANGE_REQUEST_STATUSES } from './change-requests-dal.js';
 
 const Status = Type.Union(
@@ -144,7 +153,9 @@ export const ApproveBody = Component(
 export const RejectBody = Component(
   'RejectChangeRequestBody',
   Type.Object(
-    { reason: Text({ minLength: 1, maxLength: 1000, description: 'Why it is rejected' }) },
+    {
+      reason: Text({ pattern: SAYING_TEXT_PATTERN, minLength: 1, maxLength: 1000, description: 'Why it is rejected' }),
+    },
     { additionalProperties: false, examples: [{ reason: 'Rates for MX are not approved yet' }] },
   ),
 );
