@@ -15,7 +15,8 @@ import { newConsolePage, openConsole } from '../helpers/console-session.js';
 import { getRequest, heldRequest, underApproval } from '../helpers/change-requests.js';
 import { json } from '../helpers/app.js';
 import type { TestDatabase } from '../helpers/database.js';
-import { bulkAssign, plansByMerchant } from '../helpers/plans.js';
+import { issueKey } from '../helpers/fixtures.js';
+import { apiKey, bulkAssign, plansByMerchant } from '../helpers/plans.js';
 import { STRONG } from '../helpers/users.js';
 
 async function signIn(page: Page, base: string, user: string, password: string): Promise<void> {
@@ -101,9 +102,13 @@ describe('console: approvals', { skip: CHROMIUM_MISSING }, () => {
     assert.ok(applied.get(m1)!.includes(plans.visa6.id));
   });
 
-  it('rejects another with a reason, in a dialog that needs one', async () => {
+  it('rejects another, asked through an API key, with a reason, in a dialog that needs one', async () => {
+    const key = await issueKey(app, { user: world.world.login.user, customerId: world.world.customerId });
     const other = heldRequest(
-      await bulkAssign(app, world.maker, { merchant_ids: [world.m1], payment_plan_ids: [world.plans.master1.id] }),
+      await bulkAssign(app, apiKey(key.api_key), {
+        merchant_ids: [world.m1],
+        payment_plan_ids: [world.plans.master1.id],
+      }),
     );
     const before = await plansByMerchant(database.database);
     await checker.getByRole('link', { name: 'Approvals', exact: true }).first().click();
@@ -130,7 +135,12 @@ describe('console: approvals', { skip: CHROMIUM_MISSING }, () => {
 
     await checker.getByRole('link', { name: 'Approvals', exact: true }).first().click();
     const decided = checker.getByTestId('decided-requests');
-    await decided.getByRole('row').filter({ hasText: 'Rejected' }).waitFor();
+    // The key's request names the key and the user it belongs to.
+    await decided
+      .getByRole('row')
+      .filter({ hasText: 'Rejected' })
+      .filter({ hasText: `owner@alpha.test (API key ${other.requested_by.id.slice(0, 8)})` })
+      .waitFor();
     await decided.getByRole('row').filter({ hasText: 'Applied' }).waitFor();
     await checker.getByText('No change waits for approval.').waitFor();
     await checker.screenshot({ path: '/tmp/approvals-list.png', fullPage: true });

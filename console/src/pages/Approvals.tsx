@@ -26,8 +26,8 @@ export function ApprovalsPage() {
       <div className="page-head">
         <h1 id="approvals-title">Approvals</h1>
         <p className="lead">
-          Fee changes held for a second ADMIN by your approval policy. The requester cannot approve their own change; a
-          pending request expires after 7 days.
+          Fee changes held for a second ADMIN by your approval policy. The requester cannot approve their own change,
+          nor can the user an API key that asked belongs to or whoever made it; a pending request expires after 7 days.
         </p>
       </div>
       <h2 id="pending-title">Waiting for approval</h2>
