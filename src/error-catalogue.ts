@@ -103,7 +103,7 @@ const CATALOGUE = {
   self_approval: {
     status: 403,
     detail:
-      'A change request is approved or rejected by another ADMIN than the one who asked for it, directly or through an API key they made or that is theirs.',
+      'A change request is approved or rejected by another ADMIN than the one who asked for it, directly or through an API key they made, rolled or hold.',
   },
   not_requester: { status: 403, detail: 'Only the caller who asked for a change request may cancel it.' },
   insufficient_permissions: {

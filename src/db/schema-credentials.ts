@@ -117,6 +117,9 @@ export const apiKeys = pgTable(
     createdByType: text('created_by_type').$type<'user' | 'api_key' | 'operator'>(),
     createdById: uuid('created_by_id'),
     createdByEmail: text('created_by_email'),
+    // Who rolled it, on a roll's successor (migration 0027): they were handed its secret.
+    rolledByType: text('rolled_by_type').$type<'user' | 'api_key'>(),
+    rolledById: uuid('rolled_by_id'),
     // Restricted keys (migration 0022): catalogue permissions (src/lib/permissions.ts),
     // and the canonical addresses and CIDR ranges it may be used from (empty: any).
     permissions: text('permissions').array().notNull().$type<Permission[]>(),
@@ -141,6 +144,7 @@ export const apiKeys = pgTable(
       sql`${t.createdByType} IS NULL OR ${t.createdByType} IN ('user', 'api_key', 'operator')`,
     ),
     index('api_keys_created_by_idx').on(t.createdById).where(sql`${t.createdById} IS NOT NULL`),
+    check('api_keys_rolled_by_type', sql`${t.rolledByType} IS NULL OR ${t.rolledByType} IN ('user', 'api_key')`),
     // Listings read a page in index order: one partial index per kind of listing,
     // since `merchant_id IS NULL` cannot serve as an equality in a shared index.
     index('api_keys_customer_listing_idx')

@@ -143,12 +143,15 @@ export function createApiKeysDal(db: Db) {
         displayPrefix: string;
         last4: string;
         rollChainId?: string;
+        /** A roll's successor: who rolled it (they are handed its secret). */
+        rolledBy?: { type: 'user' | 'api_key'; id: string };
       } & KeyLifecycle &
         KeyCreator,
     ) {
+      const { rolledBy, ...columns } = key;
       const [row] = await db
         .insert(apiKeys)
-        .values(key)
+        .values({ ...columns, rolledByType: rolledBy?.type ?? null, rolledById: rolledBy?.id ?? null })
         .returning({ id: apiKeys.id, status: apiKeys.status, createdAt: apiKeys.createdAt });
       return row!;
     },

@@ -60,6 +60,12 @@ const creatorOf = (caller: Principal): KeyCreator =>
     ? { createdByType: 'api_key', createdById: caller.apiKeyId, createdByEmail: caller.email }
     : { createdByType: 'user', createdById: caller.userId, createdByEmail: caller.email };
 
+/** The caller who rolls a key, and so is handed its successor's secret. */
+const rollerOf = (caller: Principal): { type: 'user' | 'api_key'; id: string } =>
+  caller.auth === 'api_key' && caller.apiKeyId
+    ? { type: 'api_key', id: caller.apiKeyId }
+    : { type: 'user', id: caller.userId };
+
 const OPERATOR_CREATOR: KeyCreator = { createdByType: 'operator', createdById: null, createdByEmail: null };
 
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
@@ -253,6 +259,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
           displayPrefix: API_KEY_PREFIX,
           last4: lastFour(apiKey),
           rollChainId: old.rollChainId ?? old.id,
+          rolledBy: rollerOf(caller),
           ...lifecycle,
           ...creator,
         });

@@ -74,7 +74,7 @@ const person = (column: typeof t.requestedBy | typeof t.reviewedBy) =>
   sql<Person | null>`CASE WHEN ${column} IS NULL THEN NULL ELSE ${column} || jsonb_build_object('email',
     (SELECT u.email FROM users u WHERE u.id = CASE ${column}->>'type'
        WHEN 'user' THEN (${column}->>'id')::uuid
-       ELSE (SELECT k.user_id FROM api_keys k WHERE k.id = (${column}->>'id')::uuid) END)) END`;
+       WHEN 'api_key' THEN (SELECT k.user_id FROM api_keys k WHERE k.id = (${column}->>'id')::uuid) END)) END`;
 
 const columns = {
   id: t.id,
@@ -147,10 +147,10 @@ export function createChangeRequestsDal(db: Db) {
 
     /**
      * The users who answer for what `actor` asked: a login user is itself; a key,
-     * the user it belongs to and whoever made it, through keys made by keys (each
-     * of them held the key, or made the key that made it), and the customer's
-     * other users of the same e-mail (an integration user's key handed to the
-     * login user of that address is still that person's).
+     * the user it belongs to, whoever made it and whoever rolled it into being (each
+     * held it, or made the key that did; a roll keeps the first key's maker), through
+     * keys made or rolled by keys, and the customer's other users of the same e-mail
+     * (an integration user's key handed to the login user of that address is theirs).
      */
     async answerableUsers(actor: Pick<Actor, 'type' | 'id'>): Promise<string[]> {
       if (actor.type === 'user') return actor.id ? [actor.id] : [];
@@ -159,16 +159,19 @@ export function createChangeRequestsDal(db: Db) {
         db,
         sql`
         WITH RECURSIVE chain AS (
-          SELECT k.id, k.user_id, k.created_by_type, k.created_by_id FROM api_keys k WHERE k.id = ${actor.id}::uuid
+          SELECT k.id, k.user_id, k.created_by_type, k.created_by_id, k.rolled_by_type, k.rolled_by_id
+          FROM api_keys k WHERE k.id = ${actor.id}::uuid
           UNION
-          SELECT k.id, k.user_id, k.created_by_type, k.created_by_id
-          FROM api_keys k JOIN chain c ON c.created_by_type = 'api_key' AND k.id = c.created_by_id
+          SELECT k.id, k.user_id, k.created_by_type, k.created_by_id, k.rolled_by_type, k.rolled_by_id
+          FROM api_keys k JOIN chain c ON (c.created_by_type = 'api_key' AND k.id = c.created_by_id)
+            OR (c.rolled_by_type = 'api_key' AND k.id = c.rolled_by_id)
         ), answerable AS (
           SELECT user_id AS id FROM chain
           UNION SELECT created_by_id FROM chain WHERE created_by_type = 'user'
+          UNION SELECT rolled_by_id FROM chain WHERE rolled_by_type = 'user'
         )
         SELECT DISTINCT same.id FROM answerable a JOIN users u ON u.id = a.id
-        JOIN users same ON same.customer_id = u.customer_id AND lower(same.email) = lower(u.email)`,
+        JOIN users same ON same.customer_id = u.customer_id AND same.email = u.email`,
       );
       return rows.map((row) => row.id);
     },

@@ -6,7 +6,7 @@ const CALLERS = ' Customer callers only: merchant callers get 403 `forbidden`.';
 const ANOTHER_CUSTOMERS =
   " Another customer's request answers 404 `change_request_not_found`, as one that does not exist.";
 const REVIEWERS =
-  'Only the access token of an ADMIN of the same customer who does not answer for the request: the requester, and for a request asked through an API key the user it belongs to, whoever made it (through keys made by keys) and the login user of the same e-mail, get 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`.';
+  'Only the access token of an ADMIN of the same customer who does not answer for the request: the requester, and for a request asked through an API key the user it belongs to, whoever made or rolled it (through keys made or rolled by keys) and the login user of the same e-mail, get 403 `self_approval`; MEMBER, VIEWER and every API key 403 `insufficient_role`.';
 const CLOSED = ' Only a PENDING request: any other answers 409 `change_request_closed` (member `status`).';
 
 export const CHANGE_REQUESTS_DOCS = operationDocs('change requests', {
