@@ -120,6 +120,26 @@ describe('POST /v1/login/confirm-forgot-password', () => {
     assert.equal(json(await confirm(app, 'forgot@alpha.test', code)).code, 'invalid_code', 'spent');
   });
 
+  it('answers a burst of guesses at a name one at a time, a floor apart, whether the user exists or not', async () => {
+    const { app, admin } = await setup();
+    await confirmedUser(app, admin, 'burst@alpha.test');
+    const code = await requestCode(app, 'burst@alpha.test');
+    const BURST = 4;
+    for (const user of ['burst@alpha.test', 'nobody@alpha.test']) {
+      const started = performance.now();
+      const answered = await Promise.all(
+        Array.from({ length: BURST }, async (_, i) => {
+          const res = await confirm(app, user, wrongOf(code, i));
+          assert.equal(json(res).code, 'invalid_code');
+          return performance.now() - started;
+        }),
+      );
+      // Side by side they would all answer after one floor; in turn, the last after BURST of them.
+      const last = Math.max(...answered);
+      assert.ok(last >= BURST * REFUSAL_FLOOR_MS - 1, `${user}: the last of ${BURST} after ${last.toFixed(0)} ms`);
+    }
+  });
+
   it('allows 10 wrong codes per user an hour across all its codes: then even the right one is refused', async () => {
     const { app, admin } = await setup();
     for (const email of ['locked@alpha.test', 'spared@alpha.test']) await confirmedUser(app, admin, email);

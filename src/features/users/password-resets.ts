@@ -3,7 +3,8 @@
  * then a new password with it. Guessing is bounded per user across every code
  * (10 wrong codes an hour, counted in PostgreSQL for every instance), and so are
  * the mails (3 an hour). Every refusal of a code looks the same, whoever was
- * named, and answers no sooner than REFUSAL_FLOOR_MS after the request began.
+ * named: the checks of one name run one at a time, each refusal taking at least
+ * REFUSAL_FLOOR_MS.
  */
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,11 +28,13 @@ const RESET_CODE_ATTEMPTS = 5;
 export const WRONG_CODES_PER_HOUR = 10;
 export const RESET_MAILS_PER_HOUR = 3;
 /**
- * The soonest a refused code is answered, counted from the request's start. A
- * known user's guess is a transaction (the budget spent, the code compared) and
- * an unknown name's is a hash in memory: a few milliseconds apart, which about
- * twenty timed requests told apart. Both now wait out the same floor, far above
- * what the transaction takes unless the database is in trouble.
+ * The least time a refused code's check takes. A known user's guess is a
+ * transaction (the budget spent, the code compared) and an unknown name's a hash
+ * in memory: a few milliseconds apart, which about twenty timed requests told
+ * apart. Both now wait out the same floor, far above what the transaction takes
+ * unless the database is in trouble; and since a known user's guesses queue on its
+ * budget's row, every name's checks take their turn (inTurn), so a burst of
+ * guesses is answered at the same pace whoever it names.
  */
 export const REFUSAL_FLOOR_MS = 200;
 
@@ -55,6 +58,24 @@ const NO_USER = '00000000-0000-4000-8000-000000000000';
 
 const invalidCode = () => new BadRequestError('invalid_code');
 
+/**
+ * Runs `check` once every earlier check of `name` on this instance has settled: a
+ * queue per name, held only while a check runs or waits.
+ */
+function createTurns() {
+  const last = new Map<string, Promise<unknown>>();
+  return function inTurn<T>(name: string, check: () => Promise<T>): Promise<T> {
+    const mine = (last.get(name) ?? Promise.resolve()).then(check, check);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    last.set(name, settled);
+    void settled.then(() => last.get(name) === settled && last.delete(name));
+    return mine;
+  };
+}
+
 /** The refusal of a code, once REFUSAL_FLOOR_MS have passed since `started` (performance.now()). */
 async function refusedAfterFloor(started: number): Promise<never> {
   const left = started + REFUSAL_FLOOR_MS - performance.now();
@@ -65,6 +86,7 @@ async function refusedAfterFloor(started: number): Promise<never> {
 export function createPasswordResets(deps: PasswordResetsDeps) {
   const { uow, usersDal, auth, hasher, now } = deps;
   const backgroundWork = new Set<Promise<void>>();
+  const inTurn = createTurns();
 
   /**
    * One guess at the user's live code: spent from the hour's budget first (two
@@ -118,14 +140,18 @@ export function createPasswordResets(deps: PasswordResetsDeps) {
       input: { user: string; code: string; new_password: string },
       context: ChangeContext,
     ): Promise<void> {
-      const started = performance.now();
-      const row = await usersDal.findLoginUser(normaliseEmail(input.user));
-      if (!row?.enabled) {
-        // The hash a known user's code costs (resetCodeHash), then the same refusal.
-        resetCodeHash(NO_USER, input.code);
-        return refusedAfterFloor(started);
-      }
-      if (!(await checkCode(row.id, input.code, context))) return refusedAfterFloor(started);
+      const name = normaliseEmail(input.user);
+      const row = await inTurn(name, async () => {
+        const started = performance.now();
+        const found = await usersDal.findLoginUser(name);
+        if (!found?.enabled) {
+          // The hash a known user's code costs (resetCodeHash), then the same refusal.
+          resetCodeHash(NO_USER, input.code);
+          return refusedAfterFloor(started);
+        }
+        if (!(await checkCode(found.id, input.code, context))) return refusedAfterFloor(started);
+        return found;
+      });
       await assertStrongPassword(input.new_password, row.email);
       const hash = await hasher.hash(input.new_password);
       await uow.write({ ...context, actor: { type: 'user', id: row.id } }, async (scope) => {
