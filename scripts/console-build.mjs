@@ -3,7 +3,8 @@
  * is newer than every file it is made from: a warm `npm start` then costs
  * nothing for it (docs/console.md). Shared by scripts/build.mjs and the tests.
  */
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,7 +29,7 @@ export function consoleBuildIsStale() {
   return SOURCES.some((source) => newestChange(path.join(root, source)) > built);
 }
 
-/** Renames, where `from` being gone (another build moved it first) is not an error. */
+/** Renames, where `from` being gone (no build yet) is not an error. */
 function renameIfPresent(from, to) {
   try {
     renameSync(from, to);
@@ -37,34 +38,73 @@ function renameIfPresent(from, to) {
   }
 }
 
+/** Held by the one process building the console; it holds the holder's pid. */
+const lockFile = path.join(root, 'dist/.console-build.lock');
+
+/** Whether the lock's holder has died (a build killed mid-way); a lock not yet written is held. */
+function lockAbandoned() {
+  try {
+    const pid = Number(readFileSync(lockFile, 'utf8'));
+    if (!pid) return Date.now() - statSync(lockFile).mtimeMs > 60_000;
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return error.code === 'ESRCH';
+  }
+}
+
 /**
- * Builds dist/console when it is stale; says whether it did. The build is made
- * beside dist/console and renamed into place whole, because processes that start
- * at once (test files, a bench beside a server) may each build: Vite's own build
- * empties its output first, and a server registering /console meanwhile found no
- * index.html and served no console. Builds of the same sources are identical, so
- * when two finish together the second's is dropped.
+ * Runs `work` as the only process building the console. An exclusive create is
+ * the lock (a dependency for this one build step would be more than it needs);
+ * one left by a dead process is taken over.
+ */
+async function whileHoldingBuildLock(work) {
+  mkdirSync(path.dirname(lockFile), { recursive: true });
+  for (;;) {
+    try {
+      writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      if (lockAbandoned()) rmSync(lockFile, { force: true });
+      else await sleep(100);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lockFile, { force: true });
+  }
+}
+
+/**
+ * Builds dist/console when it is stale; says whether it did. Processes that start
+ * at once (test files, a bench beside a server) may each find it stale: one builds
+ * while the others wait, then find it built. The build is made beside dist/console
+ * and renamed into place, since Vite empties its output first and a server
+ * registering /console meanwhile would find no index.html and serve no console.
  */
 export async function buildConsoleIfStale() {
   if (!consoleBuildIsStale()) return false;
-  const { build } = await import('vite');
-  const staging = `${built}.building-${process.pid}`;
-  const retired = `${built}.retired-${process.pid}`;
-  try {
-    await build({
-      configFile: path.join(root, 'console/vite.config.ts'),
-      logLevel: 'warn',
-      build: { outDir: staging, emptyOutDir: true },
-    });
-    renameIfPresent(built, retired);
+  return whileHoldingBuildLock(async () => {
+    if (!consoleBuildIsStale()) return false;
+    const staging = `${built}.building`;
+    const retired = `${built}.retired`;
+    // Left by a build that was killed: no other build runs while this one holds the lock.
+    for (const leftover of [staging, retired]) rmSync(leftover, { recursive: true, force: true });
+    const { build } = await import('vite');
     try {
+      await build({
+        configFile: path.join(root, 'console/vite.config.ts'),
+        logLevel: 'warn',
+        build: { outDir: staging, emptyOutDir: true },
+      });
+      renameIfPresent(built, retired);
       renameSync(staging, built);
-    } catch (error) {
-      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+      rmSync(retired, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-    rmSync(retired, { recursive: true, force: true });
-  }
-  return true;
+    return true;
+  });
 }
