@@ -103,6 +103,20 @@ describe('import', () => {
       '$.payment_plans[0].commission',
     ],
     [
+      'a commission with a fifth decimal, which the API refuses',
+      (d) => {
+        d.payment_plans[0]!.commission = 2.12345;
+      },
+      '$.payment_plans[0].commission',
+    ],
+    [
+      'a weak password, which the API refuses',
+      (d) => {
+        d.users[0]!.password = 'password';
+      },
+      '$.users[0].password',
+    ],
+    [
       'a merchant user without merchant',
       (d) => {
         delete (d.users[1] as { merchant_id?: string }).merchant_id;

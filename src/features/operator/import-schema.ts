@@ -32,7 +32,8 @@ const ImportUser = Type.Object(
     type: Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]),
     customer_id: Uuid,
     merchant_id: Type.Optional(Uuid),
-    password: Type.Optional(Text({ minLength: 8, maxLength: 1024 })),
+    // Judged as the API judges a new password (assertStrongPassword) when the import sets it.
+    password: Type.Optional(Text({ minLength: 1, maxLength: 1024 })),
     // A login user's role (docs/api.md, "Users and roles"); ADMIN when not given.
     role: Type.Optional(Type.Union([Type.Literal('ADMIN'), Type.Literal('MEMBER'), Type.Literal('VIEWER')])),
   },
@@ -45,8 +46,9 @@ const ImportPaymentPlan = Type.Object(
     customer_id: Type.Optional(Uuid),
     payment_method: Code,
     card_brand: Code,
-    term: Type.Integer({ minimum: 0, maximum: 1000 }),
-    commission: Type.Number({ minimum: 0, maximum: 99_999_999 }),
+    term: Type.Integer({ minimum: 0, maximum: 999 }),
+    // As POST /v1/fee-rules takes it: the column keeps 4 decimals, and a fifth would be rounded away unsaid.
+    commission: Type.Number({ minimum: 0, maximum: 99_999_999.9999, multipleOf: 0.0001 }),
     has_installments: Type.Boolean(),
     is_international: Type.Boolean(),
   },

@@ -11,6 +11,8 @@ import { type ChangeContext, OPERATOR_CONTEXT } from '../../lib/change-context.j
 import type { AuthDals } from '../auth/auth-dal.js';
 import type { AuthService } from '../auth/auth-service.js';
 import type { PasswordHasher } from '../credentials/password-hasher.js';
+import { assertStrongPassword } from '../credentials/password-policy.js';
+import { AppError, ImportError } from '../../errors.js';
 import type { CustomerLocks } from '../../db/customer-locks.js';
 import type { FeeRulesDal } from '../fee-plans/fee-rules-dal.js';
 import type { FeeRulesDals } from '../fee-plans/fee-rules-service.js';
@@ -52,8 +54,13 @@ export function createImportService(deps: {
    * The stored hash when the file repeats a known user's password (re-importing
    * a file changes no password and ends no session), else a new one.
    */
-  async function passwordHash(password: string, stored: string | undefined): Promise<string> {
-    return stored !== undefined && (await hasher.matches(stored, password)) ? stored : hasher.hash(password);
+  async function passwordHash(password: string, stored: string | undefined, at: string, email: string) {
+    if (stored !== undefined && (await hasher.matches(stored, password))) return stored;
+    // A password the import sets follows the API's rule (POST /v1/users/me/password).
+    await assertStrongPassword(password, email).catch((err: unknown) => {
+      throw err instanceof AppError ? new ImportError(at, `is a weak password: ${err.detail}`) : err;
+    });
+    return hasher.hash(password);
   }
 
   /** The file's login users with their hashes, made before the transaction: slow work must not hold locks. */
@@ -61,10 +68,10 @@ export function createImportService(deps: {
     const known = await dal.loginPasswordHashes(doc.users.flatMap((u) => (u.password ? [u.email] : [])));
     const stored = new Map(known.map((u) => [u.email, u.passwordHash]));
     return Promise.all(
-      doc.users.flatMap(({ password, role, ...user }) =>
+      doc.users.flatMap(({ password, role, ...user }, i) =>
         password
           ? [
-              passwordHash(password, stored.get(user.email)).then((hash) => ({
+              passwordHash(password, stored.get(user.email), `$.users[${i}].password`, user.email).then((hash) => ({
                 ...user,
                 role: role ?? 'ADMIN',
                 password_hash: hash,
