@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { merchantPaymentPlanHistory, merchantPaymentPlans } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { uuid } from '../helpers/fixtures.js';
+import { patchMerchant } from '../helpers/merchants.js';
 import { bulkAssign, bulkAssignAll, feeRulesAt } from '../helpers/plans.js';
 import { inSeconds, listChanges, scheduledChangesOn, scheduleIn1h } from '../helpers/scheduled-changes.js';
 import { waitFor } from '../helpers/wait.js';
@@ -141,6 +142,26 @@ describe('scheduling and applying', () => {
       json(await feeRulesAt(app, headers, late)).data.map((p: { id: string }) => p.id),
       [plans.visa6.id],
     );
+  });
+
+  it('projects a pending change onto ACTIVE merchants only, as it applies, in fee-rules?at= ahead', async () => {
+    const { app, headers, plans, m0, m1 } = await setup();
+    assert.equal((await patchMerchant(app, headers, m1, { status: 'INACTIVE' })).statusCode, 200);
+    const res = await bulkAssignAll(app, headers, {
+      payment_plan_ids: [plans.visa6.id],
+      effective_at: inSeconds(3600),
+    });
+    const change = json(res).scheduled_change;
+    const ahead = async (merchantId: string) =>
+      json(await feeRulesAt(app, headers, merchantId, inSeconds(7200))).data.map((p: { id: string }) => p.id);
+    assert.ok((await ahead(m0)).includes(plans.visa6.id), 'the ACTIVE merchant will hold it');
+    assert.ok(!(await ahead(m1)).includes(plans.visa6.id), 'the INACTIVE one will not');
+    await makeDue(change.id);
+    await waitFor(async () => (await statusOf(change.id)).status === 'APPLIED', 'applied', { timeoutMs: 5000 });
+    const now = async (merchantId: string) =>
+      json(await feeRulesAt(app, headers, merchantId)).data.map((p: { id: string }) => p.id);
+    assert.ok((await now(m0)).includes(plans.visa6.id));
+    assert.ok(!(await now(m1)).includes(plans.visa6.id), 'as projected');
   });
 
   it('applies a customer’s changes in the order of their instants', async () => {

@@ -76,7 +76,7 @@ export const FEE_RULES_DOCS = operationDocs('fee rules', {
       'The plans assigned to the merchant at `at` (default now), with since when it has held each one, ordered by card_brand, payment_method, is_international, has_installments, term. ' +
       'For reconciling a transaction against the rule in force when it happened: every assignment and replacement is kept as history. ' +
       'An instant before any assignment answers an empty list. The plan fields are the plan as it is now. ' +
-      'A future instant answers what the merchant will hold if the PENDING scheduled changes up to it apply as scheduled (retired plans skipped), each added plan with assigned_at = its change’s effective_at. ' +
+      'A future instant answers what the merchant will hold if the PENDING scheduled changes up to it apply as scheduled (retired plans skipped; none for a merchant INACTIVE now, as a change applies to ACTIVE merchants only), each added plan with assigned_at = its change’s effective_at. ' +
       'Customer callers: any merchant of their customer; merchant callers: only themselves. ' +
       'Errors: 400 `validation_failed` (a malformed id or `at`, or an unknown query parameter); 404 `merchant_not_found` (a merchant the caller may not see, whether or not it exists).',
   },

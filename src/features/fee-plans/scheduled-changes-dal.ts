@@ -159,7 +159,11 @@ export function createScheduledChangesDal(db: Db) {
       return row ?? null;
     },
 
-    /** The customer's pending changes up to `until` that reach `merchantId` (named, or ALL), in the order they apply. */
+    /**
+     * The customer's pending changes up to `until` that reach `merchantId` (named,
+     * or ALL), in the order they apply; none while the merchant is INACTIVE, since
+     * a change applies to the ACTIVE merchants of its instant only.
+     */
     async pendingFor(customerId: string, merchantId: string, until: Date): Promise<ScheduledChangeRow[]> {
       return db
         .select(columns)
@@ -170,6 +174,7 @@ export function createScheduledChangesDal(db: Db) {
             eq(t.status, 'PENDING'),
             sql`${t.effectiveAt} <= ${until.toISOString()}::timestamptz`,
             sql`(${t.merchantIds} IS NULL OR ${merchantId}::uuid = ANY(${t.merchantIds}))`,
+            sql`EXISTS (SELECT 1 FROM merchants m WHERE m.id = ${merchantId}::uuid AND m.status = 'ACTIVE')`,
           ),
         )
         .orderBy(t.effectiveAt, t.id);
