@@ -47,7 +47,11 @@ interface Entry {
 const CATALOGUE = {
   validation_failed: { status: 400, detail: 'The request is not valid.' },
   malformed_json: { status: 400, detail: 'The body is not valid JSON.' },
-  ambiguous_credentials: { status: 400, detail: 'Send either Authorization or X-Api-Key, not both.' },
+  ambiguous_credentials: {
+    status: 400,
+    detail: 'Send either Authorization or X-Api-Key, not both.',
+    scope: 'any-request',
+  },
   merchant_id_required: { status: 400, detail: 'The is_selected filter needs merchant_id: selection is per merchant.' },
   merchant_ids_required: {
     status: 400,

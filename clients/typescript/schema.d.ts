@@ -5659,7 +5659,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5667,7 +5667,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -5812,7 +5812,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5820,7 +5820,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -6042,7 +6042,7 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentUser"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6050,7 +6050,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -6234,7 +6234,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6242,7 +6242,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -6468,7 +6468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_tax_identification, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6476,7 +6476,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_tax_identification" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -6722,7 +6722,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6730,7 +6730,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -6956,7 +6956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_tax_identification, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6964,7 +6964,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_tax_identification" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -7189,7 +7189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7197,7 +7197,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -7435,7 +7435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_tax_identification, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7443,7 +7443,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_tax_identification" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -7731,7 +7731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_tax_identification, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_tax_identification, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7739,7 +7739,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_tax_identification" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_tax_identification" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -7934,7 +7934,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlanListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, merchant_id_required */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, merchant_id_required */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7942,7 +7942,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "merchant_id_required";
+                        code?: "validation_failed" | "merchant_id_required";
                     };
                 };
             };
@@ -8129,7 +8129,7 @@ export interface operations {
                     "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, merchant_ids_required, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, merchant_ids_required, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8137,7 +8137,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "merchant_ids_required" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "merchant_ids_required" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -8371,7 +8371,7 @@ export interface operations {
                     "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8379,7 +8379,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -8557,7 +8557,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantFeeRulesAt"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8565,7 +8565,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -8751,7 +8751,7 @@ export interface operations {
                     "application/json": components["schemas"]["AssignmentAccepted"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8759,7 +8759,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -8955,7 +8955,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeRuleListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8963,7 +8963,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -9144,7 +9144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequestAccepted"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9152,7 +9152,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -9362,7 +9362,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9370,7 +9370,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "malformed_json";
                     };
                 };
             };
@@ -9533,7 +9533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledChangeListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9541,7 +9541,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -9689,7 +9689,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9697,7 +9697,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "malformed_json";
                     };
                 };
             };
@@ -9898,7 +9898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequestListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9906,7 +9906,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -10062,7 +10062,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequestDetail"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10070,7 +10070,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -10235,7 +10235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequest"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10243,7 +10243,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10458,7 +10458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequest"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10466,7 +10466,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10672,7 +10672,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeRequest"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10680,7 +10680,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -10894,7 +10894,7 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["QuoteLinesAnswer"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10902,7 +10902,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -11104,7 +11104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11112,7 +11112,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -11282,7 +11282,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11290,7 +11290,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -11473,7 +11473,7 @@ export interface operations {
                     "application/json": components["schemas"]["SdkCreatedKey"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11481,7 +11481,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -11636,7 +11636,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11644,7 +11644,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "malformed_json";
                     };
                 };
             };
@@ -11840,7 +11840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11848,7 +11848,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -12053,7 +12053,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12061,7 +12061,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -12261,7 +12261,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, invalid_time_range */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, invalid_time_range */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12269,7 +12269,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "invalid_time_range";
+                        code?: "validation_failed" | "invalid_time_range";
                     };
                 };
             };
@@ -12404,7 +12404,7 @@ export interface operations {
                     "text/csv": components["schemas"]["AuditExportCsv"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, invalid_time_range */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, invalid_time_range */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12412,7 +12412,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "invalid_time_range";
+                        code?: "validation_failed" | "invalid_time_range";
                     };
                 };
             };
@@ -12532,7 +12532,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12540,7 +12540,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -12664,7 +12664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, webhook_url_not_allowed, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, webhook_url_not_allowed, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12672,7 +12672,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "webhook_url_not_allowed" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "webhook_url_not_allowed" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -12826,7 +12826,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestEvents"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12834,7 +12834,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -12992,7 +12992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13000,7 +13000,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -13105,7 +13105,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13113,7 +13113,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json";
+                        code?: "validation_failed" | "malformed_json";
                     };
                 };
             };
@@ -13274,7 +13274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, webhook_url_not_allowed, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, webhook_url_not_allowed, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13282,7 +13282,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "webhook_url_not_allowed" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "webhook_url_not_allowed" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -13451,7 +13451,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestEvents"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13459,7 +13459,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -13650,7 +13650,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13658,7 +13658,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -13786,7 +13786,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials, malformed_json, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13794,7 +13794,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials" | "malformed_json" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -13993,7 +13993,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserListing"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14001,7 +14001,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -14138,7 +14138,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedUser"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14146,7 +14146,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -14343,7 +14343,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14351,7 +14351,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -14519,7 +14519,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemporaryPassword"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14527,7 +14527,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -14694,7 +14694,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, weak_password, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, weak_password, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14702,7 +14702,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "weak_password" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "weak_password" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -15086,7 +15086,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpEnrolment"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15094,7 +15094,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -15244,7 +15244,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_code */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_code */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15252,7 +15252,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_code";
+                        code?: "validation_failed" | "malformed_json" | "invalid_code";
                     };
                 };
             };
@@ -15390,7 +15390,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodes"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_code, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_code, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15398,7 +15398,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_code" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_code" | "invalid_idempotency_key";
                     };
                 };
             };
@@ -15550,7 +15550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, ambiguous_credentials */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15558,7 +15558,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "ambiguous_credentials";
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -15674,7 +15674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, ambiguous_credentials, invalid_idempotency_key */
+            /** @description Malformed JSON, schema violation, bad query parameter, or both credential headers. code: validation_failed, malformed_json, invalid_idempotency_key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15682,7 +15682,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed" | "malformed_json" | "ambiguous_credentials" | "invalid_idempotency_key";
+                        code?: "validation_failed" | "malformed_json" | "invalid_idempotency_key";
                     };
                 };
             };

@@ -106,11 +106,17 @@ export const authenticationPlugin = fp(async (app: FastifyInstance, opts: { auth
       throw new ForbiddenError('insufficient_role', 'A VIEWER only reads: this operation changes something.');
     return byKey;
   }
+  // Both credentials are ambiguous on any request (a login, a refresh too), not only where a caller is
+  // authenticated: only the SDK's routes take the pair (contract section 1).
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers.authorization === undefined || request.headers['x-api-key'] === undefined) return done();
+    done(request.routeOptions.config?.sdkCredentials ? undefined : new BadRequestError('ambiguous_credentials'));
+  });
   app.decorate('authenticate', async (request: FastifyRequest) => {
     const authorization = request.headers.authorization;
     const apiKey = request.headers['x-api-key'];
     if (authorization !== undefined && apiKey !== undefined) {
-      if (!request.routeOptions.config.sdkCredentials) throw new BadRequestError('ambiguous_credentials');
+      // Only the SDK's routes get here with both (the onRequest hook above).
       request.principal = await bothCredentials(request, String(authorization), String(apiKey));
       return;
     }

@@ -185,7 +185,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
           'Besides the errors listed per operation, any request may be answered before it reaches an operation with: ' +
           '404 `not_found` (unknown path); 405 `method_not_allowed` (a known path without this method; the `Allow` header lists its methods); ' +
           '400 `malformed_url` (undecodable percent-encoding), `malformed_request` (not valid HTTP/1.1) or `bad_request` (a request that could not be read otherwise); 414 `uri_too_long` (a path segment over 100 characters); ' +
-          '431 `request_header_fields_too_large`; 408 `request_timeout` (headers and body not fully received within REQUEST_TIMEOUT_SECONDS, 30 s by default). ' +
+          "400 `ambiguous_credentials` (both `Authorization` and `X-Api-Key`, on any path but the SDK's `POST /auth/users`); 431 `request_header_fields_too_large`; 408 `request_timeout` (headers and body not fully received within REQUEST_TIMEOUT_SECONDS, 30 s by default). " +
           'After a 400 `malformed_request`, 408 or 431 the server closes the connection; idle keep-alive connections are closed after 5 s. ' +
           'The path decides first: an unknown path is a 404 and a known one without the method a 405 whatever the body, and an empty body sent as `application/json` (`Content-Length: 0`, or none) is no body. ' +
           `Every operation also answers under ${API_BASE_PATH} (the second server): ${API_BASE_PATH}/v1/login is /v1/login. ` +

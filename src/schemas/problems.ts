@@ -71,7 +71,6 @@ export const WITH_BODY: OperationCode[] = ['validation_failed', ...READS_BODY];
  */
 export const AUTHENTICATED: OperationCode[] = [
   'validation_failed',
-  'ambiguous_credentials',
   'missing_credentials',
   'invalid_token',
   'mfa_required',

@@ -56,9 +56,21 @@ describe('GET /v1/users/me', () => {
     const app = await h.app();
     const world = await seedWorld(app);
     const token = await loginAs(app, world.login);
-    const res = await me({ authorization: `Bearer ${token.access_token}`, 'x-api-key': 'fgk_x' });
+    const both = { authorization: `Bearer ${token.access_token}`, 'x-api-key': 'fgk_x' };
+    const res = await me(both);
     assert.equal(res.statusCode, 400);
     assert.equal(json(res).code, 'ambiguous_credentials');
+    // Also where no caller is authenticated: a login, a refresh; nothing issued.
+    const tokensBefore = (await h.db.current.database.db.select().from(authTokens)).length;
+    for (const [url, payload] of [
+      ['/v1/login', world.login],
+      ['/v1/login/refresh', { refresh_token: token.refresh_token }],
+    ] as const) {
+      const refused = await app.inject({ method: 'POST', url, headers: both, payload });
+      assert.equal(refused.statusCode, 400, `${url}: ${refused.body}`);
+      assert.equal(json(refused).code, 'ambiguous_credentials', url);
+    }
+    assert.equal((await h.db.current.database.db.select().from(authTokens)).length, tokensBefore, 'no token issued');
   });
 });
 
