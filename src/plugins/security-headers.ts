@@ -10,8 +10,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet, { type HelmetOptions } from 'helmet';
+import { CONSOLE_PATH } from './console.js';
 
-/** Same origin only, no inline scripts; inline styles for swagger-ui's style attributes. */
+/** Same origin only, no inline scripts; inline styles for swagger-ui's style attributes (/docs). */
 const CSP_DIRECTIVES = {
   defaultSrc: ["'self'"],
   baseUri: ["'none'"],
@@ -28,12 +29,15 @@ const CSP_DIRECTIVES = {
   upgradeInsecureRequests: null,
 };
 
-const HELMET_OPTIONS: HelmetOptions = {
-  contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
+/** The console's build has no inline style either (console/vite.config.ts): it gets none. */
+const CONSOLE_CSP_DIRECTIVES = { ...CSP_DIRECTIVES, styleSrc: ["'self'"] };
+
+const helmetOptions = (directives: typeof CSP_DIRECTIVES): HelmetOptions => ({
+  contentSecurityPolicy: { useDefaults: false, directives },
   // TLS ends at the operator's proxy, which alone knows whether and for which hosts HTTPS is required.
   strictTransportSecurity: false,
   xFrameOptions: { action: 'deny' },
-};
+});
 
 /**
  * The headers helmet sets, computed once. They depend on no request (no nonces,
@@ -41,7 +45,7 @@ const HELMET_OPTIONS: HelmetOptions = {
  * the whole policy) on every request, which cost more than the rest of a cheap
  * request (docs/performance.md).
  */
-function helmetHeaders(): Record<string, string> {
+function helmetHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const collector = {
     setHeader(name: string, value: string | number | readonly string[]) {
@@ -51,16 +55,17 @@ function helmetHeaders(): Record<string, string> {
       delete headers[name.toLowerCase()];
     },
   };
-  helmet(HELMET_OPTIONS)({} as IncomingMessage, collector as unknown as ServerResponse, (err?: unknown) => {
+  helmet(options)({} as IncomingMessage, collector as unknown as ServerResponse, (err?: unknown) => {
     if (err) throw err;
   });
   return headers;
 }
 
 export const securityHeadersPlugin = fp(async (app: FastifyInstance) => {
-  const headers = helmetHeaders();
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
+  const headers = helmetHeaders(helmetOptions(CSP_DIRECTIVES));
+  const consoleHeaders = helmetHeaders(helmetOptions(CONSOLE_CSP_DIRECTIVES));
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(request.url.startsWith(CONSOLE_PATH) ? consoleHeaders : headers);
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -14,7 +14,6 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
-  addStrictCsp,
   CHROMIUM_MISSING,
   buildConsoleIfStale,
   launchChromium,
@@ -75,7 +74,6 @@ describe('console in the browser', { skip: CHROMIUM_MISSING }, () => {
     await buildConsoleIfStale();
     database = await createTestDatabase();
     app = await buildApp({ config: testConfig(), database: database.database });
-    addStrictCsp(app);
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     seeded = await seedCatalogue(app);

@@ -1,13 +1,12 @@
 /**
  * What the console's browser tests and the screenshot script share: Debian's
  * Chromium driven by playwright-core, a console build that is never stale
- * (scripts/console-build.mjs), a Content-Security-Policy on /console stricter
- * than the service's (helmet's allows inline styles for swagger-ui; the console
- * must not need them), and the accessibility check.
+ * (scripts/console-build.mjs), and the accessibility check. The console runs
+ * under the service's own policy for /console, which allows no inline style
+ * (src/plugins/security-headers.ts).
  */
 import { existsSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 export { buildConsoleIfStale } from '../../scripts/console-build.mjs';
 
@@ -42,16 +41,6 @@ export async function newPage(browser: Browser, options: BrowserContextOptions =
   const context = await browser.newContext(options);
   context.setDefaultTimeout(BROWSER_WAIT_MS);
   return context.newPage();
-}
-
-export const STRICT_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
-
-/** Call before app.ready(): every /console response carries a strict CSP, so an inline script or style would fail. */
-export function addStrictCsp(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
-    if (request.url.startsWith('/console')) reply.header('content-security-policy', STRICT_CSP);
-  });
 }
 
 /** Serious or critical accessibility violations on the page as it is now (an empty list is a pass). */

@@ -1,6 +1,6 @@
 /**
  * A console browser test's world: a fresh database, the application serving the
- * console under the strict policy on a loopback port, and one Chromium page whose
+ * console under its own strict policy on a loopback port, and one Chromium page whose
  * script errors are collected (answers of 4xx and 5xx are the tests' business).
  */
 import type { AddressInfo } from 'node:net';
@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
-import { addStrictCsp, buildConsoleIfStale, launchChromium, newPage } from './console-browser.js';
+import { buildConsoleIfStale, launchChromium, newPage } from './console-browser.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface ConsoleSession {
@@ -24,7 +24,6 @@ export async function openConsole(browserErrors: string[], config: Config = test
   await buildConsoleIfStale();
   const database = await createTestDatabase();
   const app = await buildApp({ config, database: database.database });
-  addStrictCsp(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const browser = await launchChromium();

@@ -105,7 +105,13 @@ describe('security headers', () => {
       await page.locator('.opblock-summary-path', { hasText: '/v1/login' }).first().waitFor();
 
       const console = await page.goto(`${base}/console/`);
-      assert.ok(console?.headers()['content-security-policy'], '/console/ is served under the policy');
+      const consolePolicy = console?.headers()['content-security-policy'] ?? '';
+      assert.match(consolePolicy, /style-src 'self'(;|$)/, '/console/ is served under a policy with no inline style');
+      assert.match(
+        docs?.headers()['content-security-policy'] ?? '',
+        /style-src 'self' 'unsafe-inline'/,
+        'only /docs needs them',
+      );
       await page.getByRole('heading', { name: 'Sign in to the back office' }).waitFor();
       assert.deepEqual(refused, [], 'nothing refused by the policy');
     } finally {
