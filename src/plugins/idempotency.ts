@@ -3,7 +3,8 @@
  * docs/design.md "Idempotent requests"). Before validation, a caller's request
  * with a key claims it (src/features/idempotency/idempotency-service.ts) or is
  * answered at once: the stored answer replayed with `Idempotent-Replayed: true`,
- * 422 `idempotency_key_reused` or 409 `idempotency_key_in_use`. A claimed
+ * 422 `idempotency_key_reused`, 409 `idempotency_key_in_use`, or 409
+ * `idempotency_answer_unreadable` when the kept answer no longer opens. A claimed
  * request's change stores its answer in its own transaction (the claim rides in
  * the change context to the unit of work, which renders the answer with the
  * route's serialiser); only an answer that reports no change (a 4xx refused

@@ -11,11 +11,10 @@ import { json, secondInstance, useTestApp } from '../helpers/app.js';
 import { approve, getRequest, heldRequest, underApproval } from '../helpers/change-requests.js';
 import { bulkAssign, bulkAssignAll, plansByMerchant } from '../helpers/plans.js';
 import { waitFor } from '../helpers/wait.js';
+import { FAST, inSeconds } from '../helpers/scheduled-changes.js';
 
 const h = useTestApp();
 const db = () => h.db.current.database.db;
-const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
-const FAST = { scheduledChangesPollMs: 100 };
 
 describe('two approvals at once', () => {
   it('on two instances of one database: one applies, the other answers 409 change_request_closed', async () => {

@@ -17,8 +17,7 @@ import { ON_POSTGRES } from '../helpers/database.js';
 import { assignmentSnapshot, bulkAssign, seedCatalogue } from '../helpers/plans.js';
 import { useProxiedDatabase } from '../helpers/proxied-database.js';
 import { waitFor } from '../helpers/wait.js';
-
-const FAST = { scheduledChangesPollMs: 100 };
+import { FAST } from '../helpers/scheduled-changes.js';
 
 describe('scheduled changes and failures', {
   skip: !ON_POSTGRES && 'needs TEST_DATABASE_URL (PostgreSQL)',

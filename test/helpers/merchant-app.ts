@@ -1,7 +1,8 @@
 /**
  * One app and one seeded world shared by the tests of a merchant test file (each test makes the merchants it needs),
  * its callers, and the create and refusal checks. The app, world and callers are live bindings, set by
- * useMerchantApp's before(), so that the tests read them as plain names.
+ * useMerchantApp's before(), so that the tests read them as plain names: one file's at a time, as the
+ * test runner runs each file in a process of its own (call useMerchantApp once per file).
  */
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { json } from '../helpers/app.js';
-import { app, db, owner, useMerchantApp, world } from '../helpers/merchant-app.js';
+import { app, created, db, owner, useMerchantApp, world } from '../helpers/merchant-app.js';
 import {
   argentineMerchant,
   createMerchant,
@@ -45,12 +45,6 @@ function v1Merchant(overrides: Record<string, unknown> = {}) {
     },
     ...overrides,
   };
-}
-
-async function created(body: unknown, version = 'v1') {
-  const res = await createMerchant(app, owner, body, version);
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res);
 }
 
 /** Sends `request` and checks a 400 naming every one of `fields`, and that nothing was written. */
@@ -101,7 +95,7 @@ describe('both generations of the merchant record', () => {
       financial_info: { tax_condition: 'PERSONA_FISICA', regimen: '612' },
       address: { ...mexicanMerchant(world.customerId).address, location: { lat: 19.4326, lng: -99.1332 } },
     });
-    const merchant = await created(body, 'v2');
+    const merchant = await created(body, owner, 'v2');
     assert.deepEqual(merchant.tax, { id: 'GODE561231GR8', type: 'PERSONA_FISICA' });
     assert.deepEqual(merchant.address.location, { lat: 19.4326, lng: -99.1332 });
     assert.deepEqual(merchant.financial_info, { tax_condition: 'PERSONA_FISICA', regimen: '612' });

@@ -27,7 +27,8 @@ export type HeldKey =
   | { state: 'claimed'; id: string; token: string }
   | { state: 'other_request' }
   | { state: 'in_flight' }
-  | { state: 'answered'; answer: StoredAnswer | null; id: string; token: string };
+  /** `answer` null: the kept answer no longer opens (tampered). */
+  | { state: 'answered'; answer: StoredAnswer | null };
 
 const bodyCell = (id: string) => ({ table: 'idempotency_keys', column: 'body', row: id });
 
@@ -73,8 +74,6 @@ export function createIdempotencyDal(db: Db, sealed: SealedValues) {
       const body = sealed.open(bodyCell(held.id), held.body);
       return {
         state: 'answered',
-        id: held.id,
-        token: held.token,
         answer:
           body === null ? null : { status: held.status, contentType: held.contentType, location: held.location, body },
       };
