@@ -39,11 +39,19 @@ async function demoCommand(args: string[]): Promise<number> {
 async function importCommand(args: string[]): Promise<number> {
   const file = options(COMMANDS, 'import', args, {}, 1).positionals[0];
   if (!file) throw new UsageError(`import needs a file; ${usageLine(COMMANDS, 'import')}`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ImportError('$', `cannot read ${file}: ${(err as Error).message.split('\n')[0]}`);
+  }
   let doc: unknown;
   try {
-    doc = JSON.parse(await readFile(file, 'utf8'));
+    doc = JSON.parse(text);
   } catch (err) {
-    throw new ImportError('$', `cannot read ${file} as JSON: ${(err as Error).message.split('\n')[0]}`);
+    // V8's message quotes the text where it stopped, which may be a secret (a wrong file named): only where.
+    const where = /position \d+|line \d+ column \d+/.exec((err as Error).message)?.[0];
+    throw new ImportError('$', `cannot read ${file} as JSON${where ? ` (at ${where})` : ''}; its text is not shown`);
   }
   const summary = await withDatabase(({ services }) => services.importer.importDocument(doc));
   console.log(`imported ${JSON.stringify(summary)}`);
