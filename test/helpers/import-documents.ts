@@ -3,6 +3,7 @@ import { count } from 'drizzle-orm';
 import type { Database } from '../../src/db/database.js';
 import { customers, merchantPaymentPlans, merchants, paymentPlans, users } from '../../src/db/schema.js';
 import { uuid } from './fixtures.js';
+import { plan } from './plans.js';
 
 /** How many customers, merchants, users, plans and assignments there are. */
 export async function importCounts(database: Database) {
@@ -23,7 +24,7 @@ export async function importCounts(database: Database) {
 export function validImportDocument() {
   const customer = uuid('c');
   const merchant = uuid('d');
-  const plan = uuid('e');
+  const visa = plan();
   return {
     customers: [{ id: customer, name: 'Acme' }],
     merchants: [{ id: merchant, customer_id: customer, name: 'Acme Store' }],
@@ -31,17 +32,7 @@ export function validImportDocument() {
       { email: 'ops@acme.test', type: 'CUSTOMER', customer_id: customer, password: 'a-long-password' },
       { email: 'pos@acme.test', type: 'MERCHANT', customer_id: customer, merchant_id: merchant },
     ],
-    payment_plans: [
-      {
-        id: plan,
-        payment_method: 'CREDIT',
-        card_brand: 'VISA',
-        term: 1,
-        commission: 2.99,
-        has_installments: false,
-        is_international: false,
-      },
-    ],
-    assignments: [{ merchant_id: merchant, payment_plan_ids: [plan] }],
+    payment_plans: [visa],
+    assignments: [{ merchant_id: merchant, payment_plan_ids: [visa.id] }],
   };
 }
