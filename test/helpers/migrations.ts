@@ -12,7 +12,10 @@ import { sql } from 'drizzle-orm';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { MIGRATIONS_FOLDER, queryRows, type Database } from '../../src/db/database.js';
+import { API_KEY_PREFIX, generateApiKey, lastFour } from '../../src/features/api-keys/api-key-format.js';
+import { sha256Hex } from '../../src/lib/secrets.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { uuid } from './fixtures.js';
 
 /** A copy of the migrations folder that stops before `tag`. */
 async function migrationsBefore(tag: string): Promise<string> {
@@ -68,4 +71,30 @@ export async function appliedMigrations(database: Database): Promise<{ applied: 
     entries: unknown[];
   };
   return { applied: row!.n, total: journal.entries.length };
+}
+
+/**
+ * A customer, one user of it and `count` API keys of that user (ids in ascending
+ * order), written as an older schema takes them: `permissions` only once it exists
+ * (migration 0022 made it required).
+ */
+export async function oldKeysOfOneUser(database: Database, count: number, options: { permissions: boolean }) {
+  const customer = uuid('c');
+  await database.db.execute(sql`INSERT INTO customers (id, name) VALUES (${customer}, 'Alpha')`);
+  const [user] = await queryRows<{ id: string }>(
+    database.db,
+    sql`INSERT INTO users (email, type, customer_id) VALUES ('ci@alpha.test', 'CUSTOMER', ${customer}) RETURNING id`,
+  );
+  const ids = Array.from({ length: count }, () => uuid('f'));
+  for (const id of ids) {
+    const value = generateApiKey();
+    const columns = sql`id, user_id, customer_id, key_hash, display_prefix, last4`;
+    const values = sql`${id}, ${user!.id}, ${customer}, ${sha256Hex(value)}, ${API_KEY_PREFIX}, ${lastFour(value)}`;
+    await database.db.execute(
+      options.permissions
+        ? sql`INSERT INTO api_keys (${columns}, permissions) VALUES (${values}, '{}')`
+        : sql`INSERT INTO api_keys (${columns}) VALUES (${values})`,
+    );
+  }
+  return { customer, userId: user!.id, ids };
 }

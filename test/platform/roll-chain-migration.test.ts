@@ -6,12 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { asc, sql } from 'drizzle-orm';
-import { queryRows } from '../../src/db/database.js';
 import { apiKeys } from '../../src/db/schema.js';
-import { API_KEY_PREFIX, generateApiKey, lastFour } from '../../src/features/api-keys/api-key-format.js';
-import { sha256Hex } from '../../src/lib/secrets.js';
-import { uuid } from '../helpers/fixtures.js';
-import { appliedMigrations, useDatabaseBefore } from '../helpers/migrations.js';
+import { appliedMigrations, oldKeysOfOneUser, useDatabaseBefore } from '../helpers/migrations.js';
 
 const old = useDatabaseBefore('0008_roll_chains');
 
@@ -19,21 +15,8 @@ describe('migration 0008: roll chains', () => {
   it('puts every successor of a roll made before it into the chain of its first key', async () => {
     const { database } = old;
     await old.migrateBefore();
-    const customer = uuid('c');
-    await database.db.execute(sql`INSERT INTO customers (id, name) VALUES (${customer}, 'Alpha')`);
-    const [user] = await queryRows<{ id: string }>(
-      database.db,
-      sql`
-      INSERT INTO users (email, type, customer_id) VALUES ('ci@alpha.test', 'CUSTOMER', ${customer}) RETURNING id`,
-    );
     // Two chains, a -> b -> c and d -> e, and a key f never rolled; ids in that order.
-    const ids = Array.from({ length: 6 }, () => uuid('f'));
-    for (const id of ids) {
-      const value = generateApiKey();
-      await database.db.execute(sql`
-        INSERT INTO api_keys (id, user_id, customer_id, key_hash, display_prefix, last4)
-        VALUES (${id}, ${user!.id}, ${customer}, ${sha256Hex(value)}, ${API_KEY_PREFIX}, ${lastFour(value)})`);
-    }
+    const { ids } = await oldKeysOfOneUser(database, 6, { permissions: false });
     const [a, b, c, d, e] = ids;
     for (const [from, to] of [
       [a, b],

@@ -6,12 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { asc, sql } from 'drizzle-orm';
-import { queryRows } from '../../src/db/database.js';
 import { apiKeys } from '../../src/db/schema.js';
-import { API_KEY_PREFIX, generateApiKey, lastFour } from '../../src/features/api-keys/api-key-format.js';
-import { sha256Hex } from '../../src/lib/secrets.js';
-import { uuid } from '../helpers/fixtures.js';
-import { appliedMigrations, useDatabaseBefore } from '../helpers/migrations.js';
+import { appliedMigrations, oldKeysOfOneUser, useDatabaseBefore } from '../helpers/migrations.js';
 
 const old = useDatabaseBefore('0027_api_key_rolled_by');
 
@@ -19,23 +15,11 @@ describe('migration 0027: who rolled a key', () => {
   it('names the roller of every roll made before it, a user or a key, from its audit record', async () => {
     const { database } = old;
     await old.migrateBefore();
-    const customer = uuid('c');
-    await database.db.execute(sql`INSERT INTO customers (id, name) VALUES (${customer}, 'Alpha')`);
-    const [user] = await queryRows<{ id: string }>(
-      database.db,
-      sql`INSERT INTO users (email, type, customer_id) VALUES ('ci@alpha.test', 'CUSTOMER', ${customer}) RETURNING id`,
-    );
     // a -> b rolled by the user, c -> d rolled by key a, e -> f by the operator; g never rolled. Ids in that order.
-    const ids = Array.from({ length: 7 }, () => uuid('f'));
-    for (const id of ids) {
-      const value = generateApiKey();
-      await database.db.execute(sql`
-        INSERT INTO api_keys (id, user_id, customer_id, key_hash, display_prefix, last4, permissions)
-        VALUES (${id}, ${user!.id}, ${customer}, ${sha256Hex(value)}, ${API_KEY_PREFIX}, ${lastFour(value)}, '{}')`);
-    }
+    const { customer, userId, ids } = await oldKeysOfOneUser(database, 7, { permissions: true });
     const [a, b, c, d, e, f] = ids;
     for (const [from, to, actorType, actorId] of [
-      [a, b, 'user', user!.id],
+      [a, b, 'user', userId],
       [c, d, 'api_key', a],
       [e, f, 'operator', null],
     ]) {
@@ -54,7 +38,7 @@ describe('migration 0027: who rolled a key', () => {
       .orderBy(asc(apiKeys.id));
     assert.deepEqual(rows, [
       { type: null, id: null },
-      { type: 'user', id: user!.id },
+      { type: 'user', id: userId },
       { type: null, id: null },
       { type: 'api_key', id: a },
       { type: null, id: null },
