@@ -3,10 +3,10 @@
  * is newer than every file it is made from: a warm `npm start` then costs
  * nothing for it (docs/console.md). Shared by scripts/build.mjs and the tests.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import lockfile from 'proper-lockfile';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = path.join(root, 'dist/console');
@@ -38,42 +38,33 @@ function renameIfPresent(from, to) {
   }
 }
 
-/** Held by the one process building the console; it holds the holder's pid. */
-const lockFile = path.join(root, 'dist/.console-build.lock');
-
-/** Whether the lock's holder has died (a build killed mid-way); a lock not yet written is held. */
-function lockAbandoned() {
-  try {
-    const pid = Number(readFileSync(lockFile, 'utf8'));
-    if (!pid) return Date.now() - statSync(lockFile).mtimeMs > 60_000;
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return error.code === 'ESRCH';
-  }
-}
+/** The lock of the one process building the console (proper-lockfile makes it `dist/.console-build.lock`). */
+const lockTarget = path.join(root, 'dist/.console-build');
 
 /**
- * Runs `work` as the only process building the console. An exclusive create is
- * the lock (a dependency for this one build step would be more than it needs);
- * one left by a dead process is taken over.
+ * Runs `work` as the only process building the console. proper-lockfile keeps
+ * the lock's time fresh while it is held and takes over one left stale by a
+ * build that was killed, whatever became of its pid; a waiter gives up after
+ * ten minutes, naming the lock.
  */
 async function whileHoldingBuildLock(work) {
-  mkdirSync(path.dirname(lockFile), { recursive: true });
-  for (;;) {
-    try {
-      writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-      if (lockAbandoned()) rmSync(lockFile, { force: true });
-      else await sleep(100);
-    }
+  mkdirSync(path.dirname(lockTarget), { recursive: true });
+  let release;
+  try {
+    release = await lockfile.lock(lockTarget, {
+      realpath: false,
+      stale: 30_000,
+      update: 5_000,
+      retries: { retries: 6_000, factor: 1, minTimeout: 100, maxTimeout: 100 },
+      onCompromised: (error) => console.warn(`console build: ${error.message}`),
+    });
+  } catch (error) {
+    throw new Error(`console build: ${lockTarget}.lock is still held after ten minutes (${error.message})`);
   }
   try {
     return await work();
   } finally {
-    rmSync(lockFile, { force: true });
+    await release();
   }
 }
 
@@ -87,11 +78,14 @@ async function whileHoldingBuildLock(work) {
 export async function buildConsoleIfStale() {
   if (!consoleBuildIsStale()) return false;
   return whileHoldingBuildLock(async () => {
-    if (!consoleBuildIsStale()) return false;
     const staging = `${built}.building`;
     const retired = `${built}.retired`;
-    // Left by a build that was killed: no other build runs while this one holds the lock.
+    // Left by a build that was killed (no other build runs while this one holds the lock): one killed
+    // between its two renames left the last whole build retired, which goes back in place first.
+    if (!existsSync(built) && existsSync(retired)) renameSync(retired, built);
     for (const leftover of [staging, retired]) rmSync(leftover, { recursive: true, force: true });
+    // Built by another process while this one waited, or put back just now.
+    if (!consoleBuildIsStale()) return false;
     const { build } = await import('vite');
     try {
       await build({

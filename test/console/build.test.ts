@@ -5,20 +5,28 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { buildConsoleIfStale, consoleBuildIsStale } from '../../scripts/console-build.mjs';
 
 const moduleUrl = new URL('../../scripts/console-build.mjs', import.meta.url).href;
 const built = fileURLToPath(new URL('../../dist/console', import.meta.url));
 const builtIndex = path.join(built, 'index.html');
-const lockFile = fileURLToPath(new URL('../../dist/.console-build.lock', import.meta.url));
-
-/** The pid of a process that has exited. */
-const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
+const lockDir = fileURLToPath(new URL('../../dist/.console-build.lock', import.meta.url));
 
 describe('console build', () => {
   it('is skipped while dist/console is newer than every source, and redone once one changes', async () => {
@@ -43,9 +51,11 @@ describe('console build', () => {
     const past = new Date(Date.now() - 86_400_000);
     utimesSync(builtIndex, past, past);
     assert.equal(consoleBuildIsStale(), true, 'an index older than its sources is stale');
-    // A build killed mid-way left its staging directory and its lock: both are taken over.
+    // A build killed mid-way left its staging directory and its lock, whose time has gone stale: both are taken over.
     mkdirSync(`${built}.building`, { recursive: true });
-    writeFileSync(lockFile, String(deadPid()));
+    mkdirSync(lockDir);
+    const stale = new Date(Date.now() - 120_000);
+    utimesSync(lockDir, stale, stale);
     const builders = Array.from({ length: 3 }, () =>
       spawn(
         process.execPath,
@@ -84,5 +94,36 @@ describe('console build', () => {
       [],
       'no staging build or lock left behind',
     );
+  });
+
+  it('puts back the last whole build that a build killed between its renames left retired, building nothing', async () => {
+    // In a copy of the script's surroundings: the checkout's own dist/console may be serving other test files.
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'feegate-console-build-'));
+    try {
+      mkdirSync(path.join(copy, 'scripts'));
+      copyFileSync(fileURLToPath(moduleUrl), path.join(copy, 'scripts/console-build.mjs'));
+      symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), path.join(copy, 'node_modules'));
+      for (const source of ['console', 'clients/typescript']) mkdirSync(path.join(copy, source), { recursive: true });
+      writeFileSync(path.join(copy, 'package-lock.json'), '{}');
+      mkdirSync(path.join(copy, 'dist/console.retired'), { recursive: true });
+      writeFileSync(path.join(copy, 'dist/console.retired/index.html'), '<!doctype html>');
+      const script = pathToFileURL(path.join(copy, 'scripts/console-build.mjs')).href;
+      const run = spawn(
+        process.execPath,
+        [
+          '-e',
+          `import(${JSON.stringify(script)}).then(async (m) => process.stdout.write(String(await m.buildConsoleIfStale())))`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      let said = '';
+      run.stdout.on('data', (chunk) => (said += chunk));
+      assert.deepEqual(await once(run, 'exit'), [0, null]);
+      assert.equal(said, 'false', 'the retired build is whole and current: no build');
+      assert.ok(existsSync(path.join(copy, 'dist/console/index.html')), 'put back');
+      assert.equal(existsSync(path.join(copy, 'dist/console.retired')), false);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
