@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { paymentPlans } from '../../src/db/schema.js';
 import { bearer, json, useTestApp } from '../helpers/app.js';
 import { issueKey, loginAs, uuid } from '../helpers/fixtures.js';
-import { apiKey, bulkAssign, seedCatalogue } from '../helpers/plans.js';
+import { apiKey, bulkAssign, seedCatalogue, sorted } from '../helpers/plans.js';
 
 const h = useTestApp();
 type Plan = { id: string; is_selected: boolean; commission: number };
@@ -13,7 +13,6 @@ const selected = (body: Record<string, any>) =>
     .filter((p) => p.is_selected)
     .map((p) => p.id)
     .sort();
-const sorted = (list: string[]) => [...list].sort();
 
 async function setup() {
   const app = await h.app();

@@ -2,11 +2,12 @@
  * Helpers for payment plan and fee rule tests: plans for the import document,
  * the assignment endpoints, and what merchant_payment_plans holds.
  */
+import assert from 'node:assert/strict';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Database } from '../../src/db/database.js';
 import { merchantPaymentPlans } from '../../src/db/schema.js';
 import type { ImportDocument } from '../../src/features/operator/import-schema.js';
-import { bearer } from './app.js';
+import { bearer, type Harness, type Injected } from './app.js';
 import { loginAs, seedWorld, uuid, type World } from './fixtures.js';
 
 export type PlanInput = NonNullable<ImportDocument['payment_plans']>[number];
@@ -108,3 +109,19 @@ export async function seedCatalogue(app: FastifyInstance) {
 }
 
 export type Catalogue = Awaited<ReturnType<typeof seedCatalogue>>;
+
+/** The harness's app with the catalogue seeded: where most fee rule tests start. */
+export async function appWithCatalogue(h: Harness) {
+  const app = await h.app();
+  return { app, ...(await seedCatalogue(app)) };
+}
+
+/** An assignment's answer: 201 and no body, since the API returns nothing it did not make. */
+export function assertCreated(res: Injected) {
+  assert.equal(res.statusCode, 201, res.body);
+  assert.equal(res.body, '');
+  assert.equal(res.headers['content-type'], undefined);
+}
+
+/** A sorted copy, to compare id lists whose order the API does not promise. */
+export const sorted = (ids: string[]) => [...ids].sort();
