@@ -12,8 +12,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
+import { count } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
 import { bundleService } from '../../scripts/service-bundle.mjs';
-import { TEST_SECRET_KEYS, testConfig } from '../../src/config.js';
+import { buildApp } from '../../src/app.js';
+import { type Config, TEST_SECRET_KEYS, testConfig } from '../../src/config.js';
+import { type Database, openDatabase } from '../../src/db/database.js';
+import { customers } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 const run = promisify(execFile);
@@ -98,4 +103,32 @@ export function useCliDatabase(prefix: string): CliDatabase {
     await rm(state.dir, { recursive: true, force: true });
   });
   return state;
+}
+
+/** What a test reads of the command line's database, and an instance it runs on it (after the CLI process has exited). */
+export function cliDatabaseAccess(cli: CliDatabase) {
+  // A connection of its own each time: on the embedded database only one process may hold it.
+  const open = () =>
+    cli.pg ? openDatabase({ databaseUrl: cli.pg.url }) : openDatabase({ dataDir: cli.env.FEEGATE_DATA_DIR! });
+  /** Reads the database the CLI wrote. */
+  async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    const database = await open();
+    try {
+      return await work(database);
+    } finally {
+      await database.close();
+    }
+  }
+  /** A running instance on the CLI's database (on the embedded one, closed before the CLI may open it). */
+  async function withApp<T>(overrides: Partial<Config>, work: (app: FastifyInstance) => Promise<T>): Promise<T> {
+    const app = await buildApp({ config: testConfig(overrides), database: await open(), ownsDatabase: true });
+    try {
+      await app.ready();
+      return await work(app);
+    } finally {
+      await app.close();
+    }
+  }
+  const customerCount = () => withDb(async (d) => (await d.db.select({ n: count() }).from(customers))[0]!.n);
+  return { withDb, withApp, customerCount };
 }
