@@ -1,60 +1,24 @@
 /**
- * The fee-rule catalogue (GET/POST /v1/fee-rules, DELETE /v1/fee-rules/{id}) and
- * one merchant's rules (POST /v1/merchants/{id}/fee-rules): plans of a
- * customer's own, immutable, duplicates refused, retired without touching the
- * merchants that hold them.
+ * The fee-rule catalogue (GET/POST /v1/fee-rules): plans of a customer's own,
+ * immutable, listed beside the platform's, duplicates refused.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { and, eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
-import { auditEvents, domainEvents, paymentPlans } from '../../src/db/schema.js';
+import { eq } from 'drizzle-orm';
+import { paymentPlans } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
 import { issueKey, uuid } from '../helpers/fixtures.js';
-import {
-  apiKey,
-  assignmentSnapshot,
-  bulkAssign,
-  type Credentials,
-  feeRulesAt,
-  seedCatalogue,
-} from '../helpers/plans.js';
+import { apiKey, appWithCatalogue, bulkAssign, feeRuleRequests, NEW_PLAN } from '../helpers/plans.js';
+import { recordsOf } from '../helpers/records.js';
 
 const h = useTestApp();
 const db = () => h.db.current.database.db;
+const setup = () => appWithCatalogue(h);
+const { list, create, retire } = feeRuleRequests;
+const { auditOf, eventsOf } = recordsOf(h);
 
-const NEW_PLAN = {
-  payment_method: 'credit',
-  card_brand: 'Visa',
-  term: 12,
-  commission: 7.125,
-  has_installments: true,
-  is_international: false,
-};
-
-const list = (app: FastifyInstance, headers: Credentials, query = '') =>
-  app.inject({ method: 'GET', url: `/v1/fee-rules${query}`, headers });
-const create = (app: FastifyInstance, headers: Credentials, payload: unknown) =>
-  app.inject({ method: 'POST', url: '/v1/fee-rules', headers, payload: payload as object });
-const retire = (app: FastifyInstance, headers: Credentials, id: string) =>
-  app.inject({ method: 'DELETE', url: `/v1/fee-rules/${id}`, headers });
-const assignOne = (app: FastifyInstance, headers: Credentials, merchantId: string, payload: unknown, query = '') =>
-  app.inject({
-    method: 'POST',
-    url: `/v1/merchants/${merchantId}/fee-rules${query}`,
-    headers,
-    payload: payload as object,
-  });
-
-const auditOf = (action: string) => db().select().from(auditEvents).where(eq(auditEvents.action, action));
-const eventsOf = (type: string) => db().select().from(domainEvents).where(eq(domainEvents.type, type));
 const planCount = async (customerId: string) =>
   (await db().select().from(paymentPlans).where(eq(paymentPlans.customerId, customerId))).length;
-
-async function setup() {
-  const app = await h.app();
-  return { app, ...(await seedCatalogue(app)) };
-}
 
 describe('GET /v1/fee-rules', () => {
   it('lists platform plans and the caller customer’s own, with owner and status, never another customer’s', async () => {
@@ -228,146 +192,5 @@ describe('POST /v1/fee-rules', () => {
     assert.equal(json(asReadOnly).code, 'read_only_key');
     assert.equal((await create(app, {}, NEW_PLAN)).statusCode, 401);
     assert.equal(await planCount(world.customerId), before);
-  });
-});
-
-describe('DELETE /v1/fee-rules/{id}', () => {
-  it('retires the plan: listed as RETIRED only, kept by the merchants that hold it, no longer assignable', async () => {
-    const { app, headers, world, m0, m1 } = await setup();
-    const plan = json(await create(app, headers, NEW_PLAN));
-    assert.equal((await bulkAssign(app, headers, { merchant_ids: [m0], payment_plan_ids: [plan.id] })).statusCode, 201);
-    const res = await retire(app, headers, plan.id);
-    assert.equal(res.statusCode, 204, res.body);
-    assert.equal(res.body, '');
-    const active = json(await list(app, headers, '?owner=CUSTOMER'));
-    assert.equal(
-      active.data.some((p: { id: string }) => p.id === plan.id),
-      false,
-    );
-    const retired = json(await list(app, headers, '?status=RETIRED'));
-    assert.deepEqual(
-      retired.data.map((p: { id: string; status: string }) => [p.id, p.status]),
-      [[plan.id, 'RETIRED']],
-    );
-    // m0 keeps it: a fee never changes under a merchant by a catalogue edit.
-    const held = json(await feeRulesAt(app, headers, m0));
-    assert.ok(held.data.some((p: { id: string }) => p.id === plan.id));
-    // Assigning it again is refused, for the merchant that holds it and any other, and changes nothing.
-    const before = await assignmentSnapshot(h.db.current.database);
-    for (const merchant of [m0, m1]) {
-      const refused = await bulkAssign(app, headers, { merchant_ids: [merchant], payment_plan_ids: [plan.id] });
-      assert.equal(refused.statusCode, 422, refused.body);
-      assert.equal(json(refused).code, 'retired_payment_plans');
-      assert.deepEqual(json(refused).payment_plan_ids, [plan.id]);
-    }
-    const all = await app.inject({
-      method: 'POST',
-      url: '/v1/fee-rules/bulk-assign/all',
-      headers,
-      payload: { payment_plan_ids: [plan.id] },
-    });
-    assert.equal(json(all).code, 'retired_payment_plans');
-    assert.equal(
-      json(await assignOne(app, headers, m1, { payment_plan_ids: [plan.id] })).code,
-      'retired_payment_plans',
-    );
-    assert.deepEqual(await assignmentSnapshot(h.db.current.database), before);
-    const [audit] = await auditOf('payment_plan.retired');
-    assert.equal(audit!.targetId, plan.id);
-    const [event] = await eventsOf('PAYMENT_PLAN_RETIRED');
-    assert.equal((event!.data as { status: string }).status, 'RETIRED');
-    assert.equal(audit!.customerId, world.customerId);
-  });
-
-  it('is idempotent: again 204, one audit record and one event', async () => {
-    const { app, headers } = await setup();
-    const plan = json(await create(app, headers, NEW_PLAN));
-    assert.equal((await retire(app, headers, plan.id)).statusCode, 204);
-    assert.equal((await retire(app, headers, plan.id.toUpperCase())).statusCode, 204);
-    assert.equal((await auditOf('payment_plan.retired')).length, 1);
-    assert.equal((await eventsOf('PAYMENT_PLAN_RETIRED')).length, 1);
-  });
-
-  it('answers 404 for a platform plan, another customer’s plan and an unknown id, changing nothing', async () => {
-    const { app, headers, plans } = await setup();
-    for (const id of [plans.visa1.id, plans.foreign.id, uuid('e')]) {
-      const res = await retire(app, headers, id);
-      assert.equal(res.statusCode, 404, res.body);
-      assert.equal(json(res).code, 'payment_plan_not_found');
-    }
-    const statuses = await db()
-      .select({ status: paymentPlans.status })
-      .from(paymentPlans)
-      .where(and(eq(paymentPlans.status, 'RETIRED')));
-    assert.deepEqual(statuses, []);
-  });
-
-  it('is refused to merchant callers (403), changing nothing', async () => {
-    const { app, world, m0, plans } = await setup();
-    const key = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: m0 });
-    const res = await retire(app, apiKey(key.api_key), plans.visa1Own.id);
-    assert.equal(res.statusCode, 403);
-    const [row] = await db().select().from(paymentPlans).where(eq(paymentPlans.id, plans.visa1Own.id));
-    assert.equal(row!.status, 'ACTIVE');
-  });
-});
-
-describe('POST /v1/merchants/{id}/fee-rules', () => {
-  it('assigns to the one merchant by the replacement rule (201, no body), with its audit record', async () => {
-    const { app, headers, plans, m0, m1 } = await setup();
-    const others = json(await feeRulesAt(app, headers, m1));
-    const res = await assignOne(app, headers, m0, { payment_plan_ids: [plans.visa6.id, plans.visa1Own.id] });
-    assert.equal(res.statusCode, 201, res.body);
-    assert.equal(res.body, '');
-    const held = json(await feeRulesAt(app, headers, m0));
-    assert.deepEqual(
-      new Set(held.data.map((p: { id: string }) => p.id)),
-      new Set([plans.master1.id, plans.visa1Own.id, plans.visa6.id, plans.visaDebit.id]),
-    );
-    assert.deepEqual(json(await feeRulesAt(app, headers, m1)).data, others.data, 'no other merchant changed');
-    const [audit] = await auditOf('fee_rules.bulk_assign');
-    assert.equal((audit!.details as { merchant_count: number }).merchant_count, 1);
-  });
-
-  it('previews with dry_run=true and writes nothing', async () => {
-    const { app, headers, plans, m0 } = await setup();
-    const before = await assignmentSnapshot(h.db.current.database);
-    const res = await assignOne(app, headers, m0, { payment_plan_ids: [plans.visa6.id] }, '?dry_run=true');
-    assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(json(res), {
-      dry_run: true,
-      merchants: 1,
-      merchants_changed: 1,
-      assignments_added: 1,
-      assignments_removed: 1,
-      changes: [{ merchant_id: m0, added: [plans.visa6.id], removed: [plans.visa3.id] }],
-    });
-    assert.deepEqual(await assignmentSnapshot(h.db.current.database), before);
-  });
-
-  it('answers 404 for another customer’s or an unknown merchant, 422 for a foreign plan, changing nothing', async () => {
-    const { app, headers, plans, o0, m0 } = await setup();
-    const before = await assignmentSnapshot(h.db.current.database);
-    for (const merchant of [o0, uuid('d')]) {
-      const res = await assignOne(app, headers, merchant, { payment_plan_ids: [plans.visa6.id] });
-      assert.equal(res.statusCode, 404, res.body);
-      assert.equal(json(res).code, 'merchant_not_found');
-    }
-    const foreign = await assignOne(app, headers, m0, { payment_plan_ids: [plans.foreign.id] });
-    assert.equal(foreign.statusCode, 422);
-    assert.equal(json(foreign).code, 'unknown_payment_plans');
-    const conflicting = await assignOne(app, headers, m0, { payment_plan_ids: [plans.visa1.id, plans.visa1Own.id] });
-    assert.equal(json(conflicting).code, 'conflicting_payment_plans');
-    const named = await assignOne(app, headers, m0, { payment_plan_ids: [plans.visa6.id], merchant_ids: [m0] });
-    assert.equal(named.statusCode, 400);
-    assert.deepEqual(await assignmentSnapshot(h.db.current.database), before);
-  });
-
-  it('is refused to merchant callers, even for themselves (403)', async () => {
-    const { app, world, plans, m0 } = await setup();
-    const key = await issueKey(app, { user: 'pos@alpha.test', customerId: world.customerId, merchantId: m0 });
-    const res = await assignOne(app, apiKey(key.api_key), m0, { payment_plan_ids: [plans.visa6.id] });
-    assert.equal(res.statusCode, 403);
-    assert.equal(json(res).code, 'forbidden');
   });
 });

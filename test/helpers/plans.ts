@@ -125,3 +125,30 @@ export function assertCreated(res: Injected) {
 
 /** A sorted copy, to compare id lists whose order the API does not promise. */
 export const sorted = (ids: string[]) => [...ids].sort();
+
+/** A plan of the caller's own to create, its codes in mixed case as a client may send them. */
+export const NEW_PLAN = {
+  payment_method: 'credit',
+  card_brand: 'Visa',
+  term: 12,
+  commission: 7.125,
+  has_installments: true,
+  is_international: false,
+};
+
+/** The catalogue's routes (GET/POST /v1/fee-rules, DELETE /v1/fee-rules/{id}) and one merchant's assignment. */
+export const feeRuleRequests = {
+  list: (app: FastifyInstance, headers: Credentials, query = '') =>
+    app.inject({ method: 'GET', url: `/v1/fee-rules${query}`, headers }),
+  create: (app: FastifyInstance, headers: Credentials, payload: unknown) =>
+    app.inject({ method: 'POST', url: '/v1/fee-rules', headers, payload: payload as object }),
+  retire: (app: FastifyInstance, headers: Credentials, id: string) =>
+    app.inject({ method: 'DELETE', url: `/v1/fee-rules/${id}`, headers }),
+  assignOne: (app: FastifyInstance, headers: Credentials, merchantId: string, payload: unknown, query = '') =>
+    app.inject({
+      method: 'POST',
+      url: `/v1/merchants/${merchantId}/fee-rules${query}`,
+      headers,
+      payload: payload as object,
+    }),
+};
