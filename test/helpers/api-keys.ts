@@ -1,8 +1,12 @@
-/** HTTP shorthands for the API key tests. */
+/** HTTP shorthands for the API key tests, a limited key to start from, and what a refused escalation answers. */
+import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { count, eq, sql } from 'drizzle-orm';
 import { apiKeys, auditEvents } from '../../src/db/schema.js';
 import type { Database } from '../../src/db/database.js';
+import type { Config } from '../../src/config.js';
+import { type Harness, type Injected, json } from './app.js';
+import { customerSession } from './fixtures.js';
 
 export type Credentials = { token: string } | { key: string };
 
@@ -55,4 +59,31 @@ export async function keysSnapshot(database: Database): Promise<string> {
 /** Makes a key EXPIRED as if its time had come (the API refuses an expiry in the past). */
 export async function expireNow(database: Database, id: string): Promise<void> {
   await database.db.update(apiKeys).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(apiKeys.id, id));
+}
+
+/** An instant `days` from now, as the API writes one. */
+export const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+
+/** The rate limit of limitedKeySession's key. */
+export const LIMITED_KEY_RATE = { limit: 100, window_seconds: 60 };
+
+/** A customer key made with a token: it expires in 30 days and may make 100 requests a minute. */
+export async function limitedKeySession(h: Harness, overrides: Partial<Config> = {}) {
+  const { app, world, token } = await customerSession(h, overrides);
+  const expiresAt = inDays(30);
+  const res = await createKey(
+    app,
+    { token },
+    { user: 'ci@alpha.test', customer_id: world.customerId, expires_at: expiresAt, rate_limit: LIMITED_KEY_RATE },
+  );
+  assert.equal(res.statusCode, 201, res.body);
+  const key = json(res) as { id: string; api_key: string };
+  return { app, world, token, key, creds: { key: key.api_key }, expiresAt };
+}
+
+/** A key asking for more than its caller has: 403 key_escalation, as a problem document. */
+export function assertEscalation(res: Injected, what: string): void {
+  assert.equal(res.statusCode, 403, `${what}: ${res.body}`);
+  assert.equal(json(res).code, 'key_escalation', what);
+  assert.match(String(res.headers['content-type']), /application\/problem\+json/);
 }
