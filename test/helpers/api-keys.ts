@@ -6,7 +6,7 @@ import { apiKeys, auditEvents } from '../../src/db/schema.js';
 import type { Database } from '../../src/db/database.js';
 import type { Config } from '../../src/config.js';
 import { type Harness, type Injected, json } from './app.js';
-import { customerSession } from './fixtures.js';
+import { customerSession, issueKey } from './fixtures.js';
 
 export type Credentials = { token: string } | { key: string };
 
@@ -86,4 +86,14 @@ export function assertEscalation(res: Injected, what: string): void {
   assert.equal(res.statusCode, 403, `${what}: ${res.body}`);
   assert.equal(json(res).code, 'key_escalation', what);
   assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+}
+
+/** One DELETED and one EXPIRED key of a new customer session's customer. */
+export async function deletedAndExpiredKeys(h: Harness) {
+  const { app, world, token } = await customerSession(h);
+  const deleted = await issueKey(app, { user: 'a@alpha.test', customerId: world.customerId });
+  const expired = await issueKey(app, { user: 'b@alpha.test', customerId: world.customerId });
+  await deleteKey(app, { token }, deleted.id);
+  await expireNow(h.db.current.database, expired.id);
+  return { app, token, ids: [deleted.id, expired.id] };
 }
