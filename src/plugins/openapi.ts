@@ -34,6 +34,7 @@ import { API_BASE_PATH } from '../lib/base-path.js';
 import { componentSchemas, MAX_PAGE_SIZE } from '../schemas/common.js';
 import { webhookEventsDocument } from '../features/webhooks/webhooks-docs.js';
 import { declareIdempotencyKey } from './openapi-idempotency.js';
+import { allowInlineStyles } from './security-headers.js';
 
 const TAGS = [
   {
@@ -228,6 +229,9 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
     },
     transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: Json }).openapiObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', allowInlineStyles);
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 });

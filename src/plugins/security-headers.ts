@@ -7,12 +7,11 @@
  * key) and problem details set it themselves, whoever asks.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet, { type HelmetOptions } from 'helmet';
-import { CONSOLE_PATH } from './console.js';
 
-/** Same origin only, no inline scripts; inline styles for swagger-ui's style attributes (/docs). */
+/** Same origin only, no inline script or style. */
 const CSP_DIRECTIVES = {
   defaultSrc: ["'self'"],
   baseUri: ["'none'"],
@@ -24,13 +23,13 @@ const CSP_DIRECTIVES = {
   objectSrc: ["'none'"],
   scriptSrc: ["'self'"],
   scriptSrcAttr: ["'none'"],
-  styleSrc: ["'self'", "'unsafe-inline'"],
+  styleSrc: ["'self'"],
   // helmet's default would make browsers fetch the console's files over https from a plain-http deployment.
   upgradeInsecureRequests: null,
 };
 
-/** The console's build has no inline style either (console/vite.config.ts): it gets none. */
-const CONSOLE_CSP_DIRECTIVES = { ...CSP_DIRECTIVES, styleSrc: ["'self'"] };
+/** swagger-ui (/docs) sets style attributes: its pages alone allow inline styles. */
+const DOCS_CSP_DIRECTIVES = { ...CSP_DIRECTIVES, styleSrc: ["'self'", "'unsafe-inline'"] };
 
 const helmetOptions = (directives: typeof CSP_DIRECTIVES): HelmetOptions => ({
   contentSecurityPolicy: { useDefaults: false, directives },
@@ -61,11 +60,22 @@ function helmetHeaders(options: HelmetOptions): Record<string, string> {
   return headers;
 }
 
+const docsHeaders = helmetHeaders(helmetOptions(DOCS_CSP_DIRECTIVES));
+
+/**
+ * An onRequest hook for the documentation's routes alone (src/plugins/openapi.ts adds it in their
+ * own context): swagger-ui's pages get the policy that allows its inline styles, every other
+ * answer the strict one, whatever spelling its path came in.
+ */
+export const allowInlineStyles: onRequestHookHandler = (_request, reply, done) => {
+  reply.headers(docsHeaders);
+  done();
+};
+
 export const securityHeadersPlugin = fp(async (app: FastifyInstance) => {
   const headers = helmetHeaders(helmetOptions(CSP_DIRECTIVES));
-  const consoleHeaders = helmetHeaders(helmetOptions(CONSOLE_CSP_DIRECTIVES));
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(request.url.startsWith(CONSOLE_PATH) ? consoleHeaders : headers);
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -70,6 +70,13 @@ describe('import', () => {
       '$.payment_plans[0].commission',
     ],
     [
+      "a commission a hair past 4 decimals, within the schema check's tolerance",
+      (d) => {
+        d.payment_plans[0]!.commission = 2.12340001;
+      },
+      '$.payment_plans[0].commission',
+    ],
+    [
       'a weak password, which the API refuses',
       (d) => {
         d.users[0]!.password = 'password';

@@ -43,6 +43,16 @@ describe('security headers', () => {
     assert.match(String(answers.health!.headers['content-security-policy']), /default-src 'self'.*script-src 'self'/);
   });
 
+  it("allows inline styles on the documentation's pages alone, however a console path is spelt", async () => {
+    await buildConsoleIfStale();
+    const app = await h.app();
+    const policyOf = async (url: string) => String((await app.inject({ url })).headers['content-security-policy']);
+    for (const url of ['/docs', '/docs/static/index.html'])
+      assert.match(await policyOf(url), /style-src 'self' 'unsafe-inline'/, url);
+    for (const url of ['/console/', '/%63onsole/', '/%63onsole/keys', '/health', '/v1/openapi.json', '/nothing'])
+      assert.match(await policyOf(url), /style-src 'self'(;|$)/, url);
+  });
+
   it('no-store on answers to authenticated requests, by token or key, successful or not', async () => {
     const { app, world, token } = await customerSession(h);
     const key = (await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId })).api_key;

@@ -79,7 +79,12 @@ export function parseDocument(check: DocumentCheck, input: unknown): Normalised 
       password: u.password,
       role: u.role,
     })),
-    payment_plans: (raw.payment_plans ?? []).map((p) => ({ ...p, customer_id: p.customer_id ?? null })),
+    payment_plans: (raw.payment_plans ?? []).map((p, i) => {
+      // As POST /v1/fee-rules checks it: exactly (the schema's multipleOf has a tolerance), at most 4 decimals.
+      if (Number(p.commission.toFixed(4)) !== p.commission)
+        throw new ImportError(`$.payment_plans[${i}].commission`, 'must have at most 4 decimals');
+      return { ...p, customer_id: p.customer_id ?? null };
+    }),
     assignments: raw.assignments ?? [],
   };
 }
