@@ -111,7 +111,7 @@ describe('command line: usage and input errors are one line, before any database
     [
       'import of a missing file',
       ['import', '/nonexistent/feegate.json'],
-      /cannot read \/nonexistent\/feegate\.json as JSON/,
+      /cannot read \/nonexistent\/feegate\.json: ENOENT: no such file/,
     ],
     ['an extra argument', ['migrate', 'now'], /Unexpected argument 'now'; usage: feegate migrate/],
   ];
