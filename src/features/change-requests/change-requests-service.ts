@@ -64,8 +64,9 @@ function assertReviewer(principal: Principal): void {
 
 /**
  * Refuses a reviewer who answers for the request: the user who asked, or for a
- * key, a user it belongs to or who made it (else an ADMIN could ask through a
- * key of their own making and approve with their token: one person, both eyes).
+ * key, a user it belongs to or who made or rolled it (else an ADMIN could ask
+ * through a key of their own making and approve with their token: one person,
+ * both eyes; change-requests-dal.ts, answerableUsers).
  */
 async function assertNotRequester(
   row: ChangeRequestRow,
