@@ -6,7 +6,7 @@ import { testConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { apiKeys, auditEvents } from '../../src/db/schema.js';
 import { json, useTestApp } from '../helpers/app.js';
-import { deleteKey, headersFor, listKeys } from '../helpers/api-keys.js';
+import { deleteKey, headersFor, listKeys, merchantAndSiblingKeys } from '../helpers/api-keys.js';
 import { customerSession, issueKey, loginAs, uuid } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -63,16 +63,7 @@ describe('DELETE /v1/api-keys/{id}: errors and security', () => {
     const { app, world, token } = await setup();
     const foreign = await issueKey(app, { user: 'b@beta.test', customerId: world.otherCustomerId });
     const customerKey = await issueKey(app, { user: 'a@alpha.test', customerId: world.customerId });
-    const pos = await issueKey(app, {
-      user: 'pos@alpha.test',
-      customerId: world.customerId,
-      merchantId: world.merchantIds[0]!,
-    });
-    const sibling = await issueKey(app, {
-      user: 'pos2@alpha.test',
-      customerId: world.customerId,
-      merchantId: world.merchantIds[1]!,
-    });
+    const { mine: pos, sibling } = await merchantAndSiblingKeys(app, world);
     const unknown = await deleteKey(app, { token }, uuid('f'));
     const other = await deleteKey(app, { token }, foreign.id);
     assert.equal(unknown.statusCode, 404);

@@ -14,6 +14,7 @@ import {
   listKeys,
   rollKey,
   whoAmI,
+  merchantAndSiblingKeys,
 } from '../helpers/api-keys.js';
 import { customerSession, issueKey, loginAs, uuid } from '../helpers/fixtures.js';
 import { recordsOf } from '../helpers/records.js';
@@ -159,16 +160,7 @@ describe('POST /v1/api-keys/{id}/roll: errors and security (nothing changes)', (
   it("answers 404 for another customer's key, another merchant's key and an unknown key", async () => {
     const { app, world, token } = await setup();
     const foreign = await issueKey(app, { user: 'x@beta.test', customerId: world.otherCustomerId });
-    const mine = await issueKey(app, {
-      user: 'pos@alpha.test',
-      customerId: world.customerId,
-      merchantId: world.merchantIds[0]!,
-    });
-    const sibling = await issueKey(app, {
-      user: 'pos2@alpha.test',
-      customerId: world.customerId,
-      merchantId: world.merchantIds[1]!,
-    });
+    const { mine, sibling } = await merchantAndSiblingKeys(app, world);
     const otherToken = (await loginAs(app, world.otherLogin)).access_token;
     const before = await keysSnapshot(h.db.current.database);
     for (const res of [

@@ -14,6 +14,7 @@ import {
   rollKey,
   updateKey,
   whoAmI,
+  merchantAndSiblingKeys,
 } from '../helpers/api-keys.js';
 import { customerSession, issueKey, uuid } from '../helpers/fixtures.js';
 import { recordsOf } from '../helpers/records.js';
@@ -146,16 +147,7 @@ describe('PATCH /v1/api-keys/{id}: errors and security (nothing changes)', () =>
 
   it("answers 404 to a merchant changing another merchant's key, and to anyone for another customer's or an unknown key", async () => {
     const { app, world, token } = await setup();
-    const mine = await issueKey(app, {
-      user: 'pos@alpha.test',
-      customerId: world.customerId,
-      merchantId: world.merchantIds[0]!,
-    });
-    const sibling = await issueKey(app, {
-      user: 'pos2@alpha.test',
-      customerId: world.customerId,
-      merchantId: world.merchantIds[1]!,
-    });
+    const { mine, sibling } = await merchantAndSiblingKeys(app, world);
     const customerKey = await issueKey(app, { user: 'ci@alpha.test', customerId: world.customerId });
     const foreign = await issueKey(app, { user: 'x@beta.test', customerId: world.otherCustomerId });
     const before = await keysSnapshot(h.db.current.database);

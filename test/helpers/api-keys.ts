@@ -6,7 +6,7 @@ import { apiKeys, auditEvents } from '../../src/db/schema.js';
 import type { Database } from '../../src/db/database.js';
 import type { Config } from '../../src/config.js';
 import { type Harness, type Injected, json } from './app.js';
-import { customerSession, issueKey } from './fixtures.js';
+import { customerSession, issueKey, type World } from './fixtures.js';
 
 export type Credentials = { token: string } | { key: string };
 
@@ -96,4 +96,11 @@ export async function deletedAndExpiredKeys(h: Harness) {
   await deleteKey(app, { token }, deleted.id);
   await expireNow(h.db.current.database, expired.id);
   return { app, token, ids: [deleted.id, expired.id] };
+}
+
+/** A key of the first customer's first merchant (pos@) and one of its second (pos2@): a merchant's own, and its sibling's. */
+export async function merchantAndSiblingKeys(app: FastifyInstance, world: World) {
+  const own = (merchant: number, user: string) =>
+    issueKey(app, { user, customerId: world.customerId, merchantId: world.merchantIds[merchant]! });
+  return { mine: await own(0, 'pos@alpha.test'), sibling: await own(1, 'pos2@alpha.test') };
 }
