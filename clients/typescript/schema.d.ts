@@ -4844,51 +4844,6 @@ export interface components {
             recovery_codes: string[];
         };
         /**
-         * @description The caller's customer
-         * @example {
-         *       "id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-         *       "name": "Acme",
-         *       "require_mfa": false,
-         *       "approval_policy": {
-         *         "fee_changes": "NONE"
-         *       }
-         *     }
-         */
-        Customer: {
-            /**
-             * Format: uuid
-             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
-             */
-            id: string;
-            name: string;
-            /** @description Every login needs a TOTP code */
-            require_mfa: boolean;
-            /** @description Four-eyes approval of fee changes (contract section 23) */
-            approval_policy: {
-                /** @description REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once */
-                fee_changes?: "NONE" | "REQUIRED";
-            };
-        };
-        /**
-         * @description The settings to change; those left out stay
-         * @example {
-         *       "require_mfa": true
-         *     }
-         * @example {
-         *       "approval_policy": {
-         *         "fee_changes": "REQUIRED"
-         *       }
-         *     }
-         */
-        UpdateCustomerRequest: {
-            require_mfa?: boolean;
-            /** @description Four-eyes approval of fee changes (contract section 23) */
-            approval_policy?: {
-                /** @description REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once */
-                fee_changes?: "NONE" | "REQUIRED";
-            };
-        };
-        /**
          * @description A subscription: where to send which events, and the secret that signs them
          * @example {
          *       "notification_url": "https://hooks.example.com/feegate",
@@ -5133,6 +5088,51 @@ export interface components {
             /** @description The resource as the API answers it (a key masked, never a secret); each type's schema is in the document's webhooks section */
             data: {
                 [key: string]: unknown;
+            };
+        };
+        /**
+         * @description The caller's customer
+         * @example {
+         *       "id": "6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "name": "Acme",
+         *       "require_mfa": false,
+         *       "approval_policy": {
+         *         "fee_changes": "NONE"
+         *       }
+         *     }
+         */
+        Customer: {
+            /**
+             * Format: uuid
+             * @description UUID (RFC 9562): sent in any letter case, always answered in lower case
+             */
+            id: string;
+            name: string;
+            /** @description Every login needs a TOTP code */
+            require_mfa: boolean;
+            /** @description Four-eyes approval of fee changes (contract section 23) */
+            approval_policy: {
+                /** @description REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once */
+                fee_changes?: "NONE" | "REQUIRED";
+            };
+        };
+        /**
+         * @description The settings to change; those left out stay
+         * @example {
+         *       "require_mfa": true
+         *     }
+         * @example {
+         *       "approval_policy": {
+         *         "fee_changes": "REQUIRED"
+         *       }
+         *     }
+         */
+        UpdateCustomerRequest: {
+            require_mfa?: boolean;
+            /** @description Four-eyes approval of fee changes (contract section 23) */
+            approval_policy?: {
+                /** @description REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once */
+                fee_changes?: "NONE" | "REQUIRED";
             };
         };
     };

@@ -4,6 +4,7 @@ import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { NoContent, Ref, SECURITY_ANY, SECURITY_BEARER } from '../../schemas/common.js';
 import { ALWAYS, AUTHENTICATED, AUTHENTICATED_WRITE, WITH_BODY, problems } from '../../schemas/problems.js';
+import { CustomerSettings, UpdateCustomerBody } from './customer-settings-schemas.js';
 import { USERS_DOCS } from './users-docs.js';
 import {
   ChangePasswordBody,
@@ -11,7 +12,6 @@ import {
   ConfirmForgotPasswordBody,
   CreatedUser,
   CreateUserBody,
-  CustomerSettings,
   DisableTotpBody,
   ForgotPasswordBody,
   ListUsersQuery,
@@ -19,7 +19,6 @@ import {
   StartTotpBody,
   TemporaryPassword,
   TotpEnrolment,
-  UpdateCustomerBody,
   UpdateUserBody,
   User,
   UserListing,

@@ -7,7 +7,7 @@ const RoleSchema = Type.Union([Type.Literal('ADMIN'), Type.Literal('MEMBER'), Ty
 const Name = Text({ minLength: 1, maxLength: 200 });
 const Description = Text({ maxLength: 1000 });
 const EXAMPLE_ID = '8e7d6c5b-4a3b-4c2d-9e1f-0a1b2c3d4e5f';
-const EXAMPLE_CUSTOMER = '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+export const EXAMPLE_CUSTOMER = '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
 const exampleUser = {
   attributes: {
@@ -317,44 +317,3 @@ export const RecoveryCodes = Component(
     { description: 'Two-factor codes are on', examples: [{ recovery_codes: ['3f9a1-0c7d2', '8b2e4-71d0a'] }] },
   ),
 );
-
-const ApprovalPolicy = Type.Object(
-  {
-    fee_changes: Type.Optional(
-      Type.Union([Type.Literal('NONE'), Type.Literal('REQUIRED')], {
-        description:
-          'REQUIRED: every fee change (assignments, scheduling or cancelling a scheduled change, creating or retiring a plan) becomes a change request that another ADMIN approves; NONE (default): they apply at once',
-      }),
-    ),
-  },
-  { additionalProperties: false, description: 'Four-eyes approval of fee changes (contract section 23)' },
-);
-
-export const CustomerSettings = Component(
-  'Customer',
-  Type.Object(
-    {
-      id: Uuid,
-      name: Type.String(),
-      require_mfa: Type.Boolean({ description: 'Every login needs a TOTP code' }),
-      approval_policy: ApprovalPolicy,
-    },
-    {
-      description: "The caller's customer",
-      examples: [{ id: EXAMPLE_CUSTOMER, name: 'Acme', require_mfa: false, approval_policy: { fee_changes: 'NONE' } }],
-    },
-  ),
-);
-
-export const UpdateCustomerBody = Component(
-  'UpdateCustomerRequest',
-  Type.Object(
-    { require_mfa: Type.Optional(Type.Boolean()), approval_policy: Type.Optional(ApprovalPolicy) },
-    {
-      additionalProperties: false,
-      description: 'The settings to change; those left out stay',
-      examples: [{ require_mfa: true }, { approval_policy: { fee_changes: 'REQUIRED' } }],
-    },
-  ),
-);
-export type UpdateCustomerRequest = Static<typeof UpdateCustomerBody>;

@@ -26,7 +26,8 @@ import { readCreateUser } from './platform-user-request.js';
 import type { ResetLimitsDal } from './reset-limits-dal.js';
 import { auditUser } from './user-audit.js';
 import type { UserChanges, UserRow, UsersDal } from './users-dal.js';
-import type { CreateUserRequest, UpdateCustomerRequest } from './users-schemas.js';
+import type { UpdateCustomerRequest } from './customer-settings-schemas.js';
+import type { CreateUserRequest } from './users-schemas.js';
 
 export interface UsersDals extends AuthDals {
   users: UsersDal;
