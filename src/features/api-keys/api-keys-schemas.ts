@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import {
   Component,
   Email,
-  InstantText,
   Listing,
   Nullable,
   PageQuery,
@@ -11,64 +10,23 @@ import {
   Timestamp,
   Uuid,
 } from '../../schemas/common.js';
-import { MAX_ALLOWED_IPS } from '../../lib/allowed-ips.js';
-import { PERMISSIONS } from '../../lib/permissions.js';
+import {
+  Access,
+  AllowedIps,
+  ExpiresAt,
+  LIFECYCLE_EXAMPLE,
+  lifecycleFields,
+  Name,
+  Permissions,
+  RateLimit,
+} from './key-settings-schemas.js';
 
 const UserTypeSchema = Type.Union([Type.Literal('CUSTOMER'), Type.Literal('MERCHANT')]);
 const Status = Type.Union([Type.Literal('ENABLED'), Type.Literal('DELETED'), Type.Literal('EXPIRED')], {
   description: 'EXPIRED: an ENABLED key whose expires_at has passed',
 });
 
-export const MAX_KEY_LIFETIME_YEARS = 5;
 export const MAX_GRACE_PERIOD_SECONDS = 604_800;
-
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  pattern: Pattern(
-    '^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]+$',
-    'must not contain control characters or an unpaired UTF-16 surrogate',
-  ),
-  description: 'A label for people, 1..64 characters, no control characters',
-});
-const ExpiresAt = InstantText(
-  `When the key stops working: in the future, at most ${MAX_KEY_LIFETIME_YEARS} years ahead`,
-);
-const Access = Type.Union([Type.Literal('full'), Type.Literal('read_only')], {
-  description: 'read_only keys may use GET operations only',
-});
-const RateLimit = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Requests allowed per window' }),
-    window_seconds: Type.Integer({ minimum: 1, maximum: 86_400, description: 'Length of the window in seconds' }),
-  },
-  { additionalProperties: false },
-);
-
-const Permissions = Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), {
-  maxItems: PERMISSIONS.length,
-  description:
-    'What the key may do, from the catalogue: api_keys, merchants, fee_rules (plans, the catalogue, assignments, timelines, scheduled changes, quotes) and webhooks, each :read or :write; users:read; audit:read. Each operation names the one it needs (x-feegate-permission).',
-});
-// The address rules are ipaddr.js's, checked by the service so a 400 can name the item; the pattern keeps out what is no text.
-const AllowedIp = Type.String({
-  pattern: Pattern('^[\\x21-\\x7E]+$', 'must be an IPv4 or IPv6 address or CIDR range'),
-  examples: ['203.0.113.0/24'],
-});
-const AllowedIps = Type.Array(AllowedIp, {
-  maxItems: MAX_ALLOWED_IPS,
-  description: `Up to ${MAX_ALLOWED_IPS} IPv4 or IPv6 addresses or CIDR ranges the key may be used from; empty: any address. The client address is the one TRUST_PROXY determines; an IPv4-mapped IPv6 client (::ffff:10.0.0.1) is its IPv4 address. Stored and shown in canonical form (a range by its network address).`,
-});
-
-/** What every key record carries about its lifecycle (null when unset). */
-const lifecycleFields = {
-  name: Nullable(Type.String(), 'null when unset'),
-  expires_at: Nullable(Timestamp, 'null: the key does not expire'),
-  access: Access,
-  rate_limit: Nullable(RateLimit, 'null: no limit of its own'),
-  permissions: { ...Permissions, description: 'What the key may do (contract section 22), in catalogue order' },
-  allowed_ips: { ...AllowedIps, description: 'Where the key may be used from, canonical; empty: any address' },
-};
 
 /** Who created the key, so that disabling a user can revoke what it made. */
 const CreatedBy = Nullable(
@@ -90,14 +48,6 @@ const CREATED_BY_EXAMPLE = {
 const CUSTOMER_ID = '6a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const MERCHANT_ID = 'b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e';
 const KEY_ID = '3f0c2a8e-5b1d-4c6e-9a7f-2d8b4e6c1a90';
-const LIFECYCLE_EXAMPLE = {
-  name: 'POS terminals, store 12',
-  expires_at: '2027-11-23T00:00:00.000Z',
-  access: 'full',
-  rate_limit: { limit: 600, window_seconds: 60 },
-  permissions: ['merchants:read', 'fee_rules:read', 'fee_rules:write'],
-  allowed_ips: ['203.0.113.0/24', '2001:db8::/32'],
-};
 
 export const CreateApiKeyBody = Component(
   'CreateApiKeyRequest',
@@ -131,12 +81,7 @@ export const CreateApiKeyBody = Component(
           user: 'pos-terminal@acme.example',
           customer_id: CUSTOMER_ID,
           merchant_id: MERCHANT_ID,
-          name: 'POS terminals, store 12',
-          expires_at: '2027-11-23T00:00:00.000Z',
-          access: 'full',
-          rate_limit: { limit: 600, window_seconds: 60 },
-          permissions: ['merchants:read', 'fee_rules:read', 'fee_rules:write'],
-          allowed_ips: ['203.0.113.0/24', '2001:db8::/32'],
+          ...LIFECYCLE_EXAMPLE,
         },
       ],
     },

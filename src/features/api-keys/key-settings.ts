@@ -4,7 +4,7 @@ import { canonicalAllowedIps, invalidAllowedIps } from '../../lib/allowed-ips.js
 import { parseInstant } from '../../lib/instant.js';
 import { accessAllows, defaultPermissions, inCatalogueOrder, type Permission } from '../../lib/permissions.js';
 import type { KeyChanges, KeyLifecycle } from './api-keys-dal.js';
-import { MAX_KEY_LIFETIME_YEARS } from './api-keys-schemas.js';
+import { MAX_KEY_LIFETIME_YEARS } from './key-settings-schemas.js';
 import type { Grant, GrantField } from './key-grants.js';
 
 /** Optional settings of a new key (docs/key-lifecycle.md). */
