@@ -15,6 +15,7 @@ import { createKeyAuthentication } from './key-authentication.js';
 import { type KeyCaches, keyChangeNotice } from './key-change-feed.js';
 import { assertChangeable, lockVisible, visibleMerchant } from './key-checks.js';
 import { revokeKeyIn } from './key-revocation.js';
+import { rollKeyIn } from './key-roll.js';
 import { assertWithin, callerGrant, type Grant, grantOf, type GrantField } from './key-grants.js';
 import { assertAccessAllows, changesOf, type KeySettings, lifecycleOf, type UpdateKeyRequest } from './key-settings.js';
 
@@ -59,12 +60,6 @@ const creatorOf = (caller: Principal): KeyCreator =>
   caller.auth === 'api_key'
     ? { createdByType: 'api_key', createdById: caller.apiKeyId, createdByEmail: caller.email }
     : { createdByType: 'user', createdById: caller.userId, createdByEmail: caller.email };
-
-/** The caller who rolls a key, and so is handed its successor's secret. */
-const rollerOf = (caller: Principal): { type: 'user' | 'api_key'; id: string } =>
-  caller.auth === 'api_key' && caller.apiKeyId
-    ? { type: 'api_key', id: caller.apiKeyId }
-    : { type: 'user', id: caller.userId };
 
 const OPERATOR_CREATOR: KeyCreator = { createdByType: 'operator', createdById: null, createdByEmail: null };
 
@@ -231,79 +226,12 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
      */
     async roll(caller: Principal, keyId: string, gracePeriodSeconds: number, context: ChangeContext) {
       const apiKey = generateApiKey();
-      return uow.write(context, async ({ dal: { apiKeys }, audit, notify, emit, afterCommit }) => {
-        const old = await lockVisible(keyId, caller, apiKeys);
+      return uow.write(context, async (scope) => {
+        const old = await lockVisible(keyId, caller, scope.dal.apiKeys);
         assertChangeable(old);
         const bound = boundFor(caller, old);
         if (bound) assertWithin(grantOf(old), bound, ALL_GRANT_FIELDS);
-        const lifecycle: KeyLifecycle = {
-          name: old.name,
-          expiresAt: old.expiresAt,
-          access: old.access,
-          rateLimit: old.rateLimit,
-          rateLimitWindowSeconds: old.rateLimitWindowSeconds,
-          permissions: old.permissions,
-          allowedIps: old.allowedIps,
-        };
-        // A roll replaces a key: its successor keeps the creator, so revoking a creator's keys takes the whole chain.
-        const creator: KeyCreator = {
-          createdByType: old.createdByType,
-          createdById: old.createdById,
-          createdByEmail: old.createdByEmail,
-        };
-        const key = await apiKeys.insertKey({
-          userId: old.userId,
-          customerId: old.customerId,
-          merchantId: old.merchantId,
-          keyHash: sha256Hex(apiKey),
-          displayPrefix: API_KEY_PREFIX,
-          last4: lastFour(apiKey),
-          rollChainId: old.rollChainId ?? old.id,
-          rolledBy: rollerOf(caller),
-          ...lifecycle,
-          ...creator,
-        });
-        const oldExpiresAt = await apiKeys.markRolled(old.id, key.id, gracePeriodSeconds);
-        const type: UserType = old.merchantId ? 'MERCHANT' : 'CUSTOMER';
-        await audit({
-          action: 'api_key.rolled',
-          customerId: old.customerId,
-          targetType: 'api_key',
-          targetId: old.id,
-          details: {
-            new_key_id: key.id,
-            grace_period_seconds: gracePeriodSeconds,
-            expires_at: oldExpiresAt.toISOString(),
-          },
-        });
-        await audit({
-          action: 'api_key.created',
-          customerId: old.customerId,
-          targetType: 'api_key',
-          targetId: key.id,
-          details: {
-            user: old.email,
-            user_type: type,
-            merchant_id: old.merchantId,
-            rolled_from: old.id,
-            ...lifecycleRecord(lifecycle),
-          },
-        });
-        const record = createdRecord(
-          key,
-          apiKey,
-          { email: old.email, type, customerId: old.customerId, merchantId: old.merchantId },
-          lifecycle,
-          creator,
-        );
-        await emit({
-          type: 'API_KEY_ROLLED',
-          customerId: old.customerId,
-          data: { ...masked(record), rolled_from: old.id, rolled_from_expires_at: oldExpiresAt.toISOString() },
-        });
-        await notify(keyChangeNotice(old.customerId, old.keyHash));
-        afterCommit(() => caches.changed(old.customerId, old.keyHash));
-        return record;
+        return rollKeyIn(scope, old, { apiKey, caller, gracePeriodSeconds }, caches);
       });
     },
 
