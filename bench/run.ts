@@ -13,10 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
-import { parseOptions, refuse, wholeNumber } from './command-line.js';
 import * as phases from './phases.js';
 import { phaseRunner } from './phase-runner.js';
-import { loginStorm, STORM_ROUNDS, scheduledAll } from './probed-phases.js';
+import { runOptions } from './run-options.js';
+import { loginStorm, scheduledAll } from './probed-phases.js';
 import { runWebhookBench, startWebhookReceiver } from './webhooks.js';
 import { idempotentKeyCreation } from './idempotency.js';
 import { oneQuote, quoteStream } from './quotes.js';
@@ -31,45 +31,7 @@ import { dropPgDatabase, recreatePgDatabase, seedDatabase } from './seed.js';
 import { generateKeyEntry } from '../src/lib/key-ring.js';
 import { type ServerProcess, startServer } from './server-process.js';
 
-const PHASES = [
-  'firststart',
-  'keyauth',
-  'bearer',
-  'listing',
-  'fullpage',
-  'at',
-  'storm',
-  'bulk',
-  'scheduled',
-  'approval',
-  'webhooks',
-  'ratelimit',
-  'idempotency',
-  'restricted',
-  'quotes',
-  'tracing',
-  'auditexport',
-] as const;
-type Phase = (typeof PHASES)[number];
-
-const SCRIPT = 'npm run bench';
-const values = parseOptions(SCRIPT, {
-  embedded: { type: 'boolean', default: false },
-  only: { type: 'string' },
-  duration: { type: 'string', default: '10' },
-  // Quiet/storm rounds of the login storm; its verdict is their median factor.
-  rounds: { type: 'string', default: String(STORM_ROUNDS) },
-  profile: { type: 'boolean', default: false },
-  // Leave the PostgreSQL database behind for EXPLAIN ANALYZE after the run.
-  'keep-db': { type: 'boolean', default: false },
-});
-
-const only = new Set((values.only?.split(',') ?? PHASES).map((p) => p.trim()));
-for (const p of only)
-  if (!(PHASES as readonly string[]).includes(p)) refuse(SCRIPT, `--only takes ${PHASES.join(',')}; got "${p}"`);
-const wanted = (p: Phase) => only.has(p);
-const durationSeconds = wholeNumber(SCRIPT, 'duration', values.duration, 1, 3600);
-const stormRounds = wholeNumber(SCRIPT, 'rounds', values.rounds, 1, 100);
+const { wanted, durationSeconds, stormRounds, embedded, profile, keepDb } = runOptions();
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -87,7 +49,6 @@ const SERVICE_ENV = {
 };
 // One per process: two bench runs on one server must not drop each other's database.
 const BENCH_DB = `feegate_bench_${process.pid}`;
-const embedded = values.embedded;
 const log = (message: string) => console.error(`[bench] ${message}`);
 
 const dataDir = embedded ? mkdtempSync(path.join(os.tmpdir(), 'feegate-bench-')) : undefined;
@@ -108,7 +69,7 @@ const serviceConfig = loadConfig({
 });
 const profileDir = fileURLToPath(new URL('./results/profiles/', import.meta.url));
 /** A service process's Node options: with --profile, each writes its CPU profile there. */
-const nodeArgs = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 
 let server: ServerProcess | undefined;
 let cleaned = false;
@@ -117,7 +78,7 @@ async function cleanup(): Promise<void> {
   cleaned = true;
   await server?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  else if (values['keep-db']) log(`kept database ${BENCH_DB}`);
+  else if (keepDb) log(`kept database ${BENCH_DB}`);
   else
     await dropPgDatabase(ADMIN_URL, BENCH_DB).catch((err: Error) => log(`could not drop ${BENCH_DB}: ${err.message}`));
 }
@@ -156,7 +117,7 @@ async function main(): Promise<BenchReport> {
   log(`seeding ${report.driver} database`);
   // Before the server starts: an embedded data directory can only be open in one process.
   const seed = await seedDatabase(dbEnv, { scheduledAll: wanted('scheduled'), auditRecords: wanted('auditexport') });
-  log(`starting the service${values.profile ? ` with --cpu-prof into ${profileDir}` : ''}`);
+  log(`starting the service${profile ? ` with --cpu-prof into ${profileDir}` : ''}`);
   server = await startServer({
     env: { ...dbEnv, ...SERVICE_ENV },
     nodeArgs,
