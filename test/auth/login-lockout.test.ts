@@ -1,12 +1,15 @@
 /**
  * Failed logins are counted per user name and client address, with a wider limit
  * per user name from all addresses: guesses from one address never lock the
- * owner out elsewhere. Counted here and in Redis; cleared by the operator.
+ * owner out elsewhere. Counted here and in Redis; cleared by the operator. A
+ * successful login forgets them, and a login refused before its password was
+ * checked (the hashing queue full) is none.
  */
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { ServiceUnavailableError } from '../../src/errors.js';
 import { json, secondInstance, useTestApp } from '../helpers/app.js';
 import { seedWorld } from '../helpers/fixtures.js';
 import { NEEDS_REDIS, startRedisProxy, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
@@ -23,6 +26,47 @@ function assertLockedOut(res: Awaited<ReturnType<typeof login>>) {
   assert.equal(json(res).code, 'too_many_login_attempts');
   assert.ok(Number(res.headers['retry-after']) >= 1, 'Retry-After');
 }
+
+describe('POST /v1/login: lockout', () => {
+  it('locks a user name out with 429 and Retry-After after too many failures, without hashing', async () => {
+    const app = await h.app({ loginMaxFailures: 3, loginFailureWindowSeconds: 600 });
+    const world = await seedWorld(app);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await login(app, { user: world.login.user, password: `guess-${i}` })).statusCode, 401);
+    const verify = mock.method(app.services.hasher, 'verify');
+    const locked = await login(app, world.login);
+    mock.restoreAll();
+    assertLockedOut(locked);
+    assert.ok(Number(locked.headers['retry-after']) <= 600);
+    assert.equal(verify.mock.callCount(), 0, 'no hashing while locked out');
+    // Other user names are not affected, and unknown names are locked out alike.
+    assert.equal((await login(app, world.otherLogin)).statusCode, 200);
+    for (let i = 0; i < 3; i++) await login(app, { user: 'ghost@alpha.test', password: 'x' });
+    assertLockedOut(await login(app, { user: 'ghost@alpha.test', password: 'x' }));
+  });
+
+  it('forgets failures after a successful login', async () => {
+    const app = await h.app({ loginMaxFailures: 3 });
+    const world = await seedWorld(app);
+    for (let i = 0; i < 2; i++) await login(app, wrong(world.login.user));
+    assert.equal((await login(app, world.login)).statusCode, 200);
+    for (let i = 0; i < 2; i++) await login(app, wrong(world.login.user));
+    assert.equal((await login(app, world.login)).statusCode, 200);
+  });
+
+  it('does not count a login refused before its password was checked toward the lockout', async () => {
+    const app = await h.app({ loginMaxFailures: 2, loginMaxFailuresPerUser: 2, loginFailureWindowSeconds: 600 });
+    const world = await seedWorld(app);
+    // The hashing gate refuses, as it does when its queue is full or the client has gone.
+    mock.method(app.services.hasher, 'verify', async () => {
+      throw new ServiceUnavailableError('server_busy', 'Too many logins at once; retry shortly.', 1);
+    });
+    for (let i = 0; i < 3; i++) assert.equal((await login(app, world.login)).statusCode, 503);
+    mock.restoreAll();
+    const res = await login(app, world.login);
+    assert.equal(res.statusCode, 200, `three refused logins are no failures: ${res.body}`);
+  });
+});
 
 describe('lockout without denial of service', () => {
   it('ten guesses from one address lock that address out, never the owner elsewhere', async () => {
