@@ -57,10 +57,16 @@ export const TEXT_PATTERN = Pattern(
   'must not contain U+0000 or an unpaired UTF-16 surrogate',
 );
 
-/** TEXT_PATTERN, and at least one character that is not white space: for text that must say something (a reason). */
+/**
+ * TEXT_PATTERN, and at least one visible character (a letter, number,
+ * punctuation or symbol): for text that must say something (a reason). White
+ * space and invisible format characters (zero-width spaces and joiners, U+2060,
+ * U+FEFF) alone say nothing. The `\p{…}` classes need the `u` flag, which ajv
+ * matches patterns with.
+ */
 export const SAYING_TEXT_PATTERN = Pattern(
-  '^(?=[\\s\\S]*\\S)[^\\u0000\\uD800-\\uDFFF]*$',
-  'must say something (not only spaces) and not contain U+0000 or an unpaired UTF-16 surrogate',
+  '^(?=[\\s\\S]*[\\p{L}\\p{N}\\p{P}\\p{S}])[^\\u0000\\uD800-\\uDFFF]*$',
+  'must say something (a letter, number, punctuation or symbol, not only spaces or invisible characters) and not contain U+0000 or an unpaired UTF-16 surrogate',
 );
 
 /** A string field or parameter of a request: every one refuses what TEXT_PATTERN refuses. */

@@ -236,4 +236,25 @@ describe('reject and cancel', () => {
       'newest first',
     );
   });
+
+  it('refuses a reason of only zero-width or other invisible characters, as one of only white space: still PENDING', async () => {
+    const app = await h.app();
+    const { maker, checker, plans, m0 } = await underApproval(app);
+    const before = await snapshot();
+    const held = heldRequest(await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }));
+    for (const reason of ['\u200B', '\u200C\u200D\u2060\uFEFF', ' \u200B\t\u2060 \uFEFF\n\u200D ']) {
+      const res = await reject(app, checker, held.id, { reason });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(json(res).errors[0].field, 'reason', res.body);
+    }
+    const stored = json(await getRequest(app, checker, held.id));
+    assert.equal(stored.status, 'PENDING', 'nothing decided');
+    assert.equal(stored.reason, null);
+    assert.equal((await eventsOf('CHANGE_REQUEST_REJECTED')).length, 0);
+    assert.deepEqual(await snapshot(), before);
+    // A visible character among invisible ones says something.
+    const rejected = await reject(app, checker, held.id, { reason: '\u200Bno\u200B' });
+    assert.equal(rejected.statusCode, 200, rejected.body);
+    assert.equal(json(rejected).status, 'REJECTED');
+  });
 });
