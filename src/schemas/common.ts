@@ -61,7 +61,7 @@ export const TEXT_PATTERN = Pattern(
  * TEXT_PATTERN, and at least one visible character (a letter, number,
  * punctuation or symbol): for text that must say something (a reason). White
  * space and invisible format characters (zero-width spaces and joiners, U+2060,
- * U+FEFF) alone say nothing. The `\p{…}` classes need the `u` flag, which ajv
+ * U+FEFF) alone say nothing. The `\p{...}` classes need the `u` flag, which ajv
  * matches patterns with.
  */
 export const SAYING_TEXT_PATTERN = Pattern(
