@@ -11,6 +11,7 @@
 import type { Static } from '@sinclair/typebox';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
+import { COMMISSION_DECIMALS, exactCommission } from '../../lib/commission.js';
 import { type Page, type PageRequest, toPage } from '../../lib/pagination.js';
 import type { Principal } from '../../lib/principal.js';
 import type { CataloguePlanRow, NewPlan, PaymentPlansDal, PlanOwner, PlanStatus } from './payment-plans-dal.js';
@@ -32,17 +33,14 @@ export interface FeeRuleListRequest extends PageRequest {
 /** A new plan as the API takes it (its schema is the one source). */
 export type NewFeeRuleRequest = Static<typeof NewFeeRuleBody>;
 
-/** Digits after the point a commission keeps (NUMERIC(12,4)). */
-const COMMISSION_DECIMALS = 4;
-
 function toResource(row: CataloguePlanRow): FeeRuleResource {
   return planWith(row, { owner: row.owner, status: row.status });
 }
 
 /** The plan as stored: codes upper-cased, the commission as exact decimal text (more than 4 decimals is a 400). */
 function newPlan(request: NewFeeRuleRequest): NewPlan {
-  const commission = request.commission.toFixed(COMMISSION_DECIMALS);
-  if (Number(commission) !== request.commission)
+  const commission = exactCommission(request.commission);
+  if (commission === undefined)
     throw new ValidationError(
       [{ field: 'commission', message: `must have at most ${COMMISSION_DECIMALS} decimals` }],
       'The request is not valid.',

@@ -12,6 +12,7 @@
  * multiplication and one division, and no binary floating point ever rounds an amount.
  */
 import currencyCodes from 'currency-codes';
+import { COMMISSION_DECIMALS } from '../../lib/commission.js';
 
 /** The most an amount may be, in minor units of its currency (contract section 24). */
 export const MAX_AMOUNT_MINOR_UNITS = 10 ** 13;
@@ -20,7 +21,6 @@ export const MAX_AMOUNT_LENGTH = 32;
 /** amount × (commission × 10^4) / 100 / 10^4: the divisor that turns the product back into minor units. */
 const DIVISOR = 1_000_000;
 const BIG_DIVISOR = BigInt(DIVISOR);
-const COMMISSION_DECIMALS = 4;
 
 /** Minor units: a Number while it is a safe integer, a BigInt beyond. */
 export type Minor = number | bigint;

@@ -5,6 +5,7 @@
  * a refusal names its JSON path.
  */
 import { BadRequestError, ImportError } from '../../errors.js';
+import { COMMISSION_DECIMALS, exactCommission } from '../../lib/commission.js';
 import { normaliseEmail } from '../../lib/email.js';
 import type { Role } from '../../lib/principal.js';
 import { type PlatformColumns, readPlatformFields } from '../merchants/merchant-shapes.js';
@@ -80,9 +81,9 @@ export function parseDocument(check: DocumentCheck, input: unknown): Normalised 
       role: u.role,
     })),
     payment_plans: (raw.payment_plans ?? []).map((p, i) => {
-      // As POST /v1/fee-rules checks it: exactly (the schema's multipleOf has a tolerance), at most 4 decimals.
-      if (Number(p.commission.toFixed(4)) !== p.commission)
-        throw new ImportError(`$.payment_plans[${i}].commission`, 'must have at most 4 decimals');
+      // As POST /v1/fee-rules checks it: exactly, since the schema's multipleOf has a tolerance.
+      if (exactCommission(p.commission) === undefined)
+        throw new ImportError(`$.payment_plans[${i}].commission`, `must have at most ${COMMISSION_DECIMALS} decimals`);
       return { ...p, customer_id: p.customer_id ?? null };
     }),
     assignments: raw.assignments ?? [],
