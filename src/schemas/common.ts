@@ -61,11 +61,13 @@ export const TEXT_PATTERN = Pattern(
  * TEXT_PATTERN, and at least one visible character (a letter, number,
  * punctuation or symbol): for text that must say something (a reason). White
  * space and invisible format characters (zero-width spaces and joiners, U+2060,
- * U+FEFF) alone say nothing. The `\p{...}` classes need the `u` flag, which ajv
- * matches patterns with.
+ * U+FEFF) alone say nothing, nor do the blanks Unicode files as letters or
+ * symbols (the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0, the blank braille
+ * pattern U+2800, the null notehead U+1D159). The `\p{...}` classes need the `u`
+ * flag, which ajv matches patterns with.
  */
 export const SAYING_TEXT_PATTERN = Pattern(
-  '^(?=[\\s\\S]*[\\p{L}\\p{N}\\p{P}\\p{S}])[^\\u0000\\uD800-\\uDFFF]*$',
+  '^(?=[\\s\\S]*(?![\\u115F\\u1160\\u3164\\uFFA0\\u2800\\u{1D159}])[\\p{L}\\p{N}\\p{P}\\p{S}])[^\\u0000\\uD800-\\uDFFF]*$',
   'must say something (a letter, number, punctuation or symbol, not only spaces or invisible characters) and not contain U+0000 or an unpaired UTF-16 surrogate',
 );
 

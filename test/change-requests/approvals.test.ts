@@ -237,12 +237,15 @@ describe('reject and cancel', () => {
     );
   });
 
-  it('refuses a reason of only zero-width or other invisible characters, as one of only white space: still PENDING', async () => {
+  it('refuses a reason of only zero-width, invisible or blank characters, as one of only white space: still PENDING', async () => {
     const app = await h.app();
     const { maker, checker, plans, m0 } = await underApproval(app);
     const before = await snapshot();
     const held = heldRequest(await bulkAssign(app, maker, { merchant_ids: [m0], payment_plan_ids: [plans.visa6.id] }));
-    for (const reason of ['\u200B', '\u200C\u200D\u2060\uFEFF', ' \u200B\t\u2060 \uFEFF\n\u200D ']) {
+    const invisible = ['\u200B', '\u200C\u200D\u2060\uFEFF', ' \u200B\t\u2060 \uFEFF\n\u200D '];
+    // Blanks that Unicode files as letters (Hangul fillers) or symbols (blank braille, the null notehead).
+    const blanks = ['\u3164', '\u115F\u1160', ' \uFFA0 ', '\u2800\u2800', '\u{1D159}', '\u3164\u200B\u2800'];
+    for (const reason of [...invisible, ...blanks]) {
       const res = await reject(app, checker, held.id, { reason });
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(json(res).errors[0].field, 'reason', res.body);
@@ -253,7 +256,7 @@ describe('reject and cancel', () => {
     assert.equal((await eventsOf('CHANGE_REQUEST_REJECTED')).length, 0);
     assert.deepEqual(await snapshot(), before);
     // A visible character among invisible ones says something.
-    const rejected = await reject(app, checker, held.id, { reason: '\u200Bno\u200B' });
+    const rejected = await reject(app, checker, held.id, { reason: '\u200B\u3164no\u2800' });
     assert.equal(rejected.statusCode, 200, rejected.body);
     assert.equal(json(rejected).status, 'REJECTED');
   });
