@@ -936,7 +936,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with the mailed code
-         * @description The code is checked before anything about the password: a wrong, spent or expired code, or an unknown, disabled or integration user, is the same 400 invalid_code, never sooner than 200 ms after its check began, the checks of one name one at a time, whoever was named. At most 10 wrong codes per user in any hour, across all its codes (a new code does not restart the count, every instance shares it): beyond, every code, the right one too, is invalid_code until the hour has passed. The new password follows the rule of POST /v1/users/me/password (400 weak_password; the code stays good). Success ends every session of the user on every instance; two-factor codes stay on.
+         * @description The code is checked before anything about the password: a wrong, spent or expired code, or an unknown, disabled or integration user, is the same 400 invalid_code, never sooner than 200 ms after its check began, the checks of one name one at a time, whoever was named; beyond 20 checks of one name waiting on an instance, 429 rate_limited with Retry-After at once. At most 10 wrong codes per user in any hour, across all its codes (a new code does not restart the count, every instance shares it): beyond, every code, the right one too, is invalid_code until the hour has passed. The new password follows the rule of POST /v1/users/me/password (400 weak_password; the code stays good). Success ends every session of the user on every instance; two-factor codes stay on.
          */
         post: operations["confirmForgotPassword"];
         delete?: never;

@@ -9,7 +9,7 @@
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { UnitOfWork, WriteScope } from '../../db/unit-of-work.js';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError, RateLimitedError } from '../../errors.js';
 import type { ChangeContext } from '../../lib/change-context.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { normaliseEmail } from '../../lib/email.js';
@@ -59,19 +59,32 @@ const NO_USER = '00000000-0000-4000-8000-000000000000';
 const invalidCode = () => new BadRequestError('invalid_code');
 
 /**
+ * Checks of one name that may run or wait on an instance at once: beyond, a 429, so
+ * that a flood of guesses naming someone holds neither memory nor sockets for
+ * minutes (20 take their turns in about 4 s).
+ */
+export const WAITING_CHECKS_PER_NAME = 20;
+
+/**
  * Runs `check` once every earlier check of `name` on this instance has settled: a
- * queue per name, held only while a check runs or waits.
+ * queue per name, held only while a check runs or waits, and never longer than
+ * WAITING_CHECKS_PER_NAME.
  */
 function createTurns() {
-  const last = new Map<string, Promise<unknown>>();
+  const queues = new Map<string, { last: Promise<unknown>; size: number }>();
   return function inTurn<T>(name: string, check: () => Promise<T>): Promise<T> {
-    const mine = (last.get(name) ?? Promise.resolve()).then(check, check);
+    const queue = queues.get(name) ?? { last: Promise.resolve(), size: 0 };
+    if (queue.size >= WAITING_CHECKS_PER_NAME)
+      return Promise.reject(new RateLimitedError(Math.ceil((queue.size * REFUSAL_FLOOR_MS) / 1000)));
+    queue.size++;
+    const mine = queue.last.then(check, check);
     const settled = mine.then(
-      () => undefined,
-      () => undefined,
+      () => void queue.size--,
+      () => void queue.size--,
     );
-    last.set(name, settled);
-    void settled.then(() => last.get(name) === settled && last.delete(name));
+    queue.last = settled;
+    queues.set(name, queue);
+    void settled.then(() => queue.last === settled && queues.delete(name));
     return mine;
   };
 }

@@ -1,6 +1,6 @@
 /** What the OpenAPI document says of the user operations; their HTTP is in users-routes.ts. */
 import { operationDocs } from '../../schemas/common.js';
-import { REFUSAL_FLOOR_MS, WRONG_CODES_PER_HOUR } from './password-resets.js';
+import { REFUSAL_FLOOR_MS, WAITING_CHECKS_PER_NAME, WRONG_CODES_PER_HOUR } from './password-resets.js';
 
 const ADMIN_ONLY =
   'Only the access token of an ADMIN may do this: another role, and any API key, gets 403 insufficient_role.';
@@ -35,7 +35,7 @@ export const USERS_DOCS = operationDocs('users', {
   },
   confirmForgotPassword: {
     summary: 'Set a new password with the mailed code',
-    description: `The code is checked before anything about the password: a wrong, spent or expired code, or an unknown, disabled or integration user, is the same 400 invalid_code, never sooner than ${REFUSAL_FLOOR_MS} ms after its check began, the checks of one name one at a time, whoever was named. At most ${WRONG_CODES_PER_HOUR} wrong codes per user in any hour, across all its codes (a new code does not restart the count, every instance shares it): beyond, every code, the right one too, is invalid_code until the hour has passed. The new password follows the rule of POST /v1/users/me/password (400 weak_password; the code stays good). Success ends every session of the user on every instance; two-factor codes stay on.`,
+    description: `The code is checked before anything about the password: a wrong, spent or expired code, or an unknown, disabled or integration user, is the same 400 invalid_code, never sooner than ${REFUSAL_FLOOR_MS} ms after its check began, the checks of one name one at a time, whoever was named; beyond ${WAITING_CHECKS_PER_NAME} checks of one name waiting on an instance, 429 rate_limited with Retry-After at once. At most ${WRONG_CODES_PER_HOUR} wrong codes per user in any hour, across all its codes (a new code does not restart the count, every instance shares it): beyond, every code, the right one too, is invalid_code until the hour has passed. The new password follows the rule of POST /v1/users/me/password (400 weak_password; the code stays good). Success ends every session of the user on every instance; two-factor codes stay on.`,
   },
   startTotp: {
     summary: 'Start two-factor codes (TOTP)',
