@@ -28,35 +28,66 @@ export function createPushedCache<V>(options: { ttlMs: number; maxEntries: numbe
   const accepts = (scope: string, token: string): boolean =>
     connected && options.ttlMs !== 0 && token === tokenOf(scope);
 
+  /** Reads under way, by key: misses of a key under the same token wait for the same one. */
+  const loading = new Map<string, { token: string; value: Promise<V> }>();
+
+  function get(key: string): V | undefined {
+    const entry = entries.get(key);
+    if (!entry) {
+      miss.inc();
+      return undefined;
+    }
+    if (!connected || entry.expiresAt <= Date.now() || entry.token !== tokenOf(entry.scope)) {
+      entries.delete(key);
+      miss.inc();
+      return undefined;
+    }
+    hit.inc();
+    return entry.value;
+  }
+
+  function set(key: string, scope: string, value: V, token: string): void {
+    if (!accepts(scope, token)) return;
+    // Oldest first out: a Map iterates in insertion order.
+    if (entries.size >= options.maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value!);
+    entries.set(key, { value, scope, token, expiresAt: Date.now() + options.ttlMs });
+  }
+
   return {
     /** Take before reading what will be stored. */
     token(scope: string): string {
       return tokenOf(scope);
     },
 
-    get(key: string): V | undefined {
-      const entry = entries.get(key);
-      if (!entry) {
-        miss.inc();
-        return undefined;
-      }
-      if (!connected || entry.expiresAt <= Date.now() || entry.token !== tokenOf(entry.scope)) {
-        entries.delete(key);
-        miss.inc();
-        return undefined;
-      }
-      hit.inc();
-      return entry.value;
-    },
+    get,
 
     /** Whether set() would store a value read under `token` now: a caller may skip preparing one it would drop. */
     accepts,
 
-    set(key: string, scope: string, value: V, token: string): void {
-      if (!accepts(scope, token)) return;
-      // Oldest first out: a Map iterates in insertion order.
-      if (entries.size >= options.maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value!);
-      entries.set(key, { value, scope, token, expiresAt: Date.now() + options.ttlMs });
+    set,
+
+    /**
+     * The value of `key`, from memory or read by `load` and kept: misses of one key under one
+     * token share one read, so an entry that expires under load is read once, not once for each
+     * request waiting on it. A read that raced an invalidation is still not kept.
+     */
+    getOrLoad(key: string, scope: string, load: () => Promise<V>): Promise<V> {
+      const token = tokenOf(scope);
+      const cached = get(key);
+      if (cached !== undefined) return Promise.resolve(cached);
+      // Nothing would be kept (the channel is down, or no TTL): each request reads for itself, as without a cache.
+      if (!accepts(scope, token)) return load();
+      const flying = loading.get(key);
+      if (flying?.token === token) return flying.value;
+      const value = load().then((loaded) => {
+        set(key, scope, loaded, token);
+        return loaded;
+      });
+      const flight = { token, value };
+      loading.set(key, flight);
+      const landed = () => void (loading.get(key) === flight && loading.delete(key));
+      value.then(landed, landed);
+      return value;
     },
 
     invalidate(scope: string): void {

@@ -235,7 +235,7 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
       });
     },
 
-    /** Pages are cached briefly per request shape; any key change of the customer drops them. */
+    /** Pages are cached briefly per request shape (one read for concurrent misses); any key change of the customer drops them. */
     async list(caller: Principal, request: ListKeysRequest) {
       const merchantId = request.merchant_id
         ? await visibleMerchant(merchantsDal, caller, request.merchant_id)
@@ -249,18 +249,14 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
         request.page,
         request.size,
       ]);
-      const token = caches.listings.token(caller.customerId);
-      const cached = caches.listings.get(cacheKey) as
-        | ReturnType<typeof toPage<ReturnType<typeof listedRecord>>>
-        | undefined;
-      if (cached) return cached;
-      const { rows, total } = await dal.list(
-        { customerId: caller.customerId, merchantId, status: request.status, email },
-        { limit: request.size, offset: offsetOf(request) },
-      );
-      const page = toPage(rows.map(listedRecord), total, request);
-      caches.listings.set(cacheKey, caller.customerId, page, token);
-      return page;
+      const page = caches.listings.getOrLoad(cacheKey, caller.customerId, async () => {
+        const { rows, total } = await dal.list(
+          { customerId: caller.customerId, merchantId, status: request.status, email },
+          { limit: request.size, offset: offsetOf(request) },
+        );
+        return toPage(rows.map(listedRecord), total, request);
+      });
+      return page as Promise<ReturnType<typeof toPage<ReturnType<typeof listedRecord>>>>;
     },
 
     /** Idempotent; refused at once by every instance (NOTIFY is sent by the same transaction). No caller: the operator's `keys revoke`. */
