@@ -67,9 +67,8 @@ export function createPushedCache<V>(options: { ttlMs: number; maxEntries: numbe
     set,
 
     /**
-     * The value of `key`, from memory or read by `load` and kept: misses of one key under one
-     * token share one read, so an entry that expires under load is read once, not once for each
-     * request waiting on it. A read that raced an invalidation is still not kept.
+     * The value of `key`, from memory or read by `load` and kept, misses of one key under one
+     * token sharing one read, so that an entry expiring under load is read once, not once a request.
      */
     getOrLoad(key: string, scope: string, load: () => Promise<V>): Promise<V> {
       const token = tokenOf(scope);

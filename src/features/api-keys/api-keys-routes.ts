@@ -1,5 +1,6 @@
 /** HTTP only: translate requests to the API keys service and back. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
 import { changeContext } from '../../lib/request-context.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { NoContent, Ref, SECURITY_ANY } from '../../schemas/common.js';
@@ -93,7 +94,9 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // made once, not on every request (serializing ten keys cost more than everything else the route does).
       let body = listingBodies.get(page);
       if (body === undefined) {
-        body = String(reply.serializeInput(page as never, '200'));
+        // Checked against the 200 schema's type here, since the text below is not.
+        const listing: Static<typeof ApiKeyListing> = page;
+        body = String(reply.serializeInput(listing as never, '200'));
         listingBodies.set(page, body);
       }
       // The 200 schema documents this text; Fastify sends a string of a JSON type as it is.
