@@ -176,9 +176,11 @@ describe('values that do not open', () => {
     assert.equal(logged.column, 'totp_secret');
     assert.ok(!lines.join('').includes(pending) && !lines.join('').includes(owner!.secret));
 
-    // A signing key whose private part was tampered with: the next start signs with a new key.
-    await run(sql`UPDATE signing_keys SET private_jwk = overlay(private_jwk placing 'A' from length(private_jwk) - 3 for 1)
-      WHERE retired_at IS NULL`);
+    // A signing key whose private part was tampered with (one character of its tag changed, never to itself:
+    // writing 'A' over an 'A' changed nothing one run in 64): the next start signs with a new key.
+    await run(sql`UPDATE signing_keys SET private_jwk = overlay(private_jwk
+      placing (CASE substr(private_jwk, length(private_jwk) - 3, 1) WHEN 'A' THEN 'B' ELSE 'A' END)
+      from length(private_jwk) - 3 for 1) WHERE retired_at IS NULL`);
     const [{ kid }] = (await rows<{ kid: string }>(sql`SELECT kid FROM signing_keys WHERE retired_at IS NULL`)) as [
       { kid: string },
     ];
