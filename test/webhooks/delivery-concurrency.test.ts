@@ -8,8 +8,9 @@ import { customerSession } from '../helpers/fixtures.js';
 import { deliveringTo, type Received, subscribe, useDeliveryHarness } from '../helpers/webhooks.js';
 
 const h = useTestApp();
+const { receiver } = useDeliveryHarness(h);
 
-/** Each event received more than once, with the time between its first and its next arrival: an attempt retried after its timeout comes at least that long after. */
+/** Names each event received again and how long after its first arrival (a retry after a timeout comes at least that long after). */
 function deliveredTwice(received: Received[]): string {
   const first = new Map<unknown, number>();
   const repeats: string[] = [];
@@ -21,7 +22,6 @@ function deliveredTwice(received: Received[]): string {
   }
   return `delivered twice: ${repeats.join(', ')}`;
 }
-const { receiver } = useDeliveryHarness(h);
 
 describe('concurrent webhook delivery', () => {
   it('delivers 50 events made in parallel, each once', async () => {
