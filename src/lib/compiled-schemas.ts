@@ -7,6 +7,12 @@
  * app (the 400 every route gets, Fastify's normalised headers), and a compiled
  * function depends on nothing but that JSON and the named schemas beside it,
  * which are the same constants in every app.
+ *
+ * Each is compiled on its route's first request, not when the app starts: a
+ * process compiles only what its requests use, so an app is built in about half
+ * the processor time (a test file uses a few routes of the hundred; docs/performance.md,
+ * decisions), and the first request of a route, once per process, pays the
+ * milliseconds of its compile.
  */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
@@ -42,7 +48,13 @@ export const sharedSerializers: NonNullable<FastifyServerOptions['schemaControll
       const compile = defaultSerializerFactory(externalSchemas, options as never);
       // By id: a named schema's content is the same constant in every app (src/schemas/common.ts).
       const named = Object.keys(externalSchemas ?? {}).join();
-      return (route: RouteDefinition) => serializer({ named, route, compile });
+      return (route: RouteDefinition) => {
+        let compiled: ((data: unknown) => string) | undefined;
+        return (data: unknown) => {
+          compiled ??= serializer({ named, route, compile }) as (data: unknown) => string;
+          return compiled(data);
+        };
+      };
     },
   },
 };

@@ -136,7 +136,15 @@ export const validationPlugin = fp(async (app: FastifyInstance) => {
       strict.addSchema(named as object, id);
       coercing.addSchema(named as object, id);
     }
-    return validator({ schema, httpPart });
+    // Compiled on the route's first request (src/lib/compiled-schemas.ts); Fastify reads `errors` off this function.
+    let compiled: ValidateFunction | undefined;
+    const checked = ((data: unknown) => {
+      compiled ??= validator({ schema, httpPart });
+      const valid = compiled(data);
+      checked.errors = compiled.errors;
+      return valid;
+    }) as ValidateFunction;
+    return checked;
   });
   // Every route registered from here on that declares no query schema gets the
   // empty one, and its 400 in the document. Hidden routes (the docs UI) are not operations.
