@@ -11,7 +11,7 @@
  * Each is compiled on its route's first request, not when the app starts: a
  * process compiles only what its requests use, so an app is built in about half
  * the processor time (a test file uses a few routes of the hundred; docs/performance.md,
- * decisions), and the first request of a route, once per process, pays the
+ * "The measurements behind the defaults"), and the first request of a route, once per process, pays the
  * milliseconds of its compile.
  */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -31,6 +31,20 @@ export function compiledOnce<A, F>(key: (args: A) => string, compile: (args: A) 
   };
 }
 
+/**
+ * `compile()` on the first call of the returned function, not before. A compiled validator's `errors`
+ * (ajv's, which Fastify reads off the function it called after a refusal) are read through.
+ */
+export function compiledOnFirstCall<F extends (data: unknown) => unknown>(compile: () => F): F {
+  let compiled: F | undefined;
+  const call = (data: unknown) => {
+    compiled ??= compile();
+    return compiled(data);
+  };
+  Object.defineProperty(call, 'errors', { get: () => (compiled as { errors?: unknown } | undefined)?.errors });
+  return call as F;
+}
+
 type SerializerCompiler = ReturnType<ReturnType<typeof SerializerSelector>>;
 type RouteDefinition = Parameters<SerializerCompiler>[0];
 
@@ -48,13 +62,7 @@ export const sharedSerializers: NonNullable<FastifyServerOptions['schemaControll
       const compile = defaultSerializerFactory(externalSchemas, options as never);
       // By id: a named schema's content is the same constant in every app (src/schemas/common.ts).
       const named = Object.keys(externalSchemas ?? {}).join();
-      return (route: RouteDefinition) => {
-        let compiled: ((data: unknown) => string) | undefined;
-        return (data: unknown) => {
-          compiled ??= serializer({ named, route, compile }) as (data: unknown) => string;
-          return compiled(data);
-        };
-      };
+      return (route: RouteDefinition) => compiledOnFirstCall(() => serializer({ named, route, compile }));
     },
   },
 };

@@ -9,7 +9,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import fp from 'fastify-plugin';
-import { compiledOnce } from '../lib/compiled-schemas.js';
+import { compiledOnce, compiledOnFirstCall } from '../lib/compiled-schemas.js';
 import { NoQuery } from '../schemas/common.js';
 import { problems } from '../schemas/problems.js';
 
@@ -136,15 +136,7 @@ export const validationPlugin = fp(async (app: FastifyInstance) => {
       strict.addSchema(named as object, id);
       coercing.addSchema(named as object, id);
     }
-    // Compiled on the route's first request (src/lib/compiled-schemas.ts); Fastify reads `errors` off this function.
-    let compiled: ValidateFunction | undefined;
-    const checked = ((data: unknown) => {
-      compiled ??= validator({ schema, httpPart });
-      const valid = compiled(data);
-      checked.errors = compiled.errors;
-      return valid;
-    }) as ValidateFunction;
-    return checked;
+    return compiledOnFirstCall(() => validator({ schema, httpPart }));
   });
   // Every route registered from here on that declares no query schema gets the
   // empty one, and its 400 in the document. Hidden routes (the docs UI) are not operations.
