@@ -3,10 +3,10 @@
  * is newer than every file it is made from: a warm `npm start` then costs
  * nothing for it (docs/console.md). Shared by scripts/build.mjs and the tests.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import lockfile from 'proper-lockfile';
+import { whileHoldingLock } from './build-lock.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = path.join(root, 'dist/console');
@@ -38,35 +38,8 @@ function renameIfPresent(from, to) {
   }
 }
 
-/** The lock of the one process building the console (proper-lockfile makes it `dist/.console-build.lock`). */
-const lockTarget = path.join(root, 'dist/.console-build');
-
-/**
- * Runs `work` as the only process building the console. proper-lockfile keeps
- * the lock's time fresh while it is held and takes over one left stale by a
- * build that was killed, whatever became of its pid; a waiter gives up after
- * ten minutes, naming the lock.
- */
-async function whileHoldingBuildLock(work) {
-  mkdirSync(path.dirname(lockTarget), { recursive: true });
-  let release;
-  try {
-    release = await lockfile.lock(lockTarget, {
-      realpath: false,
-      stale: 30_000,
-      update: 5_000,
-      retries: { retries: 6_000, factor: 1, minTimeout: 100, maxTimeout: 100 },
-      onCompromised: (error) => console.warn(`console build: ${error.message}`),
-    });
-  } catch (error) {
-    throw new Error(`console build: ${lockTarget}.lock is still held after ten minutes (${error.message})`);
-  }
-  try {
-    return await work();
-  } finally {
-    await release();
-  }
-}
+/** The directory whose lock the one process building the console holds (scripts/build-lock.mjs). */
+const lockDir = path.join(root, 'dist/.console-build.lock');
 
 /**
  * Builds dist/console when it is stale; says whether it did. Processes that start
@@ -77,7 +50,7 @@ async function whileHoldingBuildLock(work) {
  */
 export async function buildConsoleIfStale() {
   if (!consoleBuildIsStale()) return false;
-  return whileHoldingBuildLock(async () => {
+  return whileHoldingLock(lockDir, async () => {
     const staging = `${built}.building`;
     const retired = `${built}.retired`;
     // Left by a build that was killed (no other build runs while this one holds the lock): one killed

@@ -51,11 +51,13 @@ describe('console build', () => {
     const past = new Date(Date.now() - 86_400_000);
     utimesSync(builtIndex, past, past);
     assert.equal(consoleBuildIsStale(), true, 'an index older than its sources is stale');
-    // A build killed mid-way left its staging directory and its lock, whose time has gone stale: both are taken over.
+    // A build killed mid-way left its staging directory and its ticket in the lock, whose time has gone stale: both are cleared.
     mkdirSync(`${built}.building`, { recursive: true });
     mkdirSync(lockDir);
+    const deadTicket = path.join(lockDir, 'ticket.1.killed-builder');
+    writeFileSync(deadTicket, '');
     const stale = new Date(Date.now() - 120_000);
-    utimesSync(lockDir, stale, stale);
+    utimesSync(deadTicket, stale, stale);
     const builders = Array.from({ length: 3 }, () =>
       spawn(
         process.execPath,
@@ -77,7 +79,12 @@ describe('console build', () => {
     let looks = 0;
     const watch = setInterval(() => {
       looks++;
-      if (existsSync(built) && !existsSync(builtIndex)) seenWithoutIndex++;
+      // One lookup of the path: two (the directory, then its index) could fall either side of a rename.
+      try {
+        if (!readdirSync(built).includes('index.html')) seenWithoutIndex++;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
     }, 1);
     const outcomes = await Promise.all(said);
     clearInterval(watch);
@@ -102,6 +109,10 @@ describe('console build', () => {
     try {
       mkdirSync(path.join(copy, 'scripts'));
       copyFileSync(fileURLToPath(moduleUrl), path.join(copy, 'scripts/console-build.mjs'));
+      copyFileSync(
+        fileURLToPath(new URL('../../scripts/build-lock.mjs', import.meta.url)),
+        path.join(copy, 'scripts/build-lock.mjs'),
+      );
       symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), path.join(copy, 'node_modules'));
       for (const source of ['console', 'clients/typescript']) mkdirSync(path.join(copy, source), { recursive: true });
       writeFileSync(path.join(copy, 'package-lock.json'), '{}');
