@@ -4,14 +4,15 @@
  * files in the directory: each process writes `choosing.<id>` while it picks a
  * number one above every ticket it sees, then `ticket.<n>.<id>`, and holds the
  * lock once no other process is choosing and no other ticket comes before its
- * own. A process keeps the times of its files fresh; a file 30 s stale was left
- * by a process that died (a killed build) and is deleted by whoever finds it.
+ * own. A process keeps the times of its files fresh; a file whose time stays
+ * 30 s behind was left by a process that died (a killed build) and is deleted
+ * by whoever finds it.
  *
  * Written here rather than with proper-lockfile: its takeover of a stale lock
  * (stat, rmdir, mkdir) lets a waiter remove the lock another waiter has just
  * taken, and both hold it (moxystudio/node-proper-lockfile#121, open; the fork
  * named there puts a taken lock back with a rename, which can still drop a third
- * process's). Here every file has one owner and a unique name, so deleting a
+ * process's). Here every file has one owner and a name used once, so deleting a
  * dead process's files can never remove a live one's.
  */
 import { randomUUID } from 'node:crypto';
@@ -19,8 +20,9 @@ import { mkdir, readdir, rm, rmdir, stat, utimes, writeFile } from 'node:fs/prom
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const STALE_MS = 30_000;
 const REFRESH_MS = 5_000;
+const STALE_MS = 30_000;
+const CONFIRM_MS = 2 * REFRESH_MS;
 const POLL_MS = 100;
 
 /** `choosing.<id>` or `ticket.<n>.<id>`; anything else in the directory is ignored. */
@@ -33,8 +35,27 @@ function parseEntry(name) {
   return undefined;
 }
 
-/** The entries of other processes, deleting those a dead process left (stale for 30 s). */
-async function othersEntries(dir, id) {
+/**
+ * A file 30 s behind the clock is dead only once its time has stayed the same
+ * for 10 s more on this process's own clock: after a suspended machine wakes,
+ * or the clock is set forward, every file looks old at once, and live owners
+ * refresh theirs within 5 s.
+ */
+function isDead(name, mtimeMs, suspects) {
+  if (mtimeMs >= Date.now() - STALE_MS) {
+    suspects.delete(name);
+    return false;
+  }
+  const seen = suspects.get(name);
+  if (seen?.mtimeMs !== mtimeMs) {
+    suspects.set(name, { mtimeMs, since: performance.now() });
+    return false;
+  }
+  return performance.now() - seen.since >= CONFIRM_MS;
+}
+
+/** This attempt's own entries and other processes' live ones, deleting the dead. */
+async function listEntries(dir, id, suspects) {
   let names;
   try {
     names = await readdir(dir);
@@ -46,29 +67,61 @@ async function othersEntries(dir, id) {
   const others = [];
   for (const entry of entries.filter((e) => e.id !== id)) {
     const file = path.join(dir, entry.name);
-    const since = await stat(file).then(
+    const mtimeMs = await stat(file).then(
       (s) => s.mtimeMs,
       () => undefined,
     );
-    if (since === undefined) continue; // gone meanwhile
-    if (since < Date.now() - STALE_MS) await rm(file, { force: true });
+    if (mtimeMs === undefined) continue; // gone meanwhile
+    if (isDead(entry.name, mtimeMs, suspects)) await rm(file, { force: true });
     else others.push(entry);
   }
   return { own: entries.filter((e) => e.id === id), others };
 }
 
-/** Writes a file that must be new, making the directory again if a releasing process removed it. */
+/** Writes a file that must be new, making the directory again while a leaving process removes it. */
 async function writeNew(dir, name) {
-  try {
-    await writeFile(path.join(dir, name), '', { flag: 'wx' });
-  } catch (error) {
-    if (error.code !== 'ENOENT') throw error;
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, name), '', { flag: 'wx' });
+  for (;;) {
+    try {
+      return await writeFile(path.join(dir, name), '', { flag: 'wx' });
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+      await mkdir(dir, { recursive: true });
+    }
   }
 }
 
 const comesBefore = (a, b) => a.number < b.number || (a.number === b.number && a.id < b.id);
+
+/**
+ * One attempt under a new id: true once it holds the lock, false when a stall
+ * let its files be deleted as dead (it must queue again, since others may have
+ * chosen without seeing it).
+ */
+async function queueOnce(dir, mine, suspects, waitOrGiveUp) {
+  const id = randomUUID();
+  const choosing = `choosing.${id}`;
+  await writeNew(dir, choosing);
+  mine.add(choosing);
+  const { others } = await listEntries(dir, id, suspects);
+  const number = 1 + Math.max(0, ...others.filter((e) => !e.choosing).map((e) => e.number));
+  const ticket = { name: `ticket.${number}.${id}`, id, number };
+  await writeNew(dir, ticket.name);
+  mine.add(ticket.name);
+  mine.delete(choosing);
+  const chose = await rm(path.join(dir, choosing)).then(
+    () => true,
+    (error) => (error.code === 'ENOENT' ? false : Promise.reject(error)),
+  );
+  if (!chose) return false;
+  // The bakery's order: a listing with no one choosing, then listings until no ticket comes first.
+  for (let phase = 'choosing'; ; ) {
+    const { own, others: now } = await listEntries(dir, id, suspects);
+    if (!own.some((e) => e.name === ticket.name)) return false;
+    if (phase === 'choosing' && !now.some((e) => e.choosing)) phase = 'tickets';
+    else if (phase === 'tickets' && !now.some((e) => !e.choosing && comesBefore(e, ticket))) return true;
+    else await waitOrGiveUp();
+  }
+}
 
 /**
  * Runs `work` while holding the lock of `dir`; a waiter gives up after
@@ -76,14 +129,14 @@ const comesBefore = (a, b) => a.number < b.number || (a.number === b.number && a
  * process leaves it.
  */
 export async function whileHoldingLock(dir, work, { giveUpMs = 600_000 } = {}) {
-  const id = randomUUID();
   const mine = new Set();
+  const suspects = new Map();
   const refresh = setInterval(() => {
     const now = new Date();
     for (const name of mine) {
-      utimes(path.join(dir, name), now, now).catch(() =>
-        console.warn(`${dir}: ${name} was deleted as stale while this process held or awaited the lock`),
-      );
+      utimes(path.join(dir, name), now, now).catch(() => {
+        if (mine.has(name)) console.warn(`${dir}: ${name} was deleted as dead while this process stalled`);
+      });
     }
   }, REFRESH_MS);
   refresh.unref();
@@ -92,37 +145,17 @@ export async function whileHoldingLock(dir, work, { giveUpMs = 600_000 } = {}) {
     if (Date.now() > deadline) throw new Error(`${dir} is still held by another process after ${giveUpMs / 1000} s`);
     await sleep(POLL_MS);
   };
+  const leave = async () => {
+    const names = [...mine];
+    mine.clear();
+    for (const name of names) await rm(path.join(dir, name), { force: true });
+  };
   try {
-    for (;;) {
-      const choosing = `choosing.${id}`;
-      await writeNew(dir, choosing);
-      mine.add(choosing);
-      const { others } = await othersEntries(dir, id);
-      const number = 1 + Math.max(0, ...others.filter((e) => !e.choosing).map((e) => e.number));
-      const ticket = { name: `ticket.${number}.${id}`, id, number };
-      await writeNew(dir, ticket.name);
-      mine.add(ticket.name);
-      mine.delete(choosing);
-      await rm(path.join(dir, choosing), { force: true });
-      // The bakery's order matters: a listing with no one choosing, then listings until no ticket comes first.
-      let lost = false;
-      for (let phase = 'choosing'; phase !== 'held'; ) {
-        const { own, others: now } = await othersEntries(dir, id);
-        if (!own.some((e) => e.name === ticket.name)) {
-          lost = true; // deleted as stale while this process stalled: queue again
-          break;
-        }
-        if (phase === 'choosing' && !now.some((e) => e.choosing)) phase = 'tickets';
-        else if (phase === 'tickets' && !now.some((e) => !e.choosing && comesBefore(e, ticket))) phase = 'held';
-        else await waitOrGiveUp();
-      }
-      if (!lost) break;
-      mine.delete(ticket.name);
-    }
+    while (!(await queueOnce(dir, mine, suspects, waitOrGiveUp))) await leave();
     return await work();
   } finally {
     clearInterval(refresh);
-    for (const name of mine) await rm(path.join(dir, name), { force: true });
+    await leave();
     await rmdir(dir).catch(() => {}); // others' files still in it (ENOTEMPTY) or gone already
   }
 }
