@@ -1,6 +1,6 @@
 /**
  * A lock between processes sharing a directory, for the console build
- * (scripts/console-build.mjs). Who holds it is decided by Lamport's bakery over
+ * (scripts/console-build.mjs, docs/console.md). Who holds it is decided by Lamport's bakery over
  * files in the directory: each process writes `choosing.<id>` while it picks a
  * number one above every ticket it sees, then `ticket.<n>.<id>`, and holds the
  * lock once no other process is choosing and no other ticket comes before its
